@@ -1,0 +1,1 @@
+"""Exporters turn the graph into files. `exporters.wiki` writes the markdown wiki."""

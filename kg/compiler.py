@@ -1,0 +1,305 @@
+"""The compiler: wires chunk -> extract -> verify -> resolve -> store for each source.
+
+`Compiler(kb, store, extractor, config)` takes every stage as an argument, so a test can
+swap any of them. Sources are written in batches, each batch one transaction: a crash
+loses at most the batch in flight, and the next compile redoes it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.chunk import chunk_text
+from kg.config import Config
+from kg.errors import SourceError
+from kg.extractors import ExtractionContext, Extractor
+from kg.kb import KnowledgeBase
+from kg.models import SourceDoc
+from kg.names import name_key, unique_slug
+from kg.resolve import EntityIndex
+from kg.sources import read_source, rel_path, scan, sha256_bytes
+from kg.store import Store, WriteBatch, now_iso
+from kg.verify import ChunkVerifier
+
+Progress = Callable[[str, int], None]  # (source path just done, sources done so far)
+
+
+@dataclass
+class SourceState:
+    path: str
+    sha256: str
+    status: str
+    slug: str
+
+
+@dataclass
+class CompilePlan:
+    new: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    unchanged: list[str] = field(default_factory=list)
+    vanished: list[str] = field(default_factory=list)
+    retry: list[str] = field(default_factory=list)  # failed before, same bytes: try again
+
+    @property
+    def to_compile(self) -> list[str]:
+        return sorted(self.new + self.changed + self.retry)
+
+    def as_dict(self) -> dict[str, list[str]]:
+        return {"new": self.new, "changed": self.changed, "unchanged": self.unchanged, "vanished": self.vanished, "retry": self.retry}
+
+
+@dataclass
+class CompileReport:
+    plan: CompilePlan
+    compiled: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    claims_added: int = 0
+    claims_retracted: int = 0
+    entities_added: int = 0
+    unverified: int = 0
+    seconds: float = 0.0
+
+    @property
+    def changed_anything(self) -> bool:
+        return bool(self.plan.to_compile or self.plan.vanished)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "new": len(self.plan.new), "changed": len(self.plan.changed), "unchanged": len(self.plan.unchanged),
+            "removed": len(self.plan.vanished), "compiled": self.compiled, "failed": self.failed,
+            "claims_added": self.claims_added, "entities_added": self.entities_added,
+            "unverified_quotes": self.unverified, "seconds": round(self.seconds, 3),
+        }
+
+
+def claim_id(subject_id: str, claim_type: str, predicate: str, text: str) -> str:
+    """Same statement about the same entity -> same claim, whichever source says it."""
+    normal = " ".join(text.casefold().split())
+    return "c" + hashlib.sha256(f"{subject_id}\x1f{claim_type}\x1f{predicate}\x1f{normal}".encode()).hexdigest()[:15]
+
+
+def load_source_states(store: Store) -> dict[str, SourceState]:
+    rows = store.query("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha, s.status AS status, s.slug AS slug")
+    return {r["path"]: SourceState(r["path"], r["sha"], r["status"], r["slug"]) for r in rows}
+
+
+def plan_compile(raw: Path, states: dict[str, SourceState]) -> CompilePlan:
+    plan = CompilePlan()
+    on_disk = set()
+    for path in scan(raw):
+        rel = rel_path(raw, path)
+        on_disk.add(rel)
+        state = states.get(rel)
+        if state is None or state.status == "removed":
+            plan.new.append(rel)
+        elif state.sha256 != sha256_bytes(path.read_bytes()):
+            plan.changed.append(rel)
+        elif state.status == "failed":
+            plan.retry.append(rel)
+        else:
+            plan.unchanged.append(rel)
+    plan.vanished = sorted(p for p, s in states.items() if p not in on_disk and s.status != "removed")
+    return plan
+
+
+class Compiler:
+    def __init__(self, kb: KnowledgeBase, store: Store, extractor: Extractor, config: Config | None = None) -> None:
+        self.kb = kb
+        self.store = store
+        self.extractor = extractor
+        self.config = config or kb.config()
+
+    def plan(self) -> CompilePlan:
+        return plan_compile(self.kb.raw, load_source_states(self.store))
+
+    def compile(self, plan: CompilePlan | None = None, progress: Progress | None = None) -> CompileReport:
+        started = time.perf_counter()
+        states = load_source_states(self.store)
+        plan = plan or plan_compile(self.kb.raw, states)
+        report = CompileReport(plan)
+        index = EntityIndex.from_rows(self.store.query(
+            "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
+            "e.summary AS summary, e.status AS status"
+        ))
+        slugs = {s.slug for s in states.values()}
+        seq = self.store.next_log_seq()
+        todo = plan.to_compile
+        size = max(1, self.config.compile.batch_sources)
+        done = 0
+        for offset in range(0, len(todo), size):
+            batch = WriteBatch()
+            for path in todo[offset : offset + size]:
+                seq = self._compile_source(path, states.get(path), index, slugs, batch, report, seq)
+                done += 1
+                if progress:
+                    progress(path, done)
+            self.store.write(batch)
+        if plan.vanished:
+            batch = WriteBatch()
+            for path in plan.vanished:
+                seq = self._remove_source(path, batch, seq)
+            self.store.write(batch)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    # one source ----------------------------------------------------------------------------
+
+    def _compile_source(
+        self, path: str, state: SourceState | None, index: EntityIndex, slugs: set[str],
+        batch: WriteBatch, report: CompileReport, seq: int,
+    ) -> int:
+        now = now_iso()
+        slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), slugs, identity=path)
+        slugs.add(slug)
+        if state is not None:
+            self._retract_evidence(path, batch, now)
+        try:
+            doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority)
+            source_row, unverified = self._extract_into(doc, slug, index, batch, report, now)
+        except SourceError as exc:
+            report.failed[path] = str(exc)
+            data = (self.kb.raw / path).read_bytes() if (self.kb.raw / path).exists() else b""
+            source_row = {
+                "path": path, "slug": slug, "sha256": sha256_bytes(data), "title": Path(path).stem, "kind": "unknown",
+                "bytes": len(data), "authority": 0, "ingested_at": now, "compiled_at": now, "status": "failed",
+                "error": str(exc), "extractor": self.extractor.label, "chunks": 0, "unverified": 0,
+            }
+            batch.add("LogEntry", {"seq": seq, "at": now, "op": "fail", "subject": path, "detail": str(exc)})
+        else:
+            report.compiled += 1
+            report.unverified += unverified
+            op = "ingest" if state is None or state.status == "removed" else "update"
+            detail = f"{source_row['chunks']} chunks, sha256 {source_row['sha256'][:12]}"
+            batch.add("LogEntry", {"seq": seq, "at": now, "op": op, "subject": path, "detail": detail})
+        if state is None:
+            batch.add("Source", source_row)
+        else:
+            source_row.pop("ingested_at")
+            batch.update("Source", source_row)
+        return seq + 1
+
+    def _extract_into(
+        self, doc: SourceDoc, slug: str, index: EntityIndex, batch: WriteBatch, report: CompileReport, now: str,
+    ) -> tuple[dict[str, Any], int]:
+        chunks = chunk_text(doc.path, doc.text, self.config.compile.chunk_chars)
+        context = ExtractionContext(doc.path, doc.title, frontmatter=doc.frontmatter)
+        results = self.extractor.extract(chunks, context)
+        created = set(batch_ids(batch, "Claim"))
+        entity_rows = {row["id"]: row for row in batch.nodes.get("Entity", [])}
+        updated_entities = {row["id"]: row for row in batch.updates.get("Entity", [])}
+        mentions: Counter[str] = Counter()
+        unverified = 0
+        claims: dict[str, dict[str, Any]] = {}
+        evidence: list[dict[str, Any]] = []
+        about: list[dict[str, Any]] = []
+        related: list[dict[str, Any]] = []
+        for chunk, result in zip(chunks, results, strict=True):
+            verifier = ChunkVerifier(chunk)
+            local: dict[str, str] = {}
+            for entity in result.entities:
+                entity_id, what = index.resolve(entity)
+                for name in (entity.name, *entity.aliases):
+                    local.setdefault(name_key(name), entity_id)
+                mentions[entity_id] += 0
+                record = index.records[entity_id]
+                row = {"id": entity_id, "name": record.name, "type": record.type, "aliases": sorted(record.aliases),
+                       "summary": record.summary, "status": record.status}
+                if what == "new":
+                    entity_rows[entity_id] = {**row, "created_at": now}
+                    report.entities_added += 1
+                elif entity_id in entity_rows:
+                    entity_rows[entity_id].update(row)
+                elif what == "updated":
+                    updated_entities[entity_id] = row
+            for claim in result.claims:
+                spans = verifier.verify(claim)
+                if not spans:
+                    unverified += 1
+                    continue
+                subject = local.get(name_key(claim.subject))
+                if subject is None:
+                    unverified += 1
+                    continue
+                cid = claim_id(subject, claim.claim_type.value, claim.predicate, claim.text)
+                roles = {subject: "subject"}
+                if claim.object_entity and (obj := local.get(name_key(claim.object_entity))):
+                    roles.setdefault(obj, "object")
+                for name in claim.mentions:
+                    if (other := local.get(name_key(name))) is not None:
+                        roles.setdefault(other, "mention")
+                for entity_id in roles:
+                    mentions[entity_id] += 1
+                for span in spans:
+                    evidence.append({"src": cid, "dst": doc.path, "source_sha256": doc.sha256, "quote": span.quote,
+                                     "char_start": span.char_start, "char_end": span.char_end,
+                                     "recorded_at": now, "retracted_at": None})
+                if cid in claims or cid in created:
+                    continue
+                claims[cid] = {
+                    "id": cid, "text": claim.text, "claim_type": claim.claim_type.value, "predicate": claim.predicate,
+                    "object": claim.object, "value": claim.value, "unit": claim.unit, "polarity": claim.polarity,
+                    "confidence": claim.confidence, "extractor": self.extractor.label,
+                    "prompt_version": self.extractor.version, "valid_from": claim.valid_from,
+                    "valid_to": claim.valid_to, "recorded_at": now, "retracted_at": None, "status": "live",
+                }
+                about.extend({"src": cid, "dst": e, "role": r} for e, r in roles.items())
+                if claim.object_entity and roles.get(local.get(name_key(claim.object_entity), ""), "") == "object":
+                    related.append({"src": subject, "dst": local[name_key(claim.object_entity)],
+                                    "predicate": claim.predicate, "claim_id": cid})
+        existing = self.store.existing_ids("Claim", sorted(claims))
+        for cid in sorted(claims):
+            if cid in existing:
+                batch.update("Claim", {"id": cid, "status": "live", "retracted_at": None})
+            else:
+                batch.add("Claim", claims[cid])
+                report.claims_added += 1
+        fresh = {cid for cid in claims if cid not in existing}
+        for row in about:
+            if row["src"] in fresh:
+                batch.relate("ABOUT", row)
+        for row in related:
+            if row["claim_id"] in fresh:
+                batch.relate("RELATED", row)
+        for row in evidence:
+            batch.relate("EXTRACTED_FROM", row)
+        for entity_id, count in sorted(mentions.items()):
+            batch.relate("MENTIONS", {"src": doc.path, "dst": entity_id, "count": max(count, 1)})
+        batch.nodes["Entity"] = list(entity_rows.values())
+        batch.updates["Entity"] = list(updated_entities.values())
+        source_row = {
+            "path": doc.path, "slug": slug, "sha256": doc.sha256, "title": doc.title, "kind": doc.kind,
+            "bytes": doc.bytes, "authority": doc.authority, "ingested_at": now, "compiled_at": now,
+            "status": "compiled", "error": None, "extractor": self.extractor.label, "chunks": len(chunks),
+            "unverified": unverified,
+        }
+        return source_row, unverified
+
+    # retraction ----------------------------------------------------------------------------
+
+    def _retract_evidence(self, path: str, batch: WriteBatch, now: str) -> None:
+        """Withdraw a source's old evidence and mentions; claims left unsupported are retracted."""
+        batch.statements.append((
+            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source {path: $p}) WHERE x.retracted_at IS NULL "
+            "SET x.retracted_at = $now", {"p": path, "now": now}))
+        batch.statements.append(("MATCH (s:Source {path: $p})-[m:MENTIONS]->(:Entity) DELETE m", {"p": path}))
+        batch.after.append((
+            "MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: $p}) WHERE c.status = 'live' "
+            "AND NOT EXISTS { MATCH (c)-[x:EXTRACTED_FROM]->(:Source) WHERE x.retracted_at IS NULL } "
+            "SET c.status = 'retracted', c.retracted_at = $now", {"p": path, "now": now}))
+
+    def _remove_source(self, path: str, batch: WriteBatch, seq: int) -> int:
+        now = now_iso()
+        self._retract_evidence(path, batch, now)
+        batch.statements.append(("MATCH (s:Source {path: $p}) SET s.status = 'removed', s.compiled_at = $now", {"p": path, "now": now}))
+        batch.add("LogEntry", {"seq": seq, "at": now, "op": "remove", "subject": path, "detail": "deleted from raw/"})
+        return seq + 1
+
+
+def batch_ids(batch: WriteBatch, table: str) -> Sequence[str]:
+    return [row["id"] for row in batch.nodes.get(table, [])]

@@ -1,0 +1,105 @@
+"""kg.toml: the knowledge base's configuration. Read once, passed down explicitly."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.errors import ConfigError
+
+CONFIG_FILE = "kg.toml"
+
+DEFAULT_CONFIG = """\
+# kg.toml: configuration of this knowledge base.
+# Paths are relative to this file. Edit freely; `kg init` never overwrites it.
+
+[compile]
+# Which extractor compiles sources: "auto" picks "anthropic" when ANTHROPIC_API_KEY is set,
+# otherwise "heuristic" (offline, deterministic, no model).
+extractor = "auto"
+# Files larger than this are reported and skipped (bytes).
+max_source_bytes = 2_000_000
+# Target size of a chunk handed to the extractor (characters).
+chunk_chars = 4000
+# Sources compiled per database transaction (a crash loses at most one batch of work).
+batch_sources = 64
+
+[llm]
+# provider = "anthropic"          # or "openai" for any OpenAI-compatible server (Ollama, vLLM...)
+# model = "claude-sonnet-4-5"
+# base_url = "http://localhost:11434/v1"
+# concurrency = 4
+# timeout_seconds = 60
+# max_retries = 4                 # retries after a timeout, 429, 529 or 5xx, with backoff
+# validation_retries = 2          # re-asks after a reply that fails validation
+# [llm.prices."my-model"]         # USD per million tokens (defaults cover common models)
+# input = 3.0
+# output = 15.0
+# API keys are read from the environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY).
+
+[authority]
+# Glob patterns over paths in raw/ -> authority rank (higher wins when claims collide).
+# "papers/**" = 2
+"""
+
+
+@dataclass(frozen=True)
+class CompileConfig:
+    extractor: str = "auto"
+    max_source_bytes: int = 2_000_000
+    chunk_chars: int = 4000
+    batch_sources: int = 64
+
+
+@dataclass(frozen=True)
+class LlmConfig:
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    concurrency: int = 4
+    timeout_seconds: float = 60.0
+    #: Retries of one request after a timeout, 429, 529 or 5xx (exponential backoff).
+    max_retries: int = 4
+    backoff_seconds: float = 2.0
+    max_backoff_seconds: float = 60.0
+    #: Re-asks after a reply that fails validation (instructor sends the error back).
+    validation_retries: int = 2
+    max_tokens: int = 8192
+    #: Seconds between polls of a Message Batch (`kg compile --batch`).
+    batch_poll_seconds: float = 30.0
+    #: USD per million tokens, per model: {"my-model" = {input = 3.0, output = 15.0,
+    #: cache_read = 0.3, cache_write = 3.75}}. Built-in defaults cover common models.
+    prices: dict[str, dict[str, float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Config:
+    compile: CompileConfig = field(default_factory=CompileConfig)
+    llm: LlmConfig = field(default_factory=LlmConfig)
+    authority: dict[str, int] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, path: Path) -> Config:
+        if not path.exists():
+            return cls()
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"{path} is not valid TOML ({exc}). Fix the file or delete it and run `kg init`.") from exc
+        return cls.from_dict(data, origin=str(path))
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any], origin: str = "kg.toml") -> Config:
+        try:
+            compile_cfg = CompileConfig(**data.get("compile", {}))
+            llm_cfg = LlmConfig(**data.get("llm", {}))
+        except TypeError as exc:
+            raise ConfigError(f"{origin}: unknown or misspelt setting ({exc}). See the comments in a fresh `kg init` kg.toml.") from exc
+        authority = {str(k): int(v) for k, v in data.get("authority", {}).items()}
+        if llm_cfg.concurrency < 1 or llm_cfg.max_retries < 0 or llm_cfg.validation_retries < 0 or llm_cfg.timeout_seconds <= 0:
+            raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
+        if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
+            raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
+        return cls(compile=compile_cfg, llm=llm_cfg, authority=authority)

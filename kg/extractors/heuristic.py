@@ -1,0 +1,574 @@
+"""The offline extractor: deterministic rules, no model, no network.
+
+Pass 1 discovers entities in a chunk (headings, [[links]], bold terms, acronym definitions,
+capitalised multi-word names, defined lowercase terms). Pass 2 finds every mention of
+them sentence by sentence and turns each substantive sentence into one typed claim whose
+evidence quote is the sentence itself, cut verbatim from the markdown.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from kg.extractors import ExtractionContext, Extractor
+from kg.extractors import vocab as V
+from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
+from kg.names import name_key
+from kg.resolve import name_variants
+from kg.text import PlainText, sentences, to_plain
+
+# A capitalised word (a possessive 's ends it: "Cambridge's EDSAC" is two names) or an initial.
+_CAP_TOKEN = r"(?:[A-Z][\w&-]*(?:['’](?!s\b)\w+)*|[A-Z]\.)"
+_CAP_SEQ = re.compile(
+    rf"(?<![\w'’-]){_CAP_TOKEN}(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))})[ \t]+)*{_CAP_TOKEN})*"
+    r"(?:[ \t]+\d+[A-Za-z]?(?![\w,.]\d))?"  # "Intel 4004", "Mark 1": a number only at the end
+)
+_ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
+_DEFINED_TERM = re.compile(
+    r"^(?:The|A|An)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})\s+(?:is|are|was|were)\s+(?:a|an|the)\b"
+)
+_GENERIC_NOUNS = set(["machine", "system", "device", "computer", "process", "method", "result", "study", "paper", "team", "work", "way", "thing", "one", "idea", "approach", "problem"])
+_WORD = re.compile(r"[A-Za-z][\w'’-]*")
+_NUMBER = re.compile(
+    r"(?<![\w.,])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
+    r"(?:\s*(?P<mult>thousand|million|billion|trillion)\b)?"
+    r"(?:\s*(?P<unit>%|[A-Za-zµμ°²]+(?:\s+[A-Za-z]+)?))?"
+)
+_MONTH = "|".join(m.capitalize() for m in V.MONTHS)
+_DATE_MDY = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
+_DATE_DMY = re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\s+(\d{{4}})\b")
+_DATE_MY = re.compile(rf"\b({_MONTH})\s+(\d{{4}})\b")
+_YEAR = re.compile(r"(?<![\w,.$€£])(1[0-9]{3}|20[0-9]{2})(s?)(?![\w,]|\.\d)")
+_RANGE = re.compile(r"\b(?:from|between)\s+(\d{4})\s+(?:to|and|until|-|–)\s+(\d{4})\b")
+_SINCE = re.compile(r"\bsince\s+(\d{4})\b")
+_UNTIL = re.compile(r"\b(?:until|till)\s+(\d{4})\b")
+_COMPARATIVE = re.compile(r"\b((?:more|less|fewer)\s+\w+|\w+er)\s+than\b", re.IGNORECASE)
+_QUALIFIER = re.compile(r"^(.*?)\s*\(([^()]+)\)$")
+_HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_STRONG_HEDGES = tuple(h for h in V.HEDGES if h not in {"about", "around", "nearly", "almost", "roughly", "approximately", "estimated", "estimate"})
+
+
+def _has(text: str, phrases: tuple[str, ...]) -> str | None:
+    lowered = f" {text.lower()} "
+    for phrase in phrases:
+        if re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", lowered):
+            return phrase
+    return None
+
+
+@dataclass
+class _Entity:
+    name: str
+    type: str
+    aliases: set[str] = field(default_factory=set)
+    description: str = ""
+
+
+@dataclass
+class _Mention:
+    start: int
+    end: int
+    key: str
+
+
+class _Registry:
+    """The chunk's entities, keyed by normalised name; aliases point at canonical keys."""
+
+    def __init__(self) -> None:
+        self.entities: dict[str, _Entity] = {}
+        self.alias_to_key: dict[str, str] = {}
+
+    def key_of(self, name: str) -> str | None:
+        for key in name_variants(name_key(name)):  # "Transistors" -> "transistor"
+            found = self.alias_to_key.get(key, key if key in self.entities else None)
+            if found:
+                return found
+        return None
+
+    def add(self, name: str, type_: str, alias: str | None = None) -> str | None:
+        name = " ".join(name.split()).strip(" .,;:")
+        key = name_key(name)
+        if not key or len(key) < 2 or len(name) > 120 or key in V.STOP_CAPS:
+            return None
+        existing = self.key_of(name)
+        if existing is None and alias and name_key(alias) in self.alias_to_key:
+            # "Electronic Numerical Integrator and Computer (ENIAC)" after "ENIAC": one entity.
+            existing = self.alias_to_key[name_key(alias)]
+            self.entities[existing].aliases.add(name)
+            self.alias_to_key[key] = existing
+            return existing
+        if existing is None:
+            self.entities[key] = _Entity(name, type_)
+            self.alias_to_key[key] = key
+            existing = key
+        entity = self.entities[existing]
+        if entity.type in ("named", "concept") and type_ not in ("named", "concept"):
+            entity.type = type_
+        if alias and name_key(alias) and name_key(alias) != existing:
+            entity.aliases.add(" ".join(alias.split()))
+            self.alias_to_key.setdefault(name_key(alias), existing)
+        return existing
+
+
+def _guess_type(name: str, before: str = "") -> str:
+    words = name.split()
+    lowered = [w.lower().strip(".,'’") for w in words]
+    if lowered[-1] in V.ORG_WORDS or lowered[0] in {"university", "bank", "institute", "ministry", "department"}:
+        return "organization"
+    if any(w in V.PLACE_WORDS for w in lowered):
+        return "place"
+    if any(w in V.EVENT_WORDS for w in lowered):
+        return "event"
+    prev = before.split()[-1].lower().strip(".") if before.split() else ""
+    if prev in V.TITLES or (lowered[0] in V.FIRST_NAMES and 2 <= len(words) <= 4):
+        return "person"
+    if 3 <= len(words) <= 4 and any(w in {"von", "van", "de", "da", "di", "du"} for w in lowered[1:-1]):
+        return "person"
+    if len(words) == 3 and re.fullmatch(r"[A-Z]\.", words[1]):
+        return "person"  # "John W. Mauchly"
+    return "named" if any(c.isupper() for c in name) else "concept"
+
+
+def _acronym_matches(words: list[str], acronym: str) -> int:
+    """How many trailing `words` spell `acronym` by initials (0 when they do not)."""
+    letters = [c.lower() for c in acronym if c.isalpha()]
+    i, used = len(letters) - 1, 0
+    for word in reversed(words):
+        if i < 0:
+            break
+        initial = word[0].lower()
+        if initial == letters[i]:
+            i -= 1
+        elif word.lower() not in {"and", "of", "the", "for", "in", "on", "to", "a"}:
+            return 0
+        used += 1
+    return used if i < 0 else 0
+
+
+class HeuristicExtractor(Extractor):
+    name = "heuristic"
+    version = "heuristic-1"
+
+    def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
+        plain = to_plain(chunk.text)
+        spans = sentences(plain.text)
+        registry = _Registry()
+        headings = self._headings(chunk, registry)
+        self._discover(plain, spans, registry)
+        finder = _MentionFinder(registry)
+        claims: list[ExtractedClaim] = []
+        topic_for = _TopicTracker(headings)
+        for start, end in spans:
+            md_start, md_end = plain.source_span(start, end)
+            topic = topic_for(md_start)
+            if topic_for.is_heading(md_start, md_end):
+                continue
+            claim = self._claim(plain, start, end, chunk.text[md_start:md_end], finder, registry, topic)
+            if claim:
+                claims.append(claim)
+        claims.extend(self._table_claims(chunk.text, plain, registry, finder))
+        used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
+        used |= {key for _, _, key in headings if key}
+        entities = [
+            ExtractedEntity(name=e.name, type=e.type, aliases=sorted(e.aliases), description=e.description)
+            for key, e in registry.entities.items()
+            if key in used or e.aliases or e.description
+        ]
+        return ExtractionResult(entities=entities, claims=claims)
+
+    # pass 1: discovery ---------------------------------------------------------------------
+
+    def _headings(self, chunk: Chunk, registry: _Registry) -> list[tuple[int, int, str | None]]:
+        """Headings in the chunk as (markdown start, end, entity key or None for generic ones)."""
+        found = []
+        for heading in chunk.headings:
+            found.append((-1, -1, self._heading_entity(heading, registry)))
+        for match in _HEADING_LINE.finditer(chunk.text):
+            found.append((match.start(), match.end(), self._heading_entity(to_plain(match.group(1)).text, registry)))
+        return found
+
+    @staticmethod
+    def _heading_entity(heading: str, registry: _Registry) -> str | None:
+        text = " ".join(heading.split()).strip()
+        if not text or name_key(text) in V.GENERIC_HEADINGS or len(text) > 100:
+            return None
+        return _add_term(text, registry)
+
+    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: _Registry) -> None:
+        text = plain.text
+        code = plain.code
+        in_code = lambda s, e: any(cs <= s < ce or cs < e <= ce for cs, ce in code)  # noqa: E731
+        for start, end, target in plain.links:
+            shown = text[start:end]
+            key = _add_term(target, registry, text[max(0, start - 20) : start])
+            if key and name_key(shown) != key:
+                registry.add(registry.entities[key].name, registry.entities[key].type, alias=shown)
+        for start, end in plain.strong:
+            term = text[start:end].strip()
+            if 1 <= len(term.split()) <= 8 and not in_code(start, end) and re.search(r"[A-Za-z]", term):
+                _add_term(term, registry, text[max(0, start - 20) : start])
+        for match in _ACRONYM.finditer(text):
+            acronym = match.group(1)
+            if sum(c.isupper() for c in acronym) < 2:
+                continue
+            words = _WORD.findall(text[max(0, match.start() - 120) : match.start()])
+            used = _acronym_matches(words[-(len(acronym) + 3) :], acronym)
+            if used:
+                long_form = " ".join(words[-used:])
+                registry.add(long_form, _guess_type(long_form), alias=acronym)
+        mid_sentence_caps: set[str] = set()
+        candidates: list[tuple[str, bool, str]] = []
+        for start, end in spans:
+            sentence = text[start:end]
+            for match in _CAP_SEQ.finditer(sentence):
+                if in_code(start + match.start(), start + match.end()):
+                    continue
+                name = self._trim_name(match.group(0))
+                if not name:
+                    continue
+                at_start = sentence[: match.start()].strip() == "" or sentence[: match.start()].strip().lower() in V.STOP_CAPS
+                follows = sentence[match.end() :].split()[:1]
+                if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
+                    mid_sentence_caps.add(name_key(name))  # "Colossus was ..." is a name
+                candidates.append((name, at_start, sentence[: match.start()]))
+            defined = _DEFINED_TERM.match(sentence)
+            if defined and defined.group(1).split()[-1] not in _GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
+                registry.add(defined.group(1), "concept")
+        lowercase_words = {w for w in re.findall(r"(?<![\w'’-])[a-z][a-z-]+", text)}
+        for name, at_start, before in candidates:
+            single = " " not in name
+            plain_word = name[1:].islower() and not any(c.isdigit() for c in name)
+            if single and plain_word and (
+                (at_start and name_key(name) not in mid_sentence_caps)  # a capitalised sentence opener
+                or name.lower() in lowercase_words  # a common word ("Report", "Draft")
+                or name.lower() in V.DEMONYMS
+            ):
+                continue
+            registry.add(name, _guess_type(name, before))
+        _fold_surnames(registry)
+
+    @staticmethod
+    def _trim_name(name: str) -> str:
+        words = name.replace("’", "'").split()
+        while words and (words[0].lower().strip(".") in V.STOP_CAPS or words[0].lower() in V.NAME_PARTICLES):
+            words.pop(0)
+        while words and words[-1].lower() in V.NAME_PARTICLES:
+            words.pop()
+        if not words:
+            return ""
+        name = " ".join(words)
+        name = re.sub(r"'s?$", "", name)
+        lowered = [w.lower().strip(".,") for w in words]
+        if all(w in V.MONTHS or w in V.WEEKDAYS or w.isdigit() for w in lowered):
+            return ""
+        if len(words) == 1 and (lowered[0] in V.SECTION_WORDS or lowered[0] in V.MONTHS or len(name) < 2):
+            return ""
+        if words[0].lower().strip(".") in V.MONTHS and len(words) > 1 and words[1].isdigit():
+            return ""
+        return name
+
+    # pass 2: claims ------------------------------------------------------------------------
+
+    def _claim(
+        self, plain: PlainText, start: int, end: int, quote: str, finder: _MentionFinder,
+        registry: _Registry, topic: str | None,
+    ) -> ExtractedClaim | None:
+        sentence = " ".join(plain.text[start:end].split())
+        words = sentence.split()
+        if len(words) < 4 or sentence.endswith("?") or len(sentence) > 1200 or not re.search(r"[a-z]", sentence):
+            return None
+        mentions = finder.find(sentence)
+        first_word = words[0].lower().strip(",")
+        if mentions and first_word not in V.PRONOUN_STARTS:
+            subject_key: str | None = mentions[0].key
+            subject_end = mentions[0].end
+            for mention in mentions[1:]:  # "Program Counter (PC)": the bracketed alias is the subject too
+                if mention.key == subject_key and sentence[subject_end : mention.start].strip() in ("(", ",", ""):
+                    subject_end = mention.end + (sentence[mention.end : mention.end + 1] == ")")
+        else:
+            subject_key, subject_end = topic, 0
+            if subject_key is None and mentions:
+                subject_key, subject_end = mentions[0].key, mentions[0].end
+        if subject_key is None:
+            return None
+        subject = registry.entities[subject_key].name
+        others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
+        others = list(dict.fromkeys(others))
+        rest = sentence[subject_end:]
+        fields = _classify(sentence, rest, mentions, subject_key, registry)
+        confidence = _BASE_CONFIDENCE[fields["claim_type"]]
+        if _has(sentence, _STRONG_HEDGES):
+            confidence = min(confidence, 0.45)
+        elif _has(sentence, ("about", "around", "nearly", "almost", "roughly", "approximately", "estimated")):
+            confidence -= 0.1
+        if subject_end == 0 and not any(m.key == subject_key for m in mentions):
+            confidence -= 0.1
+        negated = _has(sentence, V.NEGATIONS) is not None or "n't" in sentence.lower()
+        if fields["claim_type"] == ClaimType.definition and not registry.entities[subject_key].description:
+            registry.entities[subject_key].description = sentence[:300]
+        valid_from, valid_to = _validity(sentence)
+        return ExtractedClaim(
+            claim_type=fields["claim_type"],
+            subject=subject,
+            predicate=fields.get("predicate") or "states",
+            object=fields.get("object", "")[:300],
+            object_entity=fields.get("object_entity"),
+            value=fields.get("value"),
+            unit=fields.get("unit", ""),
+            polarity=-1 if negated and "not only" not in sentence.lower() else 1,
+            confidence=round(max(0.05, min(confidence, 0.95)), 2),
+            text=sentence,
+            quotes=[quote],
+            mentions=others,
+            valid_from=valid_from,
+            valid_to=valid_to,
+        )
+
+    def _table_claims(self, markdown: str, plain: PlainText, registry: _Registry, finder: _MentionFinder) -> list[ExtractedClaim]:
+        """A markdown table row -> one claim per cell: (first cell, column header, cell)."""
+        claims: list[ExtractedClaim] = []
+        header: list[str] | None = None
+        for row_start, row_end in plain.tables:
+            line = markdown[row_start:row_end]
+            cells = [to_plain(c).text.strip() for c in line.strip().strip("|").split("|")]
+            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+                continue
+            if header is None or (row_start > 0 and markdown[: row_start].rstrip(" \t").endswith("\n\n")):
+                header = cells
+                continue
+            if not cells or not cells[0] or len(cells) < 2:
+                continue
+            key = registry.add(cells[0], _guess_type(cells[0]))
+            if key is None:
+                continue
+            for column, cell in zip(header[1:], cells[1:], strict=False):
+                if not cell or not column:
+                    continue
+                text = f"{registry.entities[key].name} {column}: {cell}"
+                fields = _classify(text, f" {cell}", finder.find(cell), key, registry)
+                claims.append(
+                    ExtractedClaim(
+                        claim_type=fields["claim_type"] if fields["claim_type"] in (ClaimType.quantity, ClaimType.date) else ClaimType.fact,
+                        subject=registry.entities[key].name,
+                        predicate=_predicate(column.split()) or "has",
+                        object=cell,
+                        value=fields.get("value"),
+                        unit=fields.get("unit", ""),
+                        confidence=0.75,
+                        text=text,
+                        quotes=[line.strip()],
+                    )
+                )
+        return claims
+
+
+_CONJUNCTIONS = {"and", "or", "but", "nor", "yet", "so", "while", "whereas"}
+_BASE_CONFIDENCE = {
+    ClaimType.definition: 0.85, ClaimType.quantity: 0.8, ClaimType.date: 0.8, ClaimType.relation: 0.75,
+    ClaimType.causal: 0.7, ClaimType.comparison: 0.7, ClaimType.fact: 0.65, ClaimType.opinion: 0.4,
+}
+
+
+class _MentionFinder:
+    """One regex over every name and alias in the chunk; longest name wins."""
+
+    def __init__(self, registry: _Registry) -> None:
+        self.registry = registry
+        names = sorted(
+            {n for e in registry.entities.values() for n in (e.name, *e.aliases)}, key=lambda n: (-len(n), n)
+        )
+        # Acronyms and one-word names match exactly; "Program counter" also matches "program counter".
+        foldable = [n for n in names if not any(c.isupper() for c in n[1:]) and (" " in n or not n[0].isupper())]
+        exact = [re.escape(n) for n in names if n not in foldable]
+        folded = [re.escape(n) for n in foldable if len(n) >= 3]
+        parts = []
+        if exact:
+            parts.append(rf"(?<![\w-])(?:{'|'.join(exact)})(?:['’]s?)?(?![\w-])")
+        if folded:
+            parts.append(rf"(?i:(?<![\w-])(?:{'|'.join(folded)})(?:e?s)?(?![\w-]))")
+        self.pattern = re.compile("|".join(parts)) if parts else None
+
+    def find(self, sentence: str) -> list[_Mention]:
+        if self.pattern is None:
+            return []
+        found = []
+        for match in self.pattern.finditer(sentence):
+            text = re.sub(r"['’]s?$", "", match.group(0))
+            key = self.registry.key_of(text) or self.registry.key_of(re.sub(r"e?s$", "", text))
+            if key:
+                found.append(_Mention(match.start(), match.end(), key))
+        return found
+
+
+class _TopicTracker:
+    """Which entity a sentence is about when it does not name one: the nearest heading's."""
+
+    def __init__(self, headings: list[tuple[int, int, str | None]]) -> None:
+        self.headings = headings
+
+    def __call__(self, md_offset: int) -> str | None:
+        topic = None
+        for start, _, key in self.headings:
+            if start <= md_offset and key:
+                topic = key
+        return topic
+
+    def is_heading(self, md_start: int, md_end: int) -> bool:
+        return any(start <= md_start < end for start, end, _ in self.headings if start >= 0)
+
+
+def _predicate(words: list[str]) -> str:
+    kept = [w.lower().strip(".,;:'’\"()") for w in words]
+    kept = [w for w in kept if w and w.isalpha() and w not in V.AUXILIARIES and w not in V.PRONOUN_STARTS and w not in _CONJUNCTIONS][:3]
+    return "_".join(kept)
+
+
+def _add_term(term: str, registry: _Registry, before: str = "") -> str | None:
+    """Add a linked or bold term; "Name (ACR)" and "Name (qualifier)" keep the part in brackets as an alias."""
+    text = " ".join(term.split())
+    qualified = _QUALIFIER.match(text)
+    if qualified and qualified.group(1):
+        inner = qualified.group(2).strip()
+        if re.fullmatch(r"[A-Z][A-Za-z0-9&]{1,9}", inner) and sum(c.isupper() for c in inner) >= 2:
+            return registry.add(qualified.group(1), _guess_type(qualified.group(1), before), alias=inner)
+        type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else _guess_type(qualified.group(1), before)
+        return registry.add(qualified.group(1), type_, alias=text)
+    return registry.add(text, _guess_type(text, before))
+
+
+def _fold_surnames(registry: _Registry) -> None:
+    """A lone surname ("Turing", "Neumann") becomes an alias of the one full name ending in it."""
+    by_last: dict[str, list[str]] = {}
+    for key, entity in registry.entities.items():
+        words = entity.name.split()
+        if len(words) >= 2 and entity.type in ("person", "named"):
+            by_last.setdefault(name_key(words[-1]), []).append(key)
+    for key in list(registry.entities):
+        entity = registry.entities[key]
+        owners = by_last.get(key, [])
+        if " " in entity.name or len(owners) != 1 or owners[0] == key:
+            continue
+        owner = registry.entities[owners[0]]
+        owner.aliases.add(entity.name)
+        owner.aliases.update(entity.aliases)
+        if owner.type == "named":
+            owner.type = "person"
+        del registry.entities[key]
+        for alias, target in list(registry.alias_to_key.items()):
+            if target == key:
+                registry.alias_to_key[alias] = owners[0]
+
+
+def _parse_number(match: re.Match[str]) -> float:
+    value = float(match.group("num").replace(",", ""))
+    if match.group("mult"):
+        value *= V.MULTIPLIERS[match.group("mult")]
+    return value
+
+
+def _unit_of(match: re.Match[str]) -> tuple[str, bool]:
+    """(canonical unit, known?) for a number match; count nouns become their own unit."""
+    if match.group("cur"):
+        return V.UNIT_LOOKUP[match.group("cur")], True
+    raw = (match.group("unit") or "").strip()
+    if not raw:
+        return "", False
+    lowered = raw.lower()
+    if lowered in V.UNIT_LOOKUP:
+        return V.UNIT_LOOKUP[lowered], True
+    first = lowered.split()[0]
+    if first in V.UNIT_LOOKUP:
+        return V.UNIT_LOOKUP[first], True
+    if raw.split()[0] in V.UNIT_LOOKUP:
+        return V.UNIT_LOOKUP[raw.split()[0]], True
+    nouns = [w for w in lowered.split() if w.isalpha() and w not in V.AUXILIARIES and w not in V.STOP_CAPS]
+    if not nouns or nouns[0] != lowered.split()[0]:
+        return "", False
+    noun = " ".join(nouns)
+    return (noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun), False
+
+
+def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: str, registry: _Registry) -> dict:
+    """Claim type, predicate, object, value and unit of a sentence, by precedence of cues."""
+    lowered = sentence.lower()
+    masked = list(sentence)  # entity names never become predicate words
+    for mention in mentions:
+        masked[mention.start : mention.end] = "#" * (mention.end - mention.start)
+    rest_start = len(sentence) - len(rest)
+    predicate_text = "".join(masked)[rest_start:]
+    rest_words = predicate_text.split()
+    fields: dict = {"object": rest.strip(" ,;:.")}
+    later = [m for m in mentions if m.key != subject_key and m.start >= len(sentence) - len(rest)]
+    if later:
+        fields["object_entity"] = registry.entities[later[0].key].name
+    definition = re.match(r"^\s*,?\s*(?:is|are|was|were)\s+(?:(?:also|not|never)\s+)?(?:an?|the)\s+(.+)$", rest) or re.match(
+        r"^\s*,?\s*(?:refers to|is defined as|means|is known as|is called)\s+(.+)$", rest
+    )
+    number = next((m for m in _NUMBER.finditer(rest) if not _inside_year(m) and _unit_of(m)[0]), None)
+    date = _date(rest)
+    if _has(sentence, V.OPINION_MARKERS):
+        fields.update(claim_type=ClaimType.opinion, predicate=_predicate(rest_words[:4]))
+    elif definition:
+        fields.update(claim_type=ClaimType.definition, predicate="is_a", object=definition.group(1).strip(" .")[:300])
+    elif number:
+        unit, _ = _unit_of(number)
+        fields.update(
+            claim_type=ClaimType.quantity, value=_parse_number(number), unit=unit,
+            predicate=_predicate(predicate_text[: number.start()].split()) or "has",
+        )
+    elif date:
+        value, iso, at = date
+        fields.update(claim_type=ClaimType.date, value=float(value), unit="year", object=iso,
+                      predicate=_predicate(predicate_text[:at].split()) or "dated")
+    elif marker := _has(lowered, V.CAUSAL_MARKERS):
+        fields.update(claim_type=ClaimType.causal, predicate=marker.replace(" ", "_"))
+    elif (comparative := _COMPARATIVE.search(sentence)) or _has(lowered, V.COMPARISON_MARKERS):
+        predicate = (comparative.group(1).lower().replace(" ", "_") + "_than") if comparative else "compared_with"
+        fields.update(claim_type=ClaimType.comparison, predicate=predicate)
+    elif later and (verb := _predicate(predicate_text[: later[0].start - rest_start].split())):
+        fields.update(claim_type=ClaimType.relation, predicate=verb)
+    else:
+        fields.update(claim_type=ClaimType.fact, predicate=_predicate(rest_words[:3]))
+    return fields
+
+
+def _inside_year(match: re.Match[str]) -> bool:
+    """A bare 4-digit year is a date, not a quantity, unless a real unit follows it."""
+    num = match.group("num")
+    if re.fullmatch(r"1\d{3}|20\d{2}", num) and not match.group("cur"):
+        if (match.group("unit") or "").startswith("s"):
+            return True  # "the 1970s"
+        _, known = _unit_of(match)
+        return not known
+    return False
+
+
+def _date(text: str) -> tuple[int, str, int] | None:
+    """(year, ISO date, offset) of the first date in text."""
+    best: tuple[int, str, int] | None = None
+    for pattern, kind in ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y")):
+        match = pattern.search(text)
+        if not match or (best and best[2] <= match.start()):
+            continue
+        if kind == "mdy":
+            month, day, year = V.MONTHS[match.group(1).lower()], int(match.group(2)), int(match.group(3))
+            iso = f"{year:04d}-{month:02d}-{day:02d}"
+        elif kind == "dmy":
+            day, month, year = int(match.group(1)), V.MONTHS[match.group(2).lower()], int(match.group(3))
+            iso = f"{year:04d}-{month:02d}-{day:02d}"
+        elif kind == "my":
+            month, year = V.MONTHS[match.group(1).lower()], int(match.group(2))
+            iso = f"{year:04d}-{month:02d}"
+        else:
+            year = int(match.group(1))
+            iso = f"{year}s" if match.group(2) else str(year)
+        best = (year, iso, match.start())
+    return best
+
+
+def _validity(sentence: str) -> tuple[str | None, str | None]:
+    if match := _RANGE.search(sentence):
+        return match.group(1), match.group(2)
+    since, until = _SINCE.search(sentence), _UNTIL.search(sentence)
+    return (since.group(1) if since else None), (until.group(1) if until else None)

@@ -1,0 +1,121 @@
+"""Word lists for the heuristic extractor. Small on purpose: each list earns its place in a test."""
+
+from __future__ import annotations
+
+# Capitalised words that start sentences but are not names.
+STOP_CAPS = set(
+    ["a", "an", "the", "this", "that", "these", "those", "it", "its", "it's", "he", "she", "they", "we", "i", "you", "his", "her", "their", "our", "my", "your", "in", "on", "at", "by", "for", "from", "with", "without", "into", "onto", "of", "to", "as", "if", "and", "or", "but", "nor", "so", "yet", "also", "then", "thus", "however", "although", "though", "while", "when", "whenever", "where", "after", "before", "during", "since", "until", "unless", "because", "despite", "unlike", "like", "some", "many", "most", "all", "both", "each", "every", "other", "another", "any", "no", "not", "none", "there", "here", "today", "yesterday", "tomorrow", "yes", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "first", "second", "third", "last", "next", "early", "late", "later", "earlier", "such", "what", "which", "who", "whom", "whose", "why", "how", "instead", "meanwhile", "moreover", "furthermore", "therefore", "hence", "indeed", "still", "even", "only", "just", "perhaps", "maybe", "arguably", "probably", "possibly", "likely", "overall", "finally", "initially", "originally", "eventually", "similarly", "according", "following", "including", "given", "using", "based", "see", "note", "notes", "figure", "table", "chapter", "section", "mr", "mrs", "ms", "dr", "prof", "sir", "lord", "lady", "saint", "st"]
+)
+MONTHS = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+}
+WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"}
+# All-caps words that are labels, not names (common in abstracts and transcripts).
+SECTION_WORDS = set(
+    ["abstract", "background", "introduction", "objective", "objectives", "aim", "aims", "purpose", "methods", "method", "design", "setting", "settings", "participants", "patients", "interventions", "measurements", "main", "outcome", "outcomes", "results", "result", "conclusion", "conclusions", "discussion", "summary", "context", "findings", "importance", "evidence", "note", "notes", "overview", "history", "references", "contents", "details", "description", "see", "also", "legacy", "impact", "early", "life", "career"]
+)
+GENERIC_HEADINGS = SECTION_WORDS | {"see also", "further reading", "external links", "early life", "how it works"}
+NAME_PARTICLES = {"of", "the", "de", "da", "del", "der", "di", "du", "van", "von", "la", "le", "y", "bin", "al"}
+
+ORG_WORDS = set(
+    ["inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "university", "institute", "institution", "laboratory", "laboratories", "labs", "lab", "society", "agency", "department", "association", "bank", "college", "school", "council", "committee", "foundation", "group", "navy", "army", "office", "ministry", "bureau", "commission", "academy", "museum", "library", "hospital", "church", "party", "club", "team", "records", "studios", "press"]
+)
+PLACE_WORDS = set(
+    ["city", "county", "state", "province", "river", "lake", "mountain", "mount", "island", "islands", "street", "road", "valley", "park", "bay", "ocean", "sea", "kingdom", "republic", "district", "village", "town", "desert", "forest"]
+)
+EVENT_WORDS = set(["war", "battle", "revolution", "olympics", "festival", "election", "treaty", "conference", "summit", "award", "prize"])
+WORK_QUALIFIERS = {"film", "album", "song", "novel", "book", "tv series", "series", "play", "magazine", "band", "opera", "poem", "game", "video game"}
+TITLES = {"mr", "mrs", "ms", "dr", "prof", "professor", "sir", "lord", "lady", "president", "king", "queen", "general", "captain", "senator", "judge", "saint"}
+FIRST_NAMES = set(
+    ["john", "james", "robert", "michael", "william", "david", "richard", "joseph", "thomas", "charles", "christopher", "daniel", "matthew", "anthony", "mark", "donald", "steven", "paul", "andrew", "joshua", "kenneth", "kevin", "brian", "george", "edward", "ronald", "timothy", "jason", "jeffrey", "ryan", "jacob", "gary", "nicholas", "eric", "jonathan", "stephen", "larry", "justin", "scott", "brandon", "benjamin", "samuel", "frank", "gregory", "raymond", "alexander", "patrick", "jack", "dennis", "jerry", "tyler", "aaron", "henry", "adam", "peter", "nathan", "walter", "harold", "carl", "arthur", "albert", "alan", "herman", "howard", "claude", "ada", "grace", "mary", "patricia", "jennifer", "linda", "elizabeth", "barbara", "susan", "jessica", "sarah", "karen", "nancy", "lisa", "margaret", "betty", "sandra", "ashley", "dorothy", "kimberly", "emily", "donna", "michelle", "carol", "amanda", "melissa", "deborah", "stephanie", "rebecca", "laura", "sharon", "cynthia", "kathleen", "amy", "shirley", "angela", "helen", "anna", "brenda", "emma", "catherine", "katherine", "marie", "jean", "alice", "rosalind", "marie", "ruth", "frances", "joan", "evelyn", "hedy", "tim", "steve", "bill", "linus", "dennis", "ken", "niklaus", "edsger", "donald", "barbara", "jon", "maurice", "konrad", "tommy", "max", "isaac", "charles", "gottfried", "blaise", "wilhelm", "louis", "pierre", "jacques", "hans", "karl", "friedrich", "ludwig", "ernst", "fritz", "otto", "giovanni", "giuseppe", "luigi", "carlos", "jose", "juan", "maria", "sofia", "ivan", "sergei", "vladimir", "dmitri", "mikhail", "nikolai", "leo", "lev", "boris", "yuri", "li", "wang", "zhang", "chen"]
+)
+
+UNITS = {
+    # canonical unit: spellings
+    "t": ["tonnes", "tonne", "tons", "ton", "metric tons", "metric tonnes"],
+    "kg": ["kg", "kilograms", "kilogram", "kilos"],
+    "g": ["g", "grams", "gram"],
+    "mg": ["mg", "milligrams", "milligram"],
+    "lb": ["lb", "lbs", "pounds"],
+    "km": ["km", "kilometres", "kilometers", "kilometre", "kilometer"],
+    "m": ["m", "metres", "meters", "metre", "meter"],
+    "cm": ["cm", "centimetres", "centimeters"],
+    "mm": ["mm", "millimetres", "millimeters"],
+    "nm": ["nm", "nanometres", "nanometers", "nanometre", "nanometer"],
+    "µm": ["µm", "μm", "micrometres", "micrometers", "microns", "micron"],
+    "mi": ["miles", "mile", "mi"],
+    "ft": ["ft", "feet", "foot"],
+    "sq ft": ["square feet", "sq ft"],
+    "m2": ["square metres", "square meters", "m2", "m²"],
+    "in": ["inches", "inch"],
+    "Hz": ["hz", "hertz"],
+    "kHz": ["khz", "kilohertz"],
+    "MHz": ["mhz", "megahertz"],
+    "GHz": ["ghz", "gigahertz"],
+    "W": ["w", "watts", "watt"],
+    "kW": ["kw", "kilowatts", "kilowatt"],
+    "MW": ["mw", "megawatts", "megawatt"],
+    "V": ["v", "volts", "volt"],
+    "bit": ["bits", "bit"],
+    "byte": ["bytes", "byte"],
+    "KB": ["kb", "kilobytes", "kilobyte"],
+    "MB": ["mb", "megabytes", "megabyte"],
+    "GB": ["gb", "gigabytes", "gigabyte"],
+    "s": ["s", "seconds", "second", "sec", "secs"],
+    "ms": ["ms", "milliseconds", "millisecond"],
+    "µs": ["µs", "μs", "microseconds", "microsecond"],
+    "min": ["minutes", "minute", "min"],
+    "h": ["hours", "hour", "hrs", "hr", "h"],
+    "day": ["days", "day"],
+    "week": ["weeks", "week"],
+    "month": ["months", "month"],
+    "year": ["years", "year", "yrs"],
+    "%": ["%", "percent", "per cent"],
+    "°C": ["°c", "degrees celsius"],
+    "°F": ["°f", "degrees fahrenheit"],
+    "USD": ["$", "usd", "dollars", "dollar"],
+    "EUR": ["€", "eur", "euros", "euro"],
+    "GBP": ["£", "gbp"],
+    "people": ["people", "persons", "inhabitants", "residents"],
+}
+UNIT_LOOKUP = {spelling: canonical for canonical, spellings in UNITS.items() for spelling in spellings}
+MULTIPLIERS = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+
+HEDGES = (
+    "arguably", "probably", "possibly", "perhaps", "maybe", "likely", "unlikely", "apparently", "reportedly",
+    "allegedly", "supposedly", "seems", "seem", "seemed", "appears", "appear", "appeared", "suggests",
+    "suggest", "suggested", "may", "might", "could", "believed", "believe", "believes", "thought to",
+    "some historians", "some argue", "it is said", "is said to", "presumably", "roughly", "approximately",
+    "about", "around", "nearly", "almost", "estimated", "estimate",
+)
+# Hedges that make a sentence an opinion rather than a hedged fact.
+OPINION_MARKERS = (
+    "arguably", "i think", "i believe", "in my view", "in my opinion", "we believe", "some historians",
+    "some argue", "some believe", "critics", "should", "ought to", "best", "worst", "greatest",
+    "most important", "remarkable", "impressive", "overrated", "underrated",
+)
+NEGATIONS = ("not", "never", "no", "n't", "neither", "nor", "cannot", "none", "nobody", "nothing")
+CAUSAL_MARKERS = (
+    "because", "due to", "led to", "leads to", "lead to", "caused", "causes", "cause", "resulted in",
+    "results in", "result in", "enabled", "enables", "enable", "made possible", "makes possible",
+    "therefore", "as a result", "consequently", "thanks to", "so that", "allowed", "allows", "prevents",
+    "prevented", "triggers", "triggered", "induces", "induced", "increases", "increased", "decreases",
+    "decreased", "reduces", "reduced", "promotes", "inhibits", "inhibited",
+)
+COMPARISON_MARKERS = (
+    " than ", "compared to", "compared with", "unlike", "whereas", "in contrast", "as much as",
+    "as many as", "the same as", "similar to", "superior to", "inferior to",
+)
+DEFINITION_VERBS = (
+    "is a", "is an", "is the", "was a", "was an", "was the", "are a", "are the", "were a", "were the",
+    "refers to", "is defined as", "means", "is known as", "was known as", "is called", "was called",
+    "are", "were",
+)
+AUXILIARIES = set(
+    ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly", "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its", "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who", "first"]
+)
+PRONOUN_STARTS = {"it", "he", "she", "they", "this", "these", "its", "his", "her", "their", "that", "those"}
+DEMONYMS = set(
+    ["american", "british", "english", "french", "german", "italian", "spanish", "russian", "chinese", "japanese", "european", "african", "asian", "canadian", "australian", "indian", "dutch", "swedish", "norwegian", "danish", "finnish", "polish", "greek", "roman", "irish", "scottish", "welsh"]
+)

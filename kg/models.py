@@ -1,0 +1,104 @@
+"""The data every extractor returns, and the verified records the store keeps.
+
+`ExtractionResult` is the contract between an extractor backend (heuristic or LLM) and the
+rest of the pipeline; the LLM prompt in prompts/ is paired with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from pydantic import BaseModel, Field, field_validator, model_validator
+
+
+class ClaimType(StrEnum):
+    definition = "definition"
+    quantity = "quantity"
+    date = "date"
+    relation = "relation"
+    comparison = "comparison"
+    causal = "causal"
+    opinion = "opinion"
+    fact = "fact"
+
+
+class ExtractedEntity(BaseModel):
+    name: str = Field(min_length=1, max_length=200, description="Canonical name as written in the text")
+    type: str = Field(default="concept", description="person, organization, place, work, event, concept, thing...")
+    aliases: list[str] = Field(default_factory=list, description="Other names used in the text, acronyms included")
+    description: str = Field(default="", description="One line saying what it is, from the text")
+
+    @field_validator("name")
+    @classmethod
+    def _strip(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("entity name is blank")
+        return value
+
+
+class ExtractedClaim(BaseModel):
+    claim_type: ClaimType = ClaimType.fact
+    subject: str = Field(description="Name of the entity the claim is about; must be one of `entities`")
+    predicate: str = Field(default="", description="Short snake_case relation, e.g. is_a, weighed, founded_in")
+    object: str = Field(default="", description="What the subject is related to, as text")
+    object_entity: str | None = Field(default=None, description="The object when it is one of `entities`")
+    value: float | None = None
+    unit: str = ""
+    polarity: int = Field(default=1, description="1 if asserted, -1 if negated")
+    confidence: float = Field(default=0.8, ge=0.0, le=1.0)
+    text: str = Field(min_length=1, description="The claim as one standalone sentence")
+    quotes: list[str] = Field(min_length=1, description="Verbatim evidence copied from the text")
+    mentions: list[str] = Field(default_factory=list, description="Other entities the claim names")
+    valid_from: str | None = None
+    valid_to: str | None = None
+
+    @field_validator("polarity")
+    @classmethod
+    def _polarity(cls, value: int) -> int:
+        return -1 if value < 0 else 1
+
+
+class ExtractionResult(BaseModel):
+    entities: list[ExtractedEntity] = Field(default_factory=list)
+    claims: list[ExtractedClaim] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _claims_name_known_entities(self) -> ExtractionResult:
+        known = {e.name.casefold() for e in self.entities}
+        known |= {a.casefold() for e in self.entities for a in e.aliases}
+        for claim in self.claims:
+            for name in (claim.subject, claim.object_entity, *claim.mentions):
+                if name is not None and " ".join(name.split()).casefold() not in known:
+                    raise ValueError(
+                        f"claim {claim.text!r} names entity {name!r}, which is not in `entities`; "
+                        "add it to `entities` or use one of their names"
+                    )
+        return self
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A slice of one source, with its offsets into the source text."""
+
+    source_path: str
+    index: int
+    text: str
+    start: int
+    end: int
+    headings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class SourceDoc:
+    """A source file read and validated: its text, hash and front matter."""
+
+    path: str  # relative to raw/, with forward slashes
+    text: str
+    sha256: str
+    bytes: int
+    title: str
+    kind: str
+    frontmatter: dict[str, object] = field(default_factory=dict)
+    authority: int = 0

@@ -1,0 +1,62 @@
+"""Names: the normalised key used to match entity names, and safe file-name slugs."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
+_PUNCT = re.compile(r"[^\w&+#\s]")
+_LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
+_SPACE = re.compile(r"\s+")
+
+# Names Windows refuses as file names, whatever the extension.
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+MAX_SLUG = 80
+
+
+def strip_accents(text: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def name_key(name: str) -> str:
+    """Case-, accent-, article-, possessive- and punctuation-insensitive key for an entity name."""
+    text = strip_accents(" ".join(name.split())).casefold()
+    text = " ".join(_POSSESSIVE.sub("", word) for word in text.split())
+    text = text.replace("-", " ").replace("_", " ")
+    text = _PUNCT.sub("", text)
+    text = _LEADING_ARTICLE.sub("", _SPACE.sub(" ", text).strip())
+    return text
+
+
+def slugify(text: str, max_length: int = MAX_SLUG) -> str:
+    """A lowercase ASCII slug that is a safe file name on every common file system.
+
+    Never empty, never `.`/`..`, no path separators, not a Windows reserved name, bounded length.
+    Long names are cut and given a short hash so that distinct names stay distinct.
+    """
+    ascii_text = strip_accents(text).replace("+", " plus ").replace("#", " sharp ").replace("&", " and ")
+    ascii_text = ascii_text.encode("ascii", "ignore").decode("ascii").lower()
+    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    if not slug:
+        slug = "x-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
+    if len(slug) > max_length:
+        digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+        slug = slug[: max_length - 9].rstrip("-") + "-" + digest
+    if slug.split("-")[0] in _RESERVED or slug in _RESERVED:
+        slug = "x-" + slug
+    return slug
+
+
+def unique_slug(text: str, taken: set[str], identity: str | None = None) -> str:
+    """`slugify(text)`, or with a short hash of `identity` appended when that slug is taken."""
+    slug = slugify(text)
+    if slug not in taken:
+        return slug
+    digest = hashlib.sha256((identity or text).encode("utf-8")).hexdigest()
+    for size in (6, 10, 16, 64):
+        candidate = f"{slug[: MAX_SLUG - size - 1]}-{digest[:size]}"
+        if candidate not in taken:
+            return candidate
+    raise ValueError(f"cannot make a unique slug for {text!r}")

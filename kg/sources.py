@@ -1,0 +1,200 @@
+"""Finding, reading and validating source files, and copying new ones into raw/.
+
+raw/ is input: this module reads it and, on `kg ingest`, only adds new files to it.
+An existing file in raw/ is never modified.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import re
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from kg.errors import SourceError
+from kg.models import SourceDoc
+
+SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}
+_HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def is_supported(path: Path) -> bool:
+    return path.suffix.lower() in SUPPORTED_SUFFIXES
+
+
+def scan(raw: Path) -> list[Path]:
+    """Every supported file under raw/, sorted, skipping hidden files and folders."""
+    if not raw.is_dir():
+        return []
+    found = [
+        p
+        for p in raw.rglob("*")
+        if p.is_file() and is_supported(p) and not any(part.startswith(".") for part in p.relative_to(raw).parts)
+    ]
+    return sorted(found, key=lambda p: p.relative_to(raw).as_posix())
+
+
+def rel_path(raw: Path, path: Path) -> str:
+    return path.relative_to(raw).as_posix()
+
+
+def read_source(raw: Path, path: Path, max_bytes: int, authority_rules: dict[str, int] | None = None) -> SourceDoc:
+    """Read and validate one source. Raises SourceError with a message saying what to do."""
+    rel = rel_path(raw, path)
+    size = path.stat().st_size
+    if size > max_bytes:
+        raise SourceError(
+            f"{rel}: {size:,} bytes is over the limit of {max_bytes:,}. "
+            "Split the file, or raise [compile] max_source_bytes in kg.toml."
+        )
+    data = path.read_bytes()
+    return parse_source(rel, data, authority_rules or {})
+
+
+def parse_source(rel: str, data: bytes, authority_rules: dict[str, int]) -> SourceDoc:
+    if not data.strip():
+        raise SourceError(f"{rel}: the file is empty. Add text to it or remove it from raw/.")
+    if b"\x00" in data[:8192]:
+        raise SourceError(f"{rel}: looks like a binary file (it contains NUL bytes). Only text and markdown are compiled.")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise SourceError(
+            f"{rel}: not valid UTF-8 (byte {exc.start}, line {line}). Re-save the file as UTF-8."
+        ) from exc
+    text = text.removeprefix("\ufeff")
+    kind = SUPPORTED_SUFFIXES.get(Path(rel).suffix.lower(), "text")
+    frontmatter = parse_frontmatter(text) if kind == "markdown" else {}
+    title = _title(rel, text, frontmatter, kind)
+    authority = _authority(rel, frontmatter, authority_rules)
+    return SourceDoc(
+        path=rel,
+        text=text,
+        sha256=sha256_bytes(data),
+        bytes=len(data),
+        title=title,
+        kind=kind,
+        frontmatter=frontmatter,
+        authority=authority,
+    )
+
+
+_FRONTMATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
+
+
+def frontmatter_end(text: str) -> int:
+    """Offset where the body starts (0 when there is no front matter)."""
+    match = _FRONTMATTER.match(text)
+    return match.end() if match else 0
+
+
+def parse_frontmatter(text: str) -> dict[str, object]:
+    """A small, forgiving reader for the YAML subset notes use: scalars and string lists."""
+    match = _FRONTMATTER.match(text)
+    if not match:
+        return {}
+    data: dict[str, object] = {}
+    current_list: list[str] | None = None
+    for line in match.group(1).splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        item = re.match(r"^\s+-\s*(.*)$", line) or re.match(r"^-\s+(.*)$", line)
+        if item and current_list is not None:
+            current_list.append(_unquote(item.group(1)))
+            continue
+        pair = re.match(r"^([A-Za-z_][\w-]*)\s*:\s*(.*)$", line)
+        if not pair:
+            continue
+        key, value = pair.group(1).lower(), pair.group(2).strip()
+        if value == "":
+            current_list = []
+            data[key] = current_list
+        elif value.startswith("[") and value.endswith("]"):
+            data[key] = [_unquote(v) for v in value[1:-1].split(",") if v.strip()]
+            current_list = None
+        else:
+            data[key] = _unquote(value)
+            current_list = None
+    return data
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _title(rel: str, text: str, frontmatter: dict[str, object], kind: str) -> str:
+    title = frontmatter.get("title")
+    if isinstance(title, str) and title.strip():
+        return " ".join(title.split())
+    if kind == "markdown":
+        match = _HEADING.search(text, frontmatter_end(text))
+        if match:
+            return " ".join(match.group(1).split())
+    stem = Path(rel).stem
+    return re.sub(r"[-_]+", " ", stem).strip().capitalize() or stem
+
+
+def _authority(rel: str, frontmatter: dict[str, object], rules: dict[str, int]) -> int:
+    value = frontmatter.get("authority")
+    if isinstance(value, str) and re.fullmatch(r"-?\d+", value.strip()):
+        return int(value)
+    best = 0
+    for pattern, rank in sorted(rules.items()):
+        if fnmatch.fnmatchcase(rel, pattern):
+            best = max(best, rank)
+    return best
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    copied: list[str]
+    already_present: list[str]
+    conflicts: list[str]
+    unsupported: list[str]
+
+
+def ingest_paths(raw: Path, paths: list[Path]) -> IngestReport:
+    """Copy files (or folders of files) into raw/. Never overwrites a file already there."""
+    copied: list[str] = []
+    present: list[str] = []
+    conflicts: list[str] = []
+    unsupported: list[str] = []
+    raw_resolved = raw.resolve()
+    for given in paths:
+        path = given.resolve()
+        if not path.exists():
+            raise SourceError(f"{given}: no such file or folder.")
+        if path.is_dir():
+            base = path.parent
+            files = sorted(p for p in path.rglob("*") if p.is_file() and not any(x.startswith(".") for x in p.relative_to(path).parts))
+        else:
+            base, files = path.parent, [path]
+        for file in files:
+            if not is_supported(file):
+                unsupported.append(str(file))
+                continue
+            if file.is_relative_to(raw_resolved):
+                present.append(rel_path(raw_resolved, file))
+                continue
+            target = raw_resolved / file.relative_to(base)
+            rel = rel_path(raw_resolved, target)
+            if target.exists():
+                if target.read_bytes() == file.read_bytes():
+                    present.append(rel)
+                else:
+                    conflicts.append(rel)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(file, target)
+            copied.append(rel)
+    return IngestReport(copied, present, conflicts, unsupported)

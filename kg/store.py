@@ -1,0 +1,359 @@
+"""The one module that owns Kuzu: opening, locking, migrations, batched writes, reads.
+
+Every `import kuzu` in kg lives here. Writes go through `LOAD FROM <arrow table>` with
+separate MATCH clauses (an index lookup per row); per-row statements and
+`UNWIND ... MATCH (a), (b)` are orders of magnitude slower (see DESIGN.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.util  # noqa: F401  (kuzu's LOAD FROM on Arrow needs importlib.util loaded)
+import json
+import os
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from kg.errors import DatabaseLocked, QueryError, StoreError
+
+# Numbered migrations: (version, name, statements). Append only; never edit a released one.
+MIGRATIONS: list[tuple[int, str, list[str]]] = [
+    (
+        1,
+        "initial schema",
+        [
+            "CREATE NODE TABLE Source(path STRING PRIMARY KEY, slug STRING, sha256 STRING, title STRING, "
+            "kind STRING, bytes INT64, authority INT64, ingested_at STRING, compiled_at STRING, "
+            "status STRING, error STRING, extractor STRING, chunks INT64, unverified INT64)",
+            "CREATE NODE TABLE Entity(id STRING PRIMARY KEY, name STRING, type STRING, aliases STRING[], "
+            "summary STRING, status STRING, created_at STRING)",
+            "CREATE NODE TABLE Claim(id STRING PRIMARY KEY, text STRING, claim_type STRING, predicate STRING, "
+            "object STRING, value DOUBLE, unit STRING, polarity INT64, confidence DOUBLE, extractor STRING, "
+            "prompt_version STRING, valid_from STRING, valid_to STRING, recorded_at STRING, "
+            "retracted_at STRING, status STRING)",
+            "CREATE NODE TABLE Page(id STRING PRIMARY KEY, kind STRING, title STRING, body STRING, "
+            "body_sha256 STRING, created_at STRING)",
+            "CREATE NODE TABLE LogEntry(seq INT64 PRIMARY KEY, at STRING, op STRING, subject STRING, detail STRING)",
+            "CREATE REL TABLE ABOUT(FROM Claim TO Entity, role STRING)",
+            "CREATE REL TABLE EXTRACTED_FROM(FROM Claim TO Source, source_sha256 STRING, quote STRING, "
+            "char_start INT64, char_end INT64, recorded_at STRING, retracted_at STRING)",
+            "CREATE REL TABLE MENTIONS(FROM Source TO Entity, count INT64)",
+            "CREATE REL TABLE RELATED(FROM Entity TO Entity, predicate STRING, claim_id STRING)",
+            "CREATE REL TABLE CONTRADICTS(FROM Claim TO Claim, reason STRING, confidence DOUBLE, "
+            "method STRING, detected_at STRING)",
+            "CREATE REL TABLE SUPERSEDES(FROM Claim TO Claim, reason STRING)",
+            "CREATE REL TABLE ALIAS_OF(FROM Entity TO Entity, method STRING, score DOUBLE)",
+            "CREATE REL TABLE CITES(FROM Page TO Claim)",
+        ],
+    ),
+]
+
+SCHEMA_VERSION = MIGRATIONS[-1][0]
+
+
+def now_iso() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+# Arrow schemas of the batched writes; explicit so that all-null columns keep their type.
+_S, _I, _D = pa.string(), pa.int64(), pa.float64()
+WRITE_SCHEMAS: dict[str, pa.Schema] = {
+    "Source": pa.schema([("path", _S), ("slug", _S), ("sha256", _S), ("title", _S), ("kind", _S), ("bytes", _I),
+                         ("authority", _I), ("ingested_at", _S), ("compiled_at", _S), ("status", _S),
+                         ("error", _S), ("extractor", _S), ("chunks", _I), ("unverified", _I)]),
+    "Entity": pa.schema([("id", _S), ("name", _S), ("type", _S), ("aliases", pa.list_(_S)), ("summary", _S),
+                         ("status", _S), ("created_at", _S)]),
+    "Claim": pa.schema([("id", _S), ("text", _S), ("claim_type", _S), ("predicate", _S), ("object", _S),
+                        ("value", _D), ("unit", _S), ("polarity", _I), ("confidence", _D), ("extractor", _S),
+                        ("prompt_version", _S), ("valid_from", _S), ("valid_to", _S), ("recorded_at", _S),
+                        ("retracted_at", _S), ("status", _S)]),
+    "LogEntry": pa.schema([("seq", _I), ("at", _S), ("op", _S), ("subject", _S), ("detail", _S)]),
+    "ABOUT": pa.schema([("src", _S), ("dst", _S), ("role", _S)]),
+    "EXTRACTED_FROM": pa.schema([("src", _S), ("dst", _S), ("source_sha256", _S), ("quote", _S),
+                                 ("char_start", _I), ("char_end", _I), ("recorded_at", _S), ("retracted_at", _S)]),
+    "MENTIONS": pa.schema([("src", _S), ("dst", _S), ("count", _I)]),
+    "RELATED": pa.schema([("src", _S), ("dst", _S), ("predicate", _S), ("claim_id", _S)]),
+}
+_REL_ENDS = {
+    "ABOUT": ("Claim", "Entity"),
+    "EXTRACTED_FROM": ("Claim", "Source"),
+    "MENTIONS": ("Source", "Entity"),
+    "RELATED": ("Entity", "Entity"),
+}
+_KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id"}
+
+
+@dataclass
+class WriteBatch:
+    """Everything one compile step writes, applied in a single transaction."""
+
+    nodes: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # created
+    updates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)  # SET on existing nodes
+    rels: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    statements: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # run first
+    after: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # run last
+
+    def add(self, table: str, row: dict[str, Any]) -> None:
+        self.nodes.setdefault(table, []).append(row)
+
+    def update(self, table: str, row: dict[str, Any]) -> None:
+        self.updates.setdefault(table, []).append(row)
+
+    def relate(self, table: str, row: dict[str, Any]) -> None:
+        self.rels.setdefault(table, []).append(row)
+
+
+class Lock:
+    """A pid file next to the database, so a second process gets a clear message."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.held = False
+
+    def holder(self) -> dict[str, Any] | None:
+        try:
+            info = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        pid = int(info.get("pid", 0))
+        if pid <= 0 or pid == os.getpid() or not _alive(pid):
+            return None  # stale: the process is gone
+        return info
+
+    def acquire(self) -> None:
+        holder = self.holder()
+        if holder:
+            raise DatabaseLocked(_locked_message(holder))
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv), "since": now_iso()}))
+        os.replace(tmp, self.path)
+        self.held = True
+
+    def release(self) -> None:
+        if self.held:
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+            self.held = False
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _locked_message(holder: dict[str, Any]) -> str:
+    return (
+        f"The knowledge base is in use by process {holder.get('pid')} "
+        f"(`{holder.get('command', '?')}`, since {holder.get('since', '?')}). "
+        "Wait for it to finish, or stop it, then run your command again."
+    )
+
+
+class Store:
+    """The Kuzu graph of one knowledge base. One instance (one Database) per process."""
+
+    def __init__(self, path: Path, read_only: bool = False) -> None:
+        self.path = path
+        self.read_only = read_only
+        self._lock = Lock(path.parent / "lock.json")
+        import kuzu  # heavy native module: imported on first use only
+
+        if read_only and not path.exists():
+            raise StoreError(f"No graph at {path} yet. Run `kg compile` first.")
+        holder = self._lock.holder()
+        if holder:
+            raise DatabaseLocked(_locked_message(holder))
+        if not read_only:
+            self._lock.acquire()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db: Any = kuzu.Database(str(path), read_only=read_only)
+            self._conn: Any = kuzu.Connection(self._db)
+        except RuntimeError as exc:
+            self._lock.release()
+            if "lock" in str(exc).lower():
+                raise DatabaseLocked(
+                    f"The graph at {path} is open in another process. "
+                    "Wait for the other kg command to finish, then try again."
+                ) from exc
+            raise StoreError(f"Cannot open the graph at {path}: {exc}. If it is corrupt, delete .kg/ and run `kg compile`.") from exc
+        if not read_only:
+            self.migrate()
+        elif self.schema_version() < SCHEMA_VERSION:
+            self.close()
+            raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
+
+    # lifecycle -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        conn, db = getattr(self, "_conn", None), getattr(self, "_db", None)
+        if conn is not None:
+            conn.close()
+            self._conn = None
+        if db is not None:
+            db.close()
+            self._db = None
+        self._lock.release()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # migrations ----------------------------------------------------------------------------
+
+    def schema_version(self) -> int:
+        try:
+            rows = self.query("MATCH (m:Migration) RETURN max(m.version) AS v")
+        except QueryError:
+            return 0
+        return int(rows[0]["v"] or 0) if rows else 0
+
+    def migrate(self) -> list[int]:
+        """Apply pending numbered migrations, each in its own transaction, recorded in the graph."""
+        if self.schema_version() == 0 and not self._has_table("Migration"):
+            self._exec("CREATE NODE TABLE Migration(version INT64 PRIMARY KEY, name STRING, applied_at STRING)")
+        current = self.schema_version()
+        applied = []
+        for version, name, statements in MIGRATIONS:
+            if version <= current:
+                continue
+            with self.transaction():
+                for statement in statements:
+                    self._exec(statement)
+                self._exec(
+                    "CREATE (:Migration {version: $v, name: $n, applied_at: $t})",
+                    {"v": version, "n": name, "t": now_iso()},
+                )
+            applied.append(version)
+        return applied
+
+    def _has_table(self, name: str) -> bool:
+        rows = self.query("CALL show_tables() RETURN name")
+        return any(r["name"] == name for r in rows)
+
+    # execution -----------------------------------------------------------------------------
+
+    def _exec(self, cypher: str, params: dict[str, Any] | None = None) -> Any:
+        if self._conn is None:
+            raise StoreError("The graph is closed.")
+        try:
+            return self._conn.execute(cypher, params or {})
+        except RuntimeError as exc:
+            raise QueryError(f"{exc}".strip()) from exc
+
+    def query(self, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+        """Run Cypher and return rows as dicts keyed by the RETURN names."""
+        result = self._exec(cypher, params)
+        if isinstance(result, list):  # several statements: keep the last result
+            result = result[-1]
+        columns = result.get_column_names()
+        rows = []
+        while result.has_next():
+            rows.append(dict(zip(columns, result.get_next(), strict=True)))
+        return rows
+
+    def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
+        """Run a read query and return an Arrow table (fast for bulk reads)."""
+        result = self._exec(cypher, params)
+        return result.get_as_arrow(chunk_size=100_000)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        if self.read_only:
+            raise StoreError("The graph is open read-only.")
+        self._exec("BEGIN TRANSACTION")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(QueryError):
+                self._exec("ROLLBACK")
+            raise
+        self._exec("COMMIT")
+
+    # batched writes ------------------------------------------------------------------------
+
+    def write(self, batch: WriteBatch) -> None:
+        """Apply a batch in one transaction: all of it or none of it."""
+        with self.transaction():
+            for cypher, params in batch.statements:
+                self._exec(cypher, params)
+            for table, rows in batch.updates.items():
+                self._update(table, rows)
+            for table, rows in batch.nodes.items():
+                self._create_nodes(table, rows)
+            for table, rows in batch.rels.items():
+                self._create_rels(table, rows)
+            for cypher, params in batch.after:
+                self._exec(cypher, params)
+
+    def _arrow(self, table: str, rows: Sequence[dict[str, Any]]) -> pa.Table:
+        schema = WRITE_SCHEMAS[table]
+        return pa.table({name: [row.get(name) for row in rows] for name in schema.names}, schema=schema)
+
+    def _create_nodes(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        names = WRITE_SCHEMAS[table].names
+        props = ", ".join(f"{n}: {n}" for n in names)
+        self._exec(f"LOAD FROM $rows CREATE (:{table} {{{props}}})", {"rows": self._arrow(table, rows)})
+
+    def _update(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """SET the given columns on existing nodes; every row must have the same keys."""
+        if not rows:
+            return
+        key = _KEYS[table]
+        columns = [c for c in rows[0] if c != key]
+        schema = WRITE_SCHEMAS[table]
+        arrow = pa.table(
+            {c: pa.array([r[c] for r in rows], type=schema.field(c).type) for c in [key, *columns]}
+        )
+        sets = ", ".join(f"n.{c} = {c}" for c in columns)
+        self._exec(f"LOAD FROM $rows MATCH (n:{table} {{{key}: {key}}}) SET {sets}", {"rows": arrow})
+
+    def _create_rels(self, table: str, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            return
+        src, dst = _REL_ENDS[table]
+        src_key, dst_key = _KEYS[src], _KEYS[dst]
+        names = [n for n in WRITE_SCHEMAS[table].names if n not in ("src", "dst")]
+        props = ", ".join(f"{n}: {n}" for n in names)
+        self._exec(
+            f"LOAD FROM $rows MATCH (a:{src} {{{src_key}: src}}) MATCH (b:{dst} {{{dst_key}: dst}}) "
+            f"CREATE (a)-[:{table} {{{props}}}]->(b)",
+            {"rows": self._arrow(table, rows)},
+        )
+
+    # reads used by the compiler ------------------------------------------------------------
+
+    def existing_ids(self, table: str, ids: Sequence[str]) -> set[str]:
+        if not ids:
+            return set()
+        key = _KEYS[table]
+        rows = self.query(f"UNWIND $ids AS i MATCH (n:{table} {{{key}: i}}) RETURN n.{key} AS k", {"ids": list(ids)})
+        return {r["k"] for r in rows}
+
+    def counts(self) -> dict[str, int]:
+        out = {}
+        for table in ("Source", "Entity", "Claim", "Page"):
+            out[table] = int(self.query(f"MATCH (n:{table}) RETURN count(n) AS c")[0]["c"])
+        out["Contradiction"] = int(self.query("MATCH ()-[r:CONTRADICTS]->() RETURN count(r) AS c")[0]["c"])
+        return out
+
+    def next_log_seq(self) -> int:
+        rows = self.query("MATCH (l:LogEntry) RETURN max(l.seq) AS s")
+        value = rows[0]["s"] if rows else None
+        return int(value) + 1 if value is not None else 1

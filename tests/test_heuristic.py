@@ -1,0 +1,103 @@
+from __future__ import annotations
+
+from kg.chunk import chunk_text
+from kg.extractors import ExtractionContext
+from kg.extractors.heuristic import HeuristicExtractor
+from kg.models import ClaimType, ExtractionResult
+from kg.names import name_key
+
+
+def extract(text: str, path: str = "n.md") -> ExtractionResult:
+    chunks = chunk_text(path, text)
+    results = HeuristicExtractor().extract(chunks, ExtractionContext(path, "T"))
+    return ExtractionResult(
+        entities=[e for r in results for e in r.entities], claims=[c for r in results for c in r.claims]
+    )
+
+
+def entity(result: ExtractionResult, name: str):
+    return next(e for e in result.entities if name_key(e.name) == name_key(name))
+
+
+def claim_with(result: ExtractionResult, fragment: str):
+    return next(c for c in result.claims if fragment in c.text)
+
+
+def test_acronym_definition_gives_one_entity_with_alias() -> None:
+    r = extract("# CPUs\n\nThe Program Counter (PC) holds an address. The PC is then incremented by one.")
+    pc = entity(r, "Program Counter")
+    assert "PC" in pc.aliases
+    assert claim_with(r, "incremented").subject == pc.name
+
+
+def test_headings_links_and_bold_terms_are_entities() -> None:
+    r = extract("# Ada Lovelace\n\nShe wrote about the [[Analytical Engine|engine]]. A **note G** is famous.")
+    assert entity(r, "Ada Lovelace").type == "person"
+    assert "engine" in entity(r, "Analytical Engine").aliases
+    assert entity(r, "note G")
+    assert claim_with(r, "She wrote").subject == "Ada Lovelace"  # pronoun -> heading topic
+
+
+def test_multi_word_names_possessives_and_case_variants_resolve_together() -> None:
+    r = extract("# EDVAC\n\nJohn von Neumann wrote a report. Von Neumann's name was on it. Later von Neumann left.")
+    names = [e.name for e in r.entities]
+    assert "John von Neumann" in names
+    assert not any(n in ("Neumann", "Von Neumann") for n in names)
+
+
+def test_quantities_with_units_dates_and_types() -> None:
+    r = extract("# ENIAC\n\nENIAC weighed about 27 tonnes. ENIAC was unveiled on February 15, 1946. ENIAC used 17,468 vacuum tubes.")
+    weight = claim_with(r, "27 tonnes")
+    assert (weight.claim_type, weight.value, weight.unit, weight.predicate) == (ClaimType.quantity, 27.0, "t", "weighed")
+    date = claim_with(r, "unveiled")
+    assert (date.claim_type, date.object, date.value) == (ClaimType.date, "1946-02-15", 1946.0)
+    tubes = claim_with(r, "vacuum tubes")
+    assert (tubes.value, tubes.unit) == (17468.0, "vacuum tube")
+
+
+def test_hedging_lowers_confidence_and_negation_sets_polarity() -> None:
+    r = extract("# X\n\nColossus was the first electronic computer. Colossus was probably the first computer. ENIAC was not a stored-program machine.")
+    plain, hedged = claim_with(r, "Colossus was the first"), claim_with(r, "probably")
+    assert hedged.confidence < plain.confidence
+    negated = claim_with(r, "not a stored-program")
+    assert negated.polarity == -1 and negated.claim_type == ClaimType.definition
+    assert plain.polarity == 1
+
+
+def test_claim_types() -> None:
+    r = extract(
+        "# T\n\nThe transistor is a semiconductor device. Transistors were faster than vacuum tubes. "
+        "ENIAC failed often because the tubes burned out. Arguably Bell Labs was the best lab. "
+        "William Shockley founded Shockley Semiconductor."
+    )
+    assert claim_with(r, "semiconductor device").claim_type == ClaimType.definition
+    assert claim_with(r, "faster than").claim_type == ClaimType.comparison
+    assert claim_with(r, "because").claim_type == ClaimType.causal
+    assert claim_with(r, "Arguably").claim_type == ClaimType.opinion
+    relation = claim_with(r, "founded")
+    assert relation.claim_type == ClaimType.relation and relation.object_entity == "Shockley Semiconductor"
+
+
+def test_quotes_are_verbatim_markdown() -> None:
+    text = "# T\n\n**ENIAC** was built at the [[Moore School]] in 1945."
+    r = extract(text)
+    for c in r.claims:
+        for q in c.quotes:
+            assert q in text
+
+
+def test_code_and_template_syntax_are_not_entities() -> None:
+    r = extract("# T\n\nThe `MOV` opcode and {{ accumulator }} are in code.\n\n```\nHALT Foo Bar\n```\n")
+    names = {e.name for e in r.entities}
+    assert "MOV" not in names and "HALT Foo Bar" not in names
+
+
+def test_tables_become_claims_per_cell() -> None:
+    r = extract("# T\n\n| Machine | Year | Weight |\n|---|---|---|\n| ENIAC | 1946 | 27 tonnes |\n")
+    weight = claim_with(r, "Weight")
+    assert weight.subject == "ENIAC" and weight.value == 27.0 and weight.unit == "t"
+
+
+def test_deterministic() -> None:
+    text = "# A\n\nAlan Turing worked at Bletchley Park in 1940. He was probably right."
+    assert extract(text) == extract(text)

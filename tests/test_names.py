@@ -1,0 +1,49 @@
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kg.names import name_key, slugify, unique_slug
+
+
+@given(st.text(max_size=300))
+def test_slug_is_a_safe_file_name(text: str) -> None:
+    slug = slugify(text)
+    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", slug)
+    assert 0 < len(slug) <= 80
+    assert slug.split("-")[0] not in {"con", "prn", "aux", "nul"} and not re.fullmatch(r"(com|lpt)\d", slug.split("-")[0])
+
+
+def test_slug_examples() -> None:
+    assert slugify("../x") == "x"
+    assert slugify("a/b") == "a-b"
+    assert slugify("CON") == "x-con"
+    assert slugify("[[x|y]]") == "x-y"
+    assert slugify("C++") == "c-plus-plus"
+    assert slugify("") .startswith("x-")
+    long = slugify("word " * 100)
+    assert len(long) <= 80 and long != slugify("word " * 99)
+
+
+@given(st.lists(st.text(min_size=1, max_size=40), max_size=40))
+def test_unique_slugs_never_collide(names: list[str]) -> None:
+    taken: set[str] = set()
+    for name in names:
+        slug = unique_slug(name, taken, identity=name + str(len(taken)))
+        assert slug not in taken
+        taken.add(slug)
+
+
+def test_case_differences_share_a_slug_but_unique_slug_separates_them() -> None:
+    taken = {slugify("Apple")}
+    assert unique_slug("APPLE", taken, identity="APPLE") != "apple"
+
+
+def test_name_key_folds_case_possessive_article_and_hyphen() -> None:
+    assert name_key("von Neumann's") == name_key("Von Neumann")
+    assert name_key("ENIAC’s") == "eniac"
+    assert name_key("The Manchester Baby") == "manchester baby"
+    assert name_key("Stored-program computer") == "stored program computer"
+    assert name_key("Café") == "cafe"

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kg.errors import DatabaseLocked, QueryError, StoreError
+from kg.store import MIGRATIONS, Store, WriteBatch
+
+
+def test_migrations_are_recorded_and_idempotent(tmp_path: Path) -> None:
+    with Store(tmp_path / "g.kuzu") as store:
+        versions = [r["v"] for r in store.query("MATCH (m:Migration) RETURN m.version AS v ORDER BY v")]
+        assert versions == [m[0] for m in MIGRATIONS]
+        assert store.migrate() == []
+
+
+names = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.dictionaries(st.from_regex(r"[a-z][a-z0-9-]{0,12}", fullmatch=True), st.tuples(names, st.lists(names, max_size=3)), min_size=1, max_size=8))
+def test_entities_round_trip(tmp_path_factory: pytest.TempPathFactory, entities: dict[str, tuple[str, list[str]]]) -> None:
+    path = tmp_path_factory.mktemp("rt") / "g.kuzu"
+    rows = [{"id": k, "name": n, "type": "concept", "aliases": a, "summary": None, "status": "live", "created_at": "t"}
+            for k, (n, a) in sorted(entities.items())]
+    with Store(path) as store:
+        batch = WriteBatch()
+        for row in rows:
+            batch.add("Entity", row)
+        store.write(batch)
+        back = store.query("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
+                           "e.summary AS summary, e.status AS status, e.created_at AS created_at ORDER BY e.id")
+    assert back == rows
+
+
+def test_failed_batch_writes_nothing(tmp_path: Path) -> None:
+    with Store(tmp_path / "g.kuzu") as store:
+        batch = WriteBatch()
+        batch.add("Entity", {"id": "a", "name": "A", "type": "x", "aliases": [], "status": "live"})
+        batch.add("Entity", {"id": "a", "name": "dup", "type": "x", "aliases": [], "status": "live"})
+        with pytest.raises(QueryError):
+            store.write(batch)
+        assert store.query("MATCH (e:Entity) RETURN count(e) AS c")[0]["c"] == 0
+
+
+def test_read_only_refuses_writes_and_missing_graph(tmp_path: Path) -> None:
+    with pytest.raises(StoreError, match="kg compile"):
+        Store(tmp_path / "none.kuzu", read_only=True)
+    Store(tmp_path / "g.kuzu").close()
+    with Store(tmp_path / "g.kuzu", read_only=True) as store, pytest.raises(QueryError):
+        store.query("CREATE (:Entity {id: 'x'})")
+
+
+def test_second_process_gets_a_clear_message_naming_the_holder(tmp_path: Path) -> None:
+    path = tmp_path / "g.kuzu"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"from kg.store import Store; import time; from pathlib import Path; s = Store(Path({str(path)!r})); print('ready', flush=True); time.sleep(30)"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        with pytest.raises(DatabaseLocked, match=rf"process {holder.pid}"):
+            Store(path, read_only=True)
+    finally:
+        holder.kill()
+        holder.wait()
+    # the lock of a dead process is stale: cleared on the next open
+    with Store(path) as store:
+        assert store.schema_version() == MIGRATIONS[-1][0]
