@@ -34,6 +34,7 @@ class Evidence:
     char_end: int
     sha256: str
     retracted: bool
+    authority: int = 0
 
 
 @dataclass
@@ -55,7 +56,12 @@ class ClaimView:
     subject: str | None = None  # entity id
     entities: list[tuple[str, str]] = field(default_factory=list)  # (entity id, role)
     evidence: list[Evidence] = field(default_factory=list)
-    contradicts: list[tuple[str, str]] = field(default_factory=list)  # (claim id, reason)
+    contradicts: list[tuple[str, str]] = field(default_factory=list)  # (claim id, reason), open ones only
+    superseded_by: list[tuple[str, str]] = field(default_factory=list)  # (claim id, reason)
+
+    @property
+    def authority(self) -> int:
+        return max((e.authority for e in self.evidence if not e.retracted), default=0)
 
 
 @dataclass
@@ -101,7 +107,7 @@ def load_graph(store: Store) -> Graph:
                    "x.retracted_at AS retracted"):
         source = sources[r["path"]]
         claims[r["c"]].evidence.append(Evidence(r["path"], source["slug"], source["title"], r["quote"], r["cs"], r["ce"],
-                                                r["sha"], r["retracted"] is not None))
+                                                r["sha"], r["retracted"] is not None, source["authority"] or 0))
         if r["retracted"] is None:
             claims_of_source[r["path"]].append(r["c"])
     mentions: dict[str, list[tuple[str, int]]] = defaultdict(list)
@@ -114,9 +120,13 @@ def load_graph(store: Store) -> Graph:
             related[r["b"]].add(r["a"])
     contradictions = _rows(store, "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) RETURN a.id AS a, b.id AS b, "
                            "r.reason AS reason, r.confidence AS confidence, r.method AS method")
+    # Open contradictions: both claims still live (a retracted or superseded claim closes it).
+    contradictions = [r for r in contradictions if claims[r["a"]].status == "live" and claims[r["b"]].status == "live"]
     for row in contradictions:
         claims[row["a"]].contradicts.append((row["b"], row["reason"]))
         claims[row["b"]].contradicts.append((row["a"], row["reason"]))
+    for r in _rows(store, "MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) RETURN a.id AS a, b.id AS b, s.reason AS reason"):
+        claims[r["b"]].superseded_by.append((r["a"], r["reason"]))
     pages = _rows(store, "MATCH (p:Page) RETURN p.id AS id, p.kind AS kind, p.title AS title, p.body AS body")
     log = _rows(store, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
                 "l.detail AS detail ORDER BY l.seq")
@@ -124,6 +134,7 @@ def load_graph(store: Store) -> Graph:
         claim.entities.sort()
         claim.evidence.sort(key=lambda e: (e.retracted, e.source_path, e.char_start, e.char_end))
         claim.contradicts.sort()
+        claim.superseded_by.sort()
     for values in (*claims_of_entity.values(), *claims_of_source.values()):
         values.sort()
     for pairs in mentions.values():

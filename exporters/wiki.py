@@ -3,6 +3,8 @@ contradictions, backlinks), byte-identical for the same graph, written atomicall
 
 from __future__ import annotations
 
+import functools
+import gc
 import json
 import os
 import re
@@ -27,13 +29,22 @@ def yaml_str(value: object) -> str:
     return json.dumps("" if value is None else str(value), ensure_ascii=False)
 
 
+_LINE_START = re.compile(r"^([#>+\-*]|\d+\.)")
+
+
+@functools.lru_cache(maxsize=200_000)
+def _md_inline(text: str) -> str:
+    text = " ".join(text.split())
+    text = text.replace("[[", "\\[\\[").replace("]]", "\\]\\]").replace("<", "&lt;")
+    return _LINE_START.sub(r"\\\1", text)
+
+
 def md_inline(value: object) -> str:
     """Source text shown inline: one line, no accidental links, headings or HTML."""
-    text = " ".join(str(value or "").split())
-    text = text.replace("[[", "\\[\\[").replace("]]", "\\]\\]").replace("<", "&lt;")
-    return re.sub(r"^([#>+\-*]|\d+\.)", r"\\\1", text)
+    return _md_inline(str(value or ""))
 
 
+@functools.lru_cache(maxsize=200_000)
 def link_label(value: object) -> str:
     """Text that is safe inside [[target|label]]."""
     return md_inline(value).replace("|", "¦").replace("\\[", "(").replace("\\]", ")").replace("[", "(").replace("]", ")")
@@ -61,6 +72,15 @@ class RenderReport:
 
 def _confidence(value: float | None) -> str:
     return f"{value:.2f}" if value is not None else "?"
+
+
+def verdict(claim: ClaimView, other: ClaimView) -> str:
+    """Which of two contradicting claims stands, by the authority of their sources."""
+    if claim.authority == other.authority:
+        return "unresolved: equal source authority"
+    if claim.authority > other.authority:
+        return f"this claim stands (source authority {claim.authority} > {other.authority})"
+    return f"this claim is overruled (source authority {claim.authority} < {other.authority})"
 
 
 class WikiBuilder:
@@ -132,10 +152,20 @@ class WikiBuilder:
             if self.entity_page(entity_id) != for_page:
                 entities.append(self.entity_link(entity_id))
                 self.links[for_page].add(self.entity_page(entity_id))
+        against = []
+        for other_id, reason in claim.contradicts:
+            other = self.g.claims[other_id]
+            cite = next((ev for ev in other.evidence if not ev.retracted), None)
+            link = f"[[sources/{cite.source_slug}#^{other.id}|{link_label(cite.source_title)}]]" if cite else ""
+            if cite:
+                self.links[for_page].add(f"sources/{cite.source_slug}")
+            against.append({"text": other.text, "link": link, "reason": reason,
+                            "verdict": verdict(claim, other)})
+        superseded = [{"text": self.g.claims[o].text, "reason": r} for o, r in claim.superseded_by]
         return {"id": claim.id, "text": claim.text, "confidence": _confidence(claim.confidence),
                 "polarity": claim.polarity, "citations": citations, "entities": entities,
                 "value": claim.value, "unit": claim.unit, "status": claim.status,
-                "contradicts": len(claim.contradicts)}
+                "contradicts": against, "superseded_by": superseded, "authority": claim.authority}
 
     def _entity_model(self, entity_id: str) -> dict[str, Any]:
         g = self.g
@@ -208,8 +238,15 @@ class WikiBuilder:
         items = []
         for row in sorted(g.contradictions, key=lambda r: (r["a"], r["b"])):
             a, b = g.claims[row["a"]], g.claims[row["b"]]
+            if a.authority != b.authority:
+                stands, overruled = (a, b) if a.authority > b.authority else (b, a)
+                outcome = (f"Stands: “{md_inline(stands.text)}” (authority {stands.authority}); overruled: "
+                           f"“{md_inline(overruled.text)}” (authority {overruled.authority}).")
+            else:
+                outcome = "Unresolved: both sources have the same authority."
             items.append({"a": self._claim_row(a, "contradictions"), "b": self._claim_row(b, "contradictions"),
-                          "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"]})
+                          "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"],
+                          "outcome": outcome})
         return {"items": items}
 
     def _index_model(self, entity_models: dict[str, dict[str, Any]], source_models: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -232,7 +269,12 @@ class WikiBuilder:
 
 
 def build_pages(store: Store) -> dict[str, str]:
-    return WikiBuilder(load_graph(store)).build()
+    graph = load_graph(store)
+    gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
+    try:
+        return WikiBuilder(graph).build()
+    finally:
+        gc.unfreeze()
 
 
 def write_atomically(files: dict[str, str], wiki: Path) -> int:

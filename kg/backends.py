@@ -22,10 +22,7 @@ def extractor_name(config: Config, override: str | None = None, env: Mapping[str
     env = os.environ if env is None else env
     name = (override or config.compile.extractor or "auto").lower()
     if name == "auto":
-        if config.llm.provider:
-            name = config.llm.provider
-        else:
-            name = "anthropic" if env.get("ANTHROPIC_API_KEY") else "heuristic"
+        name = config.llm.provider or ("anthropic" if env.get("ANTHROPIC_API_KEY") else "heuristic")
     if name not in EXTRACTORS:
         raise ConfigError(f"Unknown extractor {name!r}. Choose one of: {', '.join(EXTRACTORS)}.")
     return name

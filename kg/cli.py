@@ -123,14 +123,33 @@ def compile_command(
     extractor: Annotated[str | None, typer.Option("--extractor", "-x", help="heuristic | anthropic | openai (default: kg.toml, then auto).")] = None,
     as_json: JsonOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Estimate LLM tokens and cost; send nothing, change nothing.")] = False,
+    batch: Annotated[bool, typer.Option("--batch", help="Extract through the Anthropic Message Batches API (half price; waits for the batch).")] = False,
 ) -> None:
     """Compile new and changed sources in raw/ into the graph, then render the wiki.
 
     Exit code 1 when some source failed (the others are compiled), 2 for a usage or
     configuration error, 3 when another process holds the knowledge base.
     """
+    from kg import llm_run
+
     with errors():
-        code = _compile_and_print(find_kb(kb), extractor, as_json, quiet)
+        base = find_kb(kb)
+        if dry_run:
+            estimate = llm_run.estimate(base, extractor)
+            if as_json:
+                emit_json(estimate.as_dict())
+            else:
+                out.print(estimate.summary())
+            raise typer.Exit(0)
+        if batch:
+            sent = llm_run.prefetch_batch(base, extractor)
+            if sent.batch_id:
+                err.print(f"batch {sent.batch_id}: {sent.succeeded}/{sent.submitted} chunk(s) extracted"
+                          + (f", {len(sent.failed)} left for the regular path" if sent.failed else ""))
+        code = _compile_and_print(base, extractor, as_json, quiet)
+        if (summary := llm_run.run_summary()) is not None:
+            err.print(summary)
     raise typer.Exit(code)
 
 

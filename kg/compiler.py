@@ -17,7 +17,8 @@ from typing import Any
 
 from kg.chunk import chunk_text
 from kg.config import Config
-from kg.errors import SourceError
+from kg.contradict import ContradictionJudge, RuleJudge, detect
+from kg.errors import KgError, SourceError
 from kg.extractors import ExtractionContext, Extractor
 from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
@@ -63,7 +64,10 @@ class CompileReport:
     claims_retracted: int = 0
     entities_added: int = 0
     unverified: int = 0
+    contradictions: int = 0
+    superseded: int = 0
     seconds: float = 0.0
+    new_claim_ids: set[str] = field(default_factory=set)
 
     @property
     def changed_anything(self) -> bool:
@@ -74,7 +78,8 @@ class CompileReport:
             "new": len(self.plan.new), "changed": len(self.plan.changed), "unchanged": len(self.plan.unchanged),
             "removed": len(self.plan.vanished), "compiled": self.compiled, "failed": self.failed,
             "claims_added": self.claims_added, "entities_added": self.entities_added,
-            "unverified_quotes": self.unverified, "seconds": round(self.seconds, 3),
+            "unverified_quotes": self.unverified, "contradictions_found": self.contradictions,
+            "superseded": self.superseded, "seconds": round(self.seconds, 3),
         }
 
 
@@ -109,11 +114,13 @@ def plan_compile(raw: Path, states: dict[str, SourceState]) -> CompilePlan:
 
 
 class Compiler:
-    def __init__(self, kb: KnowledgeBase, store: Store, extractor: Extractor, config: Config | None = None) -> None:
+    def __init__(self, kb: KnowledgeBase, store: Store, extractor: Extractor, config: Config | None = None,
+                 judge: ContradictionJudge | None = None) -> None:
         self.kb = kb
         self.store = store
         self.extractor = extractor
         self.config = config or kb.config()
+        self.judge = judge or RuleJudge()
 
     def plan(self) -> CompilePlan:
         return plan_compile(self.kb.raw, load_source_states(self.store))
@@ -145,6 +152,8 @@ class Compiler:
             for path in plan.vanished:
                 seq = self._remove_source(path, batch, seq)
             self.store.write(batch)
+        found = detect(self.store, report.new_claim_ids, self.judge, self.config.single_valued)
+        report.contradictions, report.superseded = found.found, found.superseded
         report.seconds = time.perf_counter() - started
         return report
 
@@ -162,7 +171,13 @@ class Compiler:
         try:
             doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority)
             source_row, unverified = self._extract_into(doc, slug, index, batch, report, now)
-        except SourceError as exc:
+        except Exception as exc:  # one source's failure never stops the others
+            if not isinstance(exc, SourceError):
+                if isinstance(exc, KgError):
+                    exc = SourceError(f"{path}: {exc}")
+                else:  # a bug in a backend: say so plainly, keep going
+                    exc = SourceError(f"{path}: the {self.extractor.name} extractor failed ({type(exc).__name__}: {exc}). "
+                                      "Please report this with the file; the other sources were compiled.")
             report.failed[path] = str(exc)
             data = (self.kb.raw / path).read_bytes() if (self.kb.raw / path).exists() else b""
             source_row = {
@@ -188,7 +203,8 @@ class Compiler:
         self, doc: SourceDoc, slug: str, index: EntityIndex, batch: WriteBatch, report: CompileReport, now: str,
     ) -> tuple[dict[str, Any], int]:
         chunks = chunk_text(doc.path, doc.text, self.config.compile.chunk_chars)
-        context = ExtractionContext(doc.path, doc.title, frontmatter=doc.frontmatter)
+        known = tuple(index.mentioned_in(doc.text)) if self.extractor.wants_known_entities else ()
+        context = ExtractionContext(doc.path, doc.title, known_entities=known, frontmatter=doc.frontmatter)
         results = self.extractor.extract(chunks, context)
         created = set(batch_ids(batch, "Claim"))
         entity_rows = {row["id"]: row for row in batch.nodes.get("Entity", [])}
@@ -259,6 +275,7 @@ class Compiler:
             else:
                 batch.add("Claim", claims[cid])
                 report.claims_added += 1
+                report.new_claim_ids.add(cid)
         fresh = {cid for cid in claims if cid not in existing}
         for row in about:
             if row["src"] in fresh:

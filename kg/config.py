@@ -28,7 +28,7 @@ batch_sources = 64
 
 [llm]
 # provider = "anthropic"          # or "openai" for any OpenAI-compatible server (Ollama, vLLM...)
-# model = "claude-sonnet-4-5"
+# model = "claude-sonnet-4-6"
 # base_url = "http://localhost:11434/v1"
 # concurrency = 4
 # timeout_seconds = 60
@@ -38,6 +38,11 @@ batch_sources = 64
 # input = 3.0
 # output = 15.0
 # API keys are read from the environment only (ANTHROPIC_API_KEY, OPENAI_API_KEY).
+
+[predicates]
+# Predicates that hold one value at a time (a CEO, a population): the claim valid later
+# supersedes the earlier one instead of contradicting it.
+# single_valued = ["ceo", "population"]
 
 [authority]
 # Glob patterns over paths in raw/ -> authority rank (higher wins when claims collide).
@@ -79,6 +84,8 @@ class Config:
     compile: CompileConfig = field(default_factory=CompileConfig)
     llm: LlmConfig = field(default_factory=LlmConfig)
     authority: dict[str, int] = field(default_factory=dict)
+    #: Predicates that hold one value at a time: a later claim supersedes an earlier one.
+    single_valued: tuple[str, ...] = ()
 
     @classmethod
     def load(cls, path: Path) -> Config:
@@ -98,8 +105,9 @@ class Config:
         except TypeError as exc:
             raise ConfigError(f"{origin}: unknown or misspelt setting ({exc}). See the comments in a fresh `kg init` kg.toml.") from exc
         authority = {str(k): int(v) for k, v in data.get("authority", {}).items()}
+        single_valued = tuple(str(p) for p in data.get("predicates", {}).get("single_valued", []))
         if llm_cfg.concurrency < 1 or llm_cfg.max_retries < 0 or llm_cfg.validation_retries < 0 or llm_cfg.timeout_seconds <= 0:
             raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
             raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
-        return cls(compile=compile_cfg, llm=llm_cfg, authority=authority)
+        return cls(compile=compile_cfg, llm=llm_cfg, authority=authority, single_valued=single_valued)

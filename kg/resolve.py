@@ -6,6 +6,7 @@ name is a dict lookup, never a query per entity.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,6 +57,19 @@ class EntityIndex:
         self.slugs.add(record.id)
         for name in (record.name, *record.aliases):
             self.by_key.setdefault(name_key(name), record.id)
+
+    def mentioned_in(self, text: str, limit: int = 100, max_words: int = 5) -> list[str]:
+        """Canonical names of known entities that `text` mentions (word n-grams looked up by key)."""
+        words = re.findall(r"[\w'’&+#-]+", text)
+        found: dict[str, None] = {}
+        for size in range(max_words, 0, -1):
+            for i in range(len(words) - size + 1):
+                entity_id = self.by_key.get(name_key(" ".join(words[i : i + size])))
+                if entity_id is not None:
+                    found.setdefault(self.records[entity_id].name, None)
+                    if len(found) >= limit:
+                        return list(found)
+        return list(found)
 
     def lookup(self, name: str) -> str | None:
         key = name_key(name)

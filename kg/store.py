@@ -58,7 +58,7 @@ SCHEMA_VERSION = MIGRATIONS[-1][0]
 
 
 def now_iso() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
 # Arrow schemas of the batched writes; explicit so that all-null columns keep their type.
@@ -79,12 +79,19 @@ WRITE_SCHEMAS: dict[str, pa.Schema] = {
                                  ("char_start", _I), ("char_end", _I), ("recorded_at", _S), ("retracted_at", _S)]),
     "MENTIONS": pa.schema([("src", _S), ("dst", _S), ("count", _I)]),
     "RELATED": pa.schema([("src", _S), ("dst", _S), ("predicate", _S), ("claim_id", _S)]),
+    "CONTRADICTS": pa.schema([("src", _S), ("dst", _S), ("reason", _S), ("confidence", _D), ("method", _S),
+                              ("detected_at", _S)]),
+    "SUPERSEDES": pa.schema([("src", _S), ("dst", _S), ("reason", _S)]),
+    "ALIAS_OF": pa.schema([("src", _S), ("dst", _S), ("method", _S), ("score", _D)]),
 }
 _REL_ENDS = {
     "ABOUT": ("Claim", "Entity"),
     "EXTRACTED_FROM": ("Claim", "Source"),
     "MENTIONS": ("Source", "Entity"),
     "RELATED": ("Entity", "Entity"),
+    "CONTRADICTS": ("Claim", "Claim"),
+    "SUPERSEDES": ("Claim", "Claim"),
+    "ALIAS_OF": ("Entity", "Entity"),
 }
 _KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id"}
 

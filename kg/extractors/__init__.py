@@ -31,6 +31,8 @@ class Extractor(ABC):
     model: str = ""
     #: Whether replies are worth caching (an LLM call is; a regex pass is not).
     cacheable: bool = False
+    #: Whether the compiler should look up graph entities the source mentions (an LLM reuses their names).
+    wants_known_entities: bool = False
 
     def __init__(self, cache: ResponseCache | None = None) -> None:
         self.cache = cache

@@ -159,14 +159,20 @@ class HeuristicExtractor(Extractor):
         finder = _MentionFinder(registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
+        previous: tuple[int, str] | None = None  # (end, subject key) of the last claim
         for start, end in spans:
             md_start, md_end = plain.source_span(start, end)
-            topic = topic_for(md_start)
             if topic_for.is_heading(md_start, md_end):
                 continue
+            topic = topic_for(md_start, registry)
+            if previous and "\n\n" not in plain.text[previous[0] : start]:
+                topic = previous[1]  # "It ...", "The machine ...": the paragraph's last subject
             claim = self._claim(plain, start, end, chunk.text[md_start:md_end], finder, registry, topic)
             if claim:
                 claims.append(claim)
+                previous = (end, registry.key_of(claim.subject) or "")
+            elif mentioned := finder.find(plain.text[start:end]):
+                previous = (end, mentioned[0].key)  # "So, the Eniac." sets the subject of what follows
         claims.extend(self._table_claims(chunk.text, plain, registry, finder))
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= {key for _, _, key in headings if key}
@@ -363,6 +369,7 @@ class HeuristicExtractor(Extractor):
         return claims
 
 
+_PREPOSITIONS = {"until", "till", "since", "from", "between", "during", "through", "into", "per"}
 _CONJUNCTIONS = {"and", "or", "but", "nor", "yet", "so", "while", "whereas"}
 _BASE_CONFIDENCE = {
     ClaimType.definition: 0.85, ClaimType.quantity: 0.8, ClaimType.date: 0.8, ClaimType.relation: 0.75,
@@ -379,15 +386,15 @@ class _MentionFinder:
             {n for e in registry.entities.values() for n in (e.name, *e.aliases)}, key=lambda n: (-len(n), n)
         )
         # Acronyms and one-word names match exactly; "Program counter" also matches "program counter".
-        foldable = [n for n in names if not any(c.isupper() for c in n[1:]) and (" " in n or not n[0].isupper())]
-        exact = [re.escape(n) for n in names if n not in foldable]
-        folded = [re.escape(n) for n in foldable if len(n) >= 3]
+        # One alternation, longest name first, so "Intel 4004" wins over "Intel".
         parts = []
-        if exact:
-            parts.append(rf"(?<![\w-])(?:{'|'.join(exact)})(?:['’]s?)?(?![\w-])")
-        if folded:
-            parts.append(rf"(?i:(?<![\w-])(?:{'|'.join(folded)})(?:e?s)?(?![\w-]))")
-        self.pattern = re.compile("|".join(parts)) if parts else None
+        for n in names:
+            if not any(c.isupper() for c in n[1:]) and (" " in n or not n[0].isupper()):
+                if len(n) >= 3:
+                    parts.append(f"(?i:{re.escape(n)}(?:e?s)?)")
+            else:
+                parts.append(f"{re.escape(n)}(?:['’]s?)?")
+        self.pattern = re.compile(rf"(?<![\w-])(?:{'|'.join(parts)})(?![\w-])") if parts else None
 
     def find(self, sentence: str) -> list[_Mention]:
         if self.pattern is None:
@@ -407,12 +414,13 @@ class _TopicTracker:
     def __init__(self, headings: list[tuple[int, int, str | None]]) -> None:
         self.headings = headings
 
-    def __call__(self, md_offset: int) -> str | None:
+    def __call__(self, md_offset: int, registry: _Registry) -> str | None:
         topic = None
         for start, _, key in self.headings:
             if start <= md_offset and key:
                 topic = key
-        return topic
+        # A heading entity may have been folded into another one since: follow its name.
+        return registry.alias_to_key.get(topic) if topic else None
 
     def is_heading(self, md_start: int, md_end: int) -> bool:
         return any(start <= md_start < end for start, end, _ in self.headings if start >= 0)
@@ -442,7 +450,7 @@ def _fold_surnames(registry: _Registry) -> None:
     by_last: dict[str, list[str]] = {}
     for key, entity in registry.entities.items():
         words = entity.name.split()
-        if len(words) >= 2 and entity.type in ("person", "named"):
+        if len(words) >= 2 and entity.type in ("person", "named") and not any(w.lower() in ("of", "the") for w in words):
             by_last.setdefault(name_key(words[-1]), []).append(key)
     for key in list(registry.entities):
         entity = registry.entities[key]
@@ -485,6 +493,8 @@ def _unit_of(match: re.Match[str]) -> tuple[str, bool]:
     nouns = [w for w in lowered.split() if w.isalpha() and w not in V.AUXILIARIES and w not in V.STOP_CAPS]
     if not nouns or nouns[0] != lowered.split()[0]:
         return "", False
+    if nouns[0].endswith("s") and not nouns[0].endswith("ss"):
+        nouns = nouns[:1]  # "2,300 transistors made ...": a plural noun ends the unit
     noun = " ".join(nouns)
     return (noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun), False
 
@@ -572,3 +582,36 @@ def _validity(sentence: str) -> tuple[str | None, str | None]:
         return match.group(1), match.group(2)
     since, until = _SINCE.search(sentence), _UNTIL.search(sentence)
     return (since.group(1) if since else None), (until.group(1) if until else None)
+
+
+def quantity_facets(text: str) -> list[tuple[str, float, str]]:
+    """Every (predicate word, value, unit) in a sentence: "weighed about 27 tonnes" -> ("weighed", 27.0, "t").
+
+    Used by the contradiction rules, which compare all quantities of two claims, not only the
+    one a claim was typed by.
+    """
+    facets = []
+    for match in _NUMBER.finditer(text):
+        if _inside_year(match):
+            continue
+        unit, _ = _unit_of(match)
+        if not unit:
+            continue
+        facets.append((" ".join(_words_before(text, match.start())), _parse_number(match), unit))
+    return facets
+
+
+def _words_before(text: str, at: int, window: int = 4) -> list[str]:
+    """Content words just before a number or date: what is being measured."""
+    before = [w.lower().strip(".,;:'’\"()") for w in text[:at].split()[-window:]]
+    return [w for w in before if w.isalpha() and w not in V.AUXILIARIES and w not in _CONJUNCTIONS
+            and w not in V.MONTHS and w not in _PREPOSITIONS]
+
+
+def date_facets(text: str) -> list[tuple[str, str]]:
+    """(predicate word, ISO date) for the first date of a sentence, or nothing."""
+    found = _date(text)
+    if not found:
+        return []
+    _, iso, at = found
+    return [(" ".join(_words_before(text, at, 5)), iso)]

@@ -1,0 +1,303 @@
+"""Contradictions and supersession between claims, found at compile time.
+
+Candidates, never all pairs: claims about the same subject entity, plus lexical neighbours
+through an inverted index over content words (plus embedding neighbours when an embedder is
+given). A judge decides each candidate pair; `RuleJudge` is the offline one. Findings become
+CONTRADICTS edges; nothing is deleted. Declared single-valued predicates are resolved by
+time instead: the later claim SUPERSEDES the earlier one.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from abc import ABC, abstractmethod
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from kg.extractors.heuristic import date_facets, quantity_facets
+from kg.store import Store, WriteBatch, now_iso
+
+_WORD = re.compile(r"[a-z0-9][a-z0-9-]*")
+STOPWORDS = set(
+    ["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "as", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "its", "it", "this", "that", "these", "those", "which", "who", "whom", "their", "his", "her", "they", "he", "she", "we", "i", "than", "then", "there", "here", "into", "onto", "over", "under", "about", "after", "before", "during", "while", "when", "where", "also", "such", "can", "could", "may", "might", "will", "would", "shall", "should", "must", "very", "so", "some", "any", "each", "both", "all"]
+)
+NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "none", "without", "lack", "lacks", "lacking",
+             "unrelated", "fails", "fail", "failed", "absent", "n't"}
+# Stems of words that state a direction of effect; opposite signs on otherwise similar claims disagree.
+UP = {"increas", "enhanc", "promot", "rais", "higher", "more", "greater", "activ", "stimul", "induc", "upregul",
+      "improv", "acceler", "elev", "augment", "boost", "perpetu", "generat", "essential", "requir", "gain",
+      "strengthen", "facilit", "exacerb", "susceptib", "better", "faster", "larger", "bigger", "rise", "rose", "grow", "grew"}
+DOWN = {"decreas", "reduc", "inhibit", "lower", "less", "fewer", "suppress", "imped", "impair", "prevent",
+        "downregul", "worsen", "delay", "diminish", "attenu", "disrupt", "remov", "block", "dispens", "loss", "lose",
+        "weaken", "hinder", "immun", "resist", "abolish", "slow", "slower", "smaller", "fall", "fell", "declin", "drop"}
+SUPERLATIVES = {"first", "only", "last", "largest", "smallest", "earliest", "oldest", "fastest", "biggest", "sole"}
+
+
+def stem(word: str) -> str:
+    for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ies", "es", "ed", "er", "s", "e"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            return word[: -len(suffix)]
+    return word
+
+
+def content_stems(text: str) -> list[str]:
+    return [stem(w) for w in _WORD.findall(text.lower().replace("n't", " not")) if w not in STOPWORDS and w not in NEGATIONS]
+
+
+def _direction(stems: Iterable[str]) -> int:
+    score = 0
+    for s in stems:
+        if any(s.startswith(u) for u in UP):
+            score += 1
+        elif any(s.startswith(d) for d in DOWN):
+            score -= 1
+    return (score > 0) - (score < 0)
+
+
+def _negated(text: str) -> bool:
+    words = set(_WORD.findall(text.lower().replace("n't", " not")))
+    return bool(words & NEGATIONS) and "not only" not in text.lower()
+
+
+@dataclass
+class ClaimRecord:
+    id: str
+    text: str
+    subject: str
+    predicate: str
+    claim_type: str
+    polarity: int
+    object: str
+    confidence: float
+    authority: int = 0
+    valid_from: str | None = None
+    recorded_at: str = ""
+    entities: frozenset[str] = frozenset()
+    stems: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.stems:
+            self.stems = content_stems(self.text)
+
+
+@dataclass(frozen=True)
+class Finding:
+    a: str
+    b: str
+    reason: str
+    confidence: float
+    method: str
+
+
+class ContradictionJudge(ABC):
+    method = "judge"
+
+    @abstractmethod
+    def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
+        """For each candidate pair, a Finding when the two claims cannot both hold, else None."""
+
+
+def _stems(words: str) -> set[str]:
+    return {stem(w) for w in words.split() if w not in STOPWORDS}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+class RuleJudge(ContradictionJudge):
+    """Offline rules: polarity flips, opposite directions, different values, exclusive superlatives."""
+
+    method = "rules"
+
+    def __init__(self, similarity: float = 0.55) -> None:
+        self.similarity = similarity
+
+    def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
+        return [self.judge_one(a, b) for a, b in pairs]
+
+    def judge_one(self, a: ClaimRecord, b: ClaimRecord) -> Finding | None:
+        confidence = round(min(a.confidence, b.confidence) ** 0.5, 2)
+        comparative = " than " in a.text or " than " in b.text  # a comparison's number is about its own subject
+        if a.subject == b.subject or (not comparative and (a.subject in b.entities or b.subject in a.entities)):
+            found = self._values(a, b, confidence)
+            if found:
+                return found
+        sa, sb = set(a.stems), set(b.stems)
+        directional_a = {s for s in sa if _direction([s])}
+        directional_b = {s for s in sb if _direction([s])}
+        core = _jaccard(sa - directional_a, sb - directional_b)
+        if core < self.similarity:
+            return self._superlatives(a, b, confidence)
+        neg_a, neg_b = _negated(a.text), _negated(b.text)
+        dir_a, dir_b = _direction(sa - sb), _direction(sb - sa)
+        effect_a = 0 if neg_a else dir_a
+        effect_b = 0 if neg_b else dir_b
+        if dir_a and dir_b and dir_a != dir_b and neg_a == neg_b:
+            return Finding(a.id, b.id, "opposite directions of effect", confidence, self.method)
+        negation_flip = neg_a != neg_b and (effect_a or effect_b or core >= 0.7)
+        if negation_flip and (not (dir_a or dir_b) or effect_a != effect_b):
+            return Finding(a.id, b.id, "one claim negates the other", round(confidence * min(1.0, core + 0.2), 2), self.method)
+        return self._superlatives(a, b, confidence)
+
+    @staticmethod
+    def _values(a: ClaimRecord, b: ClaimRecord, confidence: float) -> Finding | None:
+        """Same subject (or a shared entity), what is measured overlaps, the values differ."""
+        for pred_a, value_a, unit_a in quantity_facets(a.text):
+            for pred_b, value_b, unit_b in quantity_facets(b.text):
+                shared = _stems(pred_a) & _stems(pred_b)
+                if unit_a != unit_b or not shared:
+                    continue
+                if abs(value_a - value_b) > 0.005 * max(abs(value_a), abs(value_b)):
+                    what = " ".join(sorted(shared))
+                    reason = f"different values for {what}: {value_a:g} vs {value_b:g} {unit_a}"
+                    return Finding(a.id, b.id, reason, confidence, "rules")
+        for pred_a, iso_a in date_facets(a.text):
+            for pred_b, iso_b in date_facets(b.text):
+                shared = _stems(pred_a) & _stems(pred_b)
+                if len(shared) >= min(2, len(_stems(pred_a)), len(_stems(pred_b))) and shared and not (
+                    iso_a.startswith(iso_b) or iso_b.startswith(iso_a)
+                ):
+                    what = " ".join(sorted(shared))
+                    return Finding(a.id, b.id, f"different dates for {what}: {iso_a} vs {iso_b}", confidence, "rules")
+        return None
+
+    @staticmethod
+    def _superlatives(a: ClaimRecord, b: ClaimRecord, confidence: float) -> Finding | None:
+        """"X was the first Y" and "Z was the first Y": both cannot hold."""
+        if a.subject == b.subject or a.claim_type != "definition" or b.claim_type != "definition" or a.polarity < 0 or b.polarity < 0:
+            return None
+        words_a, words_b = a.object.lower().split(), b.object.lower().split()
+        if not words_a or not words_b or words_a[0] not in SUPERLATIVES or words_a[0] != words_b[0]:
+            return None
+        if _jaccard(set(content_stems(a.object)), set(content_stems(b.object))) >= 0.6:
+            return Finding(a.id, b.id, f"both claim to be the {words_a[0]} of their kind", round(confidence * 0.8, 2), "rules")
+        return None
+
+
+class CandidateIndex:
+    """Inverted index over content stems of live claims, for lexical neighbours."""
+
+    def __init__(self, claims: Sequence[ClaimRecord], max_df: int = 2000) -> None:
+        self.claims = claims
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for i, claim in enumerate(claims):
+            for s in set(claim.stems):
+                self.postings[s].append(i)
+        self.n = max(1, len(claims))
+        self.max_df = max_df
+
+    def neighbours(self, i: int, k: int = 10, min_shared: int = 2) -> list[int]:
+        scores: dict[int, float] = defaultdict(float)
+        counts: dict[int, int] = defaultdict(int)
+        for s in set(self.claims[i].stems):
+            posting = self.postings.get(s, [])
+            if len(posting) > self.max_df:
+                continue
+            idf = math.log(self.n / len(posting))
+            for j in posting:
+                if j != i:
+                    scores[j] += idf
+                    counts[j] += 1
+        ranked = sorted((j for j in scores if counts[j] >= min_shared), key=lambda j: (-scores[j], j))
+        return ranked[:k]
+
+
+def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 10) -> list[tuple[int, int]]:
+    """Index pairs (i < j) to judge: new claims against claims of the same subject and lexical neighbours."""
+    by_subject: dict[str, list[int]] = defaultdict(list)
+    for i, claim in enumerate(claims):
+        by_subject[claim.subject].append(i)
+    index = CandidateIndex(claims)
+    pairs: set[tuple[int, int]] = set()
+    for i, claim in enumerate(claims):
+        if claim.id not in new_ids:
+            continue
+        same = [j for j in by_subject[claim.subject] if j != i]
+        same.sort(key=lambda j: (claims[j].predicate != claim.predicate, claims[j].id))
+        for j in (*same[:per_subject], *index.neighbours(i, k)):
+            pairs.add((min(i, j), max(i, j)))
+    return sorted(pairs)
+
+
+def load_claim_records(store: Store) -> list[ClaimRecord]:
+    rows = store.query(
+        "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
+        "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at IS NULL "
+        "RETURN c.id AS id, c.text AS text, e.id AS subject, c.predicate AS predicate, c.claim_type AS claim_type, "
+        "c.polarity AS polarity, c.object AS object, c.confidence AS confidence, max(s.authority) AS authority, "
+        "c.valid_from AS valid_from, c.recorded_at AS recorded_at ORDER BY id"
+    )
+    entities: dict[str, set[str]] = defaultdict(set)
+    for r in store.query("MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE c.status = 'live' RETURN c.id AS c, e.id AS e"):
+        entities[r["c"]].add(r["e"])
+    records = []
+    for r in rows:
+        values: dict[str, Any] = {k: (v if v is not None else d) for (k, v), d in zip(r.items(), _DEFAULTS, strict=True)}
+        records.append(ClaimRecord(**values, entities=frozenset(entities[r["id"]])))
+    return records
+
+
+_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "")
+
+
+@dataclass
+class ContradictionReport:
+    candidates: int = 0
+    found: int = 0
+    superseded: int = 0
+
+
+def detect(store: Store, new_ids: set[str], judge: ContradictionJudge | None = None,
+           single_valued: Sequence[str] = ()) -> ContradictionReport:
+    """Judge candidate pairs involving `new_ids` and record CONTRADICTS / SUPERSEDES edges."""
+    judge = judge or RuleJudge()
+    report = ContradictionReport()
+    if not new_ids:
+        return report
+    claims = load_claim_records(store)
+    batch = WriteBatch()
+    now = now_iso()
+    report.superseded = _supersede(claims, new_ids, set(single_valued), batch)
+    superseded = {row["dst"] for row in batch.rels.get("SUPERSEDES", [])}
+    existing = {(r["a"], r["b"]) for r in store.query("MATCH (a:Claim)-[:CONTRADICTS]->(b:Claim) RETURN a.id AS a, b.id AS b")}
+    pairs = [(claims[i], claims[j]) for i, j in candidate_pairs(claims, new_ids)
+             if claims[i].id not in superseded and claims[j].id not in superseded]
+    report.candidates = len(pairs)
+    for (a, b), finding in zip(pairs, judge.judge(pairs), strict=True):
+        if finding is None or (a.id, b.id) in existing or (b.id, a.id) in existing:
+            continue
+        batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,
+                                     "method": finding.method, "detected_at": now})
+        report.found += 1
+    store.write(batch)
+    return report
+
+
+def _supersede(claims: Sequence[ClaimRecord], new_ids: set[str], single_valued: set[str], batch: WriteBatch) -> int:
+    """For declared single-valued predicates, the claim valid later supersedes the earlier ones."""
+    if not single_valued:
+        return 0
+    groups: dict[tuple[str, str], list[ClaimRecord]] = defaultdict(list)
+    for claim in claims:
+        if claim.predicate in single_valued:
+            groups[(claim.subject, claim.predicate)].append(claim)
+    count = 0
+    for group in groups.values():
+        if len(group) < 2 or not any(c.id in new_ids for c in group):
+            continue
+        ordered = sorted(group, key=lambda c: (c.valid_from or "", c.recorded_at, c.id))
+        latest = ordered[-1]
+        for older in ordered[:-1]:
+            batch.relate("SUPERSEDES", {"src": latest.id, "dst": older.id,
+                                        "reason": f"{latest.predicate} is single-valued; valid from {latest.valid_from or latest.recorded_at}"})
+            batch.update("Claim", {"id": older.id, "status": "superseded"})
+            count += 1
+    return count
+
+
+def as_rows(findings: Iterable[Finding]) -> list[dict[str, Any]]:
+    return [f.__dict__ for f in findings]

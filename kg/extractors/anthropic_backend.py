@@ -1,0 +1,99 @@
+"""Claude through instructor (Mode.TOOLS: forced use of one tool whose schema is the reply model).
+
+The client is the real `anthropic.Anthropic` with `max_retries=0`, so kg's retry policy
+(kg/extractors/llm.py) is the only one. `base_url` comes from kg.toml, else the SDK reads
+`ANTHROPIC_BASE_URL`; the key comes from `ANTHROPIC_API_KEY` only. The system prompt is sent
+as a text block marked `cache_control: ephemeral`, so chunks after the first read it from
+Anthropic's prompt cache.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel
+
+from kg.cache import ResponseCache
+from kg.config import LlmConfig
+from kg.errors import ConfigError
+from kg.extractors.llm import LlmExtractor
+from kg.ledger import Ledger, Usage
+from kg.models import ExtractionResult
+from kg.prompts import PromptTemplate, RenderedPrompt
+
+DEFAULT_MODEL = "claude-sonnet-4-6"  # claude-sonnet-4-5 reaches end-of-life on 2026-11-30
+
+
+def system_blocks(prompt: RenderedPrompt) -> list[dict[str, Any]]:
+    return [{"type": "text", "text": prompt.system, "cache_control": {"type": "ephemeral"}}]
+
+
+def tool_schema(model: type[BaseModel] = ExtractionResult) -> dict[str, Any]:
+    """The tool instructor sends for `model` (used as is by the batch path)."""
+    from instructor.v2.providers.anthropic.schema import generate_anthropic_schema
+
+    return dict(generate_anthropic_schema(model))
+
+
+def message_params(prompt: RenderedPrompt, model: str, max_tokens: int, with_tool: bool) -> dict[str, Any]:
+    params: dict[str, Any] = {
+        "model": model,
+        "max_tokens": max_tokens,
+        "system": system_blocks(prompt),
+        "messages": [{"role": "user", "content": prompt.user}],
+    }
+    if with_tool:
+        tool = tool_schema()
+        params["tools"] = [tool]
+        params["tool_choice"] = {"type": "tool", "name": tool["name"], "disable_parallel_tool_use": True}
+    return params
+
+
+def make_client(config: LlmConfig, env: Mapping[str, str] | None = None) -> Any:
+    import anthropic
+
+    env = os.environ if env is None else env
+    key = env.get("ANTHROPIC_API_KEY")
+    if not key:
+        raise ConfigError(
+            "The anthropic extractor needs ANTHROPIC_API_KEY in the environment (kg never reads keys from files). "
+            "Export it, or use --extractor heuristic (offline) or --extractor openai."
+        )
+    base_url = config.base_url or env.get("ANTHROPIC_BASE_URL") or None
+    return anthropic.Anthropic(api_key=key, base_url=base_url, timeout=config.timeout_seconds, max_retries=0)
+
+
+class AnthropicExtractor(LlmExtractor):
+    name = "anthropic"
+    provider = "anthropic"
+    default_model = DEFAULT_MODEL
+
+    def __init__(
+        self, config: LlmConfig, cache: ResponseCache | None = None, ledger: Ledger | None = None,
+        prompt: PromptTemplate | None = None, sleep: Callable[[float], None] | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        import time
+
+        super().__init__(config, cache, ledger, prompt, sleep or time.sleep)
+        import instructor
+
+        self.raw_client = make_client(config, env)
+        self.client = self.watch(instructor.from_anthropic(self.raw_client, mode=instructor.Mode.TOOLS))
+
+    def _request(self, prompt: RenderedPrompt) -> tuple[ExtractionResult, Usage]:
+        params = message_params(prompt, self.model, self.config.max_tokens, with_tool=False)
+        result = self.client.messages.create(
+            response_model=self.prompt.response_model,
+            max_retries=self.config.validation_retries,
+            **params,
+        )
+        return ExtractionResult.model_validate(result.model_dump()), usage_after(result)
+
+
+def usage_after(result: Any) -> Usage:
+    """Tokens of all attempts (instructor sums them); requests are counted by hooks."""
+    total = getattr(result, "_total_usage", None) or getattr(getattr(result, "_raw_response", None), "usage", None)
+    return Usage.from_response(total, requests=0)

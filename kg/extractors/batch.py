@@ -1,0 +1,117 @@
+"""`kg compile --batch`: extract every pending chunk through the Anthropic Message Batches API.
+
+The batch path fills the reply cache, then the ordinary compile runs and finds every chunk
+there (zero further requests), so the graph is exactly what a synchronous compile gives:
+
+1. collect the chunks of the sources the plan will compile, skip those already cached;
+2. submit one batch request per distinct chunk (custom_id = the reply-cache key), with the
+   same system prompt (cache_control), tool and forced tool_choice as the synchronous path;
+3. poll until the batch has ended (`[llm] batch_poll_seconds`);
+4. validate each succeeded result against the reply model and cache it; record its tokens in
+   the ledger at the batch price (half). Errored, expired or invalid results are left
+   uncached, so the compile that follows extracts those chunks synchronously (with retries).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from pydantic import ValidationError
+
+from kg.chunk import chunk_text
+from kg.config import Config
+from kg.errors import ExtractionError, SourceError
+from kg.extractors import ExtractionContext
+from kg.extractors.anthropic_backend import AnthropicExtractor, message_params
+from kg.extractors.llm import describe
+from kg.kb import KnowledgeBase
+from kg.ledger import Usage
+from kg.models import Chunk, ExtractionResult
+from kg.sources import read_source
+
+
+@dataclass
+class BatchReport:
+    batch_id: str | None = None
+    submitted: int = 0
+    cached_before: int = 0
+    succeeded: int = 0
+    failed: dict[str, str] = field(default_factory=dict)  # custom_id -> reason
+    polls: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return self.__dict__.copy()
+
+
+def pending_chunks(kb: KnowledgeBase, config: Config, paths: Iterable[str]) -> list[tuple[Chunk, ExtractionContext]]:
+    """The chunks (with their context) the compiler will extract for `paths`, as it will cut them."""
+    out: list[tuple[Chunk, ExtractionContext]] = []
+    for path in paths:
+        try:
+            doc = read_source(kb.raw, kb.raw / path, config.compile.max_source_bytes, config.authority)
+        except SourceError:
+            continue  # the compile reports it
+        context = ExtractionContext(doc.path, doc.title, frontmatter=doc.frontmatter)
+        out.extend((chunk, context) for chunk in chunk_text(doc.path, doc.text, config.compile.chunk_chars))
+    return out
+
+
+def run_batch(
+    extractor: AnthropicExtractor, items: Sequence[tuple[Chunk, ExtractionContext]],
+    sleep: Callable[[float], None] = time.sleep, max_wait_seconds: float = 24 * 3600,
+) -> BatchReport:
+    """Submit, poll, and cache the results. Nothing to do -> no request at all."""
+    report = BatchReport()
+    cache = extractor.cache
+    if cache is None:
+        raise ExtractionError("--batch needs the reply cache (the results are delivered through it).")
+    requests: dict[str, dict[str, Any]] = {}
+    for chunk, context in items:
+        key = extractor.cache_key(chunk)
+        if key in requests:
+            continue
+        if cache.get(key) is not None:
+            report.cached_before += 1
+            continue
+        prompt = extractor.render(chunk, context)
+        requests[key] = {"custom_id": key, "params": message_params(prompt, extractor.model, extractor.config.max_tokens, with_tool=True)}
+    if not requests:
+        return report
+    batches = extractor.raw_client.messages.batches
+    try:
+        batch = batches.create(requests=list(requests.values()))
+    except Exception as exc:
+        raise ExtractionError(f"Submitting the message batch failed: {describe(exc)}. Run `kg compile --batch` again, "
+                              "or compile without --batch.") from None
+    extractor.ledger.record(extractor.model, Usage(requests=1), batch=True)
+    report.batch_id, report.submitted = batch.id, len(requests)
+    waited = 0.0
+    while batch.processing_status != "ended":
+        if waited >= max_wait_seconds:
+            raise ExtractionError(f"Message batch {batch.id} has not ended after {waited:.0f}s. Run `kg compile --batch` "
+                                  "later: finished chunks are cached.")
+        sleep(extractor.config.batch_poll_seconds)
+        waited += extractor.config.batch_poll_seconds
+        batch = batches.retrieve(batch.id)
+        report.polls += 1
+    for item in batches.results(batch.id):
+        custom_id = item.custom_id
+        result = item.result
+        if result.type != "succeeded":
+            report.failed[custom_id] = result.type
+            continue
+        message = result.message
+        extractor.ledger.record(extractor.model, Usage.from_response(message.usage, requests=0), batch=True)
+        tool_input = next((b.input for b in message.content if getattr(b, "type", "") == "tool_use"), None)
+        try:
+            parsed = ExtractionResult.model_validate(tool_input)
+        except ValidationError as exc:
+            report.failed[custom_id] = f"invalid reply ({exc.error_count()} validation errors)"
+            continue
+        if custom_id in requests:
+            cache.put(custom_id, parsed.model_dump(mode="json"))
+            report.succeeded += 1
+    return report

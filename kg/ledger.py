@@ -1,0 +1,173 @@
+"""The token and cost ledger of one run, and the price table it is priced with.
+
+Prices are USD per million tokens. Defaults cover common models; `[llm.prices."model"]` in
+kg.toml overrides or adds entries. A model with no known price is counted in tokens and
+priced at 0 (the summary says so). Batch requests are priced at half (Anthropic's discount).
+
+`estimate_tokens` is the approximation used by `kg compile --dry-run` and by the tests'
+fake servers: ceil(characters / 4), the usual rule of thumb for English text and JSON.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+CHARS_PER_TOKEN = 4
+
+#: USD per million tokens: input, output, cache_read, cache_write. Matched by longest prefix.
+#: Only list-prices known to kg's authors are here; add others in kg.toml [llm.prices].
+DEFAULT_PRICES: dict[str, dict[str, float]] = {
+    "claude-opus-4-0": {"input": 15.0, "output": 75.0, "cache_read": 1.5, "cache_write": 18.75},
+    "claude-opus-4-1": {"input": 15.0, "output": 75.0, "cache_read": 1.5, "cache_write": 18.75},
+    "claude-opus-4-5": {"input": 5.0, "output": 25.0, "cache_read": 0.5, "cache_write": 6.25},
+    "claude-sonnet-4": {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75},
+    "claude-3-7-sonnet": {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75},
+    "claude-3-5-sonnet": {"input": 3.0, "output": 15.0, "cache_read": 0.3, "cache_write": 3.75},
+    "claude-haiku-4": {"input": 1.0, "output": 5.0, "cache_read": 0.1, "cache_write": 1.25},
+    "claude-3-5-haiku": {"input": 0.8, "output": 4.0, "cache_read": 0.08, "cache_write": 1.0},
+    "gpt-4o-mini": {"input": 0.15, "output": 0.6, "cache_read": 0.075, "cache_write": 0.0},
+    "gpt-4o": {"input": 2.5, "output": 10.0, "cache_read": 1.25, "cache_write": 0.0},
+    "gpt-4.1-mini": {"input": 0.4, "output": 1.6, "cache_read": 0.1, "cache_write": 0.0},
+    "gpt-4.1": {"input": 2.0, "output": 8.0, "cache_read": 0.5, "cache_write": 0.0},
+}
+BATCH_DISCOUNT = 0.5
+
+
+def estimate_tokens(text: str) -> int:
+    """ceil(len(text) / 4): a documented approximation, not a real tokenizer."""
+    return math.ceil(len(text) / CHARS_PER_TOKEN) if text else 0
+
+
+@dataclass(frozen=True)
+class Price:
+    input: float = 0.0
+    output: float = 0.0
+    cache_read: float = 0.0
+    cache_write: float = 0.0
+    known: bool = True
+
+
+def price_for(model: str, overrides: Mapping[str, Mapping[str, float]] | None = None) -> Price:
+    table = {**DEFAULT_PRICES, **{k: dict(v) for k, v in (overrides or {}).items()}}
+    matches = [k for k in table if model.startswith(k)]
+    if not matches:
+        return Price(known=False)
+    row = table[model] if model in table else table[max(matches, key=len)]
+    return Price(input=float(row.get("input", 0.0)), output=float(row.get("output", 0.0)),
+                 cache_read=float(row.get("cache_read", 0.0)), cache_write=float(row.get("cache_write", 0.0)))
+
+
+@dataclass
+class Usage:
+    requests: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+
+    def add(self, other: Usage) -> None:
+        self.requests += other.requests
+        self.input_tokens += other.input_tokens
+        self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_tokens += other.cache_write_tokens
+
+    def cost(self, price: Price, discount: float = 1.0) -> float:
+        total = (self.input_tokens * price.input + self.output_tokens * price.output
+                 + self.cache_read_tokens * price.cache_read + self.cache_write_tokens * price.cache_write)
+        return total * discount / 1_000_000
+
+    @classmethod
+    def from_response(cls, usage: Any, requests: int = 1) -> Usage:
+        """From an Anthropic `Usage` or an OpenAI `CompletionUsage` (or None)."""
+        if usage is None:
+            return cls(requests=requests)
+        if hasattr(usage, "prompt_tokens"):  # OpenAI: prompt_tokens includes cached tokens
+            details = getattr(usage, "prompt_tokens_details", None)
+            cached = int(getattr(details, "cached_tokens", 0) or 0)
+            return cls(requests, int(usage.prompt_tokens or 0) - cached, int(usage.completion_tokens or 0), cached, 0)
+        return cls(
+            requests,
+            int(getattr(usage, "input_tokens", 0) or 0),
+            int(getattr(usage, "output_tokens", 0) or 0),
+            int(getattr(usage, "cache_read_input_tokens", 0) or 0),
+            int(getattr(usage, "cache_creation_input_tokens", 0) or 0),
+        )
+
+
+@dataclass
+class Ledger:
+    """Thread-safe running totals per model; `cache_hits` counts chunks answered from the cache."""
+
+    prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
+    by_model: dict[str, Usage] = field(default_factory=dict)
+    batch_models: set[str] = field(default_factory=set)
+    cache_hits: int = 0
+    estimated: bool = False
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def record(self, model: str, usage: Usage, batch: bool = False) -> None:
+        with self._lock:
+            self.by_model.setdefault(model, Usage()).add(usage)
+            if batch:
+                self.batch_models.add(model)
+
+    def hit(self) -> None:
+        with self._lock:
+            self.cache_hits += 1
+
+    @property
+    def total(self) -> Usage:
+        total = Usage()
+        for usage in self.by_model.values():
+            total.add(usage)
+        return total
+
+    def cost(self) -> float:
+        return sum(
+            usage.cost(price_for(model, self.prices), BATCH_DISCOUNT if model in self.batch_models else 1.0)
+            for model, usage in self.by_model.items()
+        )
+
+    def unpriced(self) -> list[str]:
+        return sorted(m for m in self.by_model if not price_for(m, self.prices).known)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self.total), "cache_hits": self.cache_hits, "cost_usd": round(self.cost(), 6),
+                "estimated": self.estimated, "unpriced_models": self.unpriced(),
+                "by_model": {m: asdict(u) for m, u in sorted(self.by_model.items())}}
+
+    @property
+    def active(self) -> bool:
+        return bool(self.by_model or self.cache_hits)
+
+    def reset(self) -> None:
+        with self._lock:
+            self.by_model.clear()
+            self.batch_models.clear()
+            self.cache_hits = 0
+
+    def summary(self) -> str:
+        t = self.total
+        what = "estimated " if self.estimated else ""
+        line = (f"LLM {what}usage: {t.requests} request(s), {t.input_tokens:,} input + {t.output_tokens:,} output tokens"
+                f" ({t.cache_read_tokens:,} cache read, {t.cache_write_tokens:,} cache write), "
+                f"{self.cache_hits} chunk(s) from cache, {what}cost ${self.cost():.4f}")
+        if missing := self.unpriced():
+            line += f" (no price for {', '.join(missing)}: add [llm.prices] to kg.toml)"
+        return line
+
+
+_RUN = Ledger()
+
+
+def run_ledger(prices: Mapping[str, Mapping[str, float]] | None = None) -> Ledger:
+    """The process's ledger, used by LLM backends built without one (e.g. by kg.ops), so the
+    CLI can show the run's usage after `kg compile`. `prices` updates its price table."""
+    if prices:
+        _RUN.prices = {**_RUN.prices, **prices}
+    return _RUN
