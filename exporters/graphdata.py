@@ -82,12 +82,49 @@ def _rows(store: Store, cypher: str) -> list[dict[str, Any]]:
     return store.table(cypher).to_pylist()
 
 
+_ROLE_RANK = {"subject": 0, "object": 1, "mention": 2}
+
+
+def _fold_aliases(store: Store, entities: dict[str, dict[str, Any]]) -> Any:
+    """Entities merged by ALIAS_OF edges: return id -> canonical id, and record on each
+    canonical entity what was merged into it (names become its aliases; merged ones get no page)."""
+    parent = {r["a"]: (r["b"], r["method"], r["score"]) for r in _rows(
+        store, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method, m.score AS score")}
+
+    def canon(entity_id: str) -> str:
+        seen = set()
+        while entity_id in parent and entity_id not in seen:
+            seen.add(entity_id)
+            entity_id = parent[entity_id][0]
+        return entity_id
+
+    for entity in entities.values():
+        entity["aliases"] = list(entity["aliases"] or [])
+        entity["merged"] = []
+        entity["merged_into"] = None
+    for alias_id in sorted(parent):
+        target = canon(alias_id)
+        if target == alias_id:
+            continue
+        alias, canonical = entities[alias_id], entities[target]
+        alias["merged_into"] = target
+        canonical["merged"].append({"id": alias_id, "name": alias["name"], "method": parent[alias_id][1],
+                                    "score": parent[alias_id][2]})
+        known = {n.casefold() for n in (canonical["name"], *canonical["aliases"])}
+        for name in (alias["name"], *alias["aliases"]):
+            if name.casefold() not in known:
+                canonical["aliases"].append(name)
+                known.add(name.casefold())
+    return canon
+
+
 def load_graph(store: Store) -> Graph:
     sources = {r["path"]: r for r in _rows(store, "MATCH (s:Source) RETURN s.path AS path, s.slug AS slug, s.title AS title, "
                "s.sha256 AS sha256, s.kind AS kind, s.bytes AS bytes, s.authority AS authority, s.status AS status, "
                "s.error AS error, s.extractor AS extractor, s.chunks AS chunks, s.unverified AS unverified")}
     entities = {r["id"]: r for r in _rows(store, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, "
                 "e.aliases AS aliases, e.summary AS summary, e.status AS status")}
+    canon = _fold_aliases(store, entities)
     claims: dict[str, ClaimView] = {}
     for r in _rows(store, "MATCH (c:Claim) RETURN c.id AS id, c.text AS text, c.claim_type AS claim_type, "
                    "c.predicate AS predicate, c.object AS object, c.value AS value, c.unit AS unit, "
@@ -95,12 +132,19 @@ def load_graph(store: Store) -> Graph:
                    "c.prompt_version AS prompt_version, c.valid_from AS valid_from, c.valid_to AS valid_to"):
         claims[r["id"]] = ClaimView(**r)
     claims_of_entity: dict[str, list[str]] = defaultdict(list)
+    roles: dict[str, dict[str, str]] = defaultdict(dict)
     for r in _rows(store, "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) RETURN c.id AS c, e.id AS e, a.role AS role"):
-        claim = claims[r["c"]]
-        claim.entities.append((r["e"], r["role"]))
-        if r["role"] == "subject":
-            claim.subject = r["e"]
-        claims_of_entity[r["e"]].append(r["c"])
+        entity_id = canon(r["e"])  # a merged entity's claims belong to the entity it is an alias of
+        best = roles[r["c"]].get(entity_id)
+        if best is None or _ROLE_RANK[r["role"]] < _ROLE_RANK[best]:
+            roles[r["c"]][entity_id] = r["role"]
+    for claim_id, by_entity in roles.items():
+        claim = claims[claim_id]
+        for entity_id, role in by_entity.items():
+            claim.entities.append((entity_id, role))
+            if role == "subject":
+                claim.subject = entity_id
+            claims_of_entity[entity_id].append(claim_id)
     claims_of_source: dict[str, list[str]] = defaultdict(list)
     for r in _rows(store, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) RETURN c.id AS c, s.path AS path, "
                    "x.quote AS quote, x.char_start AS cs, x.char_end AS ce, x.source_sha256 AS sha, "
@@ -111,13 +155,17 @@ def load_graph(store: Store) -> Graph:
         if r["retracted"] is None:
             claims_of_source[r["path"]].append(r["c"])
     mentions: dict[str, list[tuple[str, int]]] = defaultdict(list)
+    counted: dict[tuple[str, str], int] = defaultdict(int)
     for r in _rows(store, "MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS n"):
-        mentions[r["s"]].append((r["e"], r["n"]))
+        counted[(r["s"], canon(r["e"]))] += r["n"]
+    for (path, entity_id), count in counted.items():
+        mentions[path].append((entity_id, count))
     related: dict[str, set[str]] = defaultdict(set)
     for r in _rows(store, "MATCH (a:Entity)-[:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b"):
-        if r["a"] != r["b"]:
-            related[r["a"]].add(r["b"])
-            related[r["b"]].add(r["a"])
+        a, b = canon(r["a"]), canon(r["b"])
+        if a != b:
+            related[a].add(b)
+            related[b].add(a)
     contradictions = _rows(store, "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) RETURN a.id AS a, b.id AS b, "
                            "r.reason AS reason, r.confidence AS confidence, r.method AS method")
     # Open contradictions: both claims still live (a retracted or superseded claim closes it).

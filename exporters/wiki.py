@@ -16,6 +16,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from exporters.answers import answer_links, answer_pages
 from exporters.graphdata import CLAIM_TYPE_TITLES, ClaimView, Graph, load_graph
 from kg.errors import KgError
 from kg.names import name_key
@@ -65,9 +66,10 @@ def environment() -> Environment:
 
 @dataclass
 class RenderReport:
-    pages: int
-    bytes: int
+    pages: int  # pages rendered (the whole wiki, or the blast radius of an incremental compile)
+    bytes: int  # bytes written
     path: Path
+    written: int = 0  # files actually rewritten (unchanged bytes are left alone)
 
 
 def _confidence(value: float | None) -> str:
@@ -89,7 +91,6 @@ class WikiBuilder:
     def __init__(self, graph: Graph) -> None:
         self.g = graph
         self.env = environment()
-        self.links: dict[str, set[str]] = defaultdict(set)  # page -> pages it links to
 
     def entity_page(self, entity_id: str) -> str:
         return f"entities/{entity_id}"
@@ -103,20 +104,25 @@ class WikiBuilder:
     def live_claims(self, ids: list[str]) -> list[ClaimView]:
         return [self.g.claims[c] for c in ids if self.g.claims[c].status == "live"]
 
-    def build(self) -> dict[str, str]:
+    def build(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> dict[str, str]:
+        """{path: text} of every page, or only of the pages named in `only` (plus index, log and
+        contradictions, which always change). Backlinks come from `compute_links`, so a partial
+        build writes exactly the bytes a full build would."""
         g = self.g
         visible_entities = sorted(e for e in g.entities if g.claims_of_entity.get(e))
-        entity_models = {e: self._entity_model(e) for e in visible_entities}
-        source_models = {p: self._source_model(p) for p in sorted(g.sources)}
+        wanted = (lambda page: True) if only is None else (lambda page: page in only)
+        entity_models = {e: self._entity_model(e) for e in visible_entities if wanted(self.entity_page(e))}
+        source_models = {p: self._source_model(p) for p in sorted(g.sources) if wanted(self.source_page(p))}
         contradiction_model = self._contradictions_model()
         backlinks: dict[str, set[str]] = defaultdict(set)
-        for page, targets in self.links.items():
+        for page, targets in (links if links is not None else compute_links(g)).items():
             for target in targets:
                 if target != page:
                     backlinks[target].add(page)
         titles = {self.entity_page(e): g.entities[e]["name"] for e in visible_entities}
         titles |= {self.source_page(p): g.sources[p]["title"] for p in g.sources}
         titles["contradictions"] = "Contradictions"
+        titles |= {f"answers/{p['id']}": p["title"] for p in g.pages}
 
         def backlink_list(page: str) -> list[tuple[str, str]]:
             return sorted((p, titles.get(p, p)) for p in backlinks.get(page, set()))
@@ -131,11 +137,12 @@ class WikiBuilder:
             page = self.source_page(path)
             files[page + ".md"] = source_tpl.render(**model, backlinks=backlink_list(page))
         files["contradictions.md"] = self.env.get_template("contradictions.md.j2").render(**contradiction_model)
-        files["index.md"] = self.env.get_template("index.md.j2").render(**self._index_model(entity_models, source_models))
+        files["index.md"] = self.env.get_template("index.md.j2").render(**self._index_model(visible_entities))
         files["log.md"] = self.env.get_template("log.md.j2").render(entries=g.log)
+        files.update(answer_pages(self.env, g.pages))
         return files
 
-    def _claim_row(self, claim: ClaimView, for_page: str) -> dict[str, Any]:
+    def _claim_row(self, claim: ClaimView, for_page: str, with_conflicts: bool = True) -> dict[str, Any]:
         citations = []
         for ev in claim.evidence:
             if ev.retracted:
@@ -144,21 +151,17 @@ class WikiBuilder:
             if target == for_page:  # on its own source page a claim cites only its span
                 citations.append({"link": "source", "span": f"{ev.char_start}–{ev.char_end}"})
                 continue
-            self.links[for_page].add(target)
             citations.append({"link": f"[[{target}#^{claim.id}|{link_label(ev.source_title)}]]",
                               "span": f"{ev.char_start}–{ev.char_end}"})
         entities = []
         for entity_id, _role in claim.entities:
             if self.entity_page(entity_id) != for_page:
                 entities.append(self.entity_link(entity_id))
-                self.links[for_page].add(self.entity_page(entity_id))
         against = []
-        for other_id, reason in claim.contradicts:
+        for other_id, reason in claim.contradicts if with_conflicts else ():
             other = self.g.claims[other_id]
             cite = next((ev for ev in other.evidence if not ev.retracted), None)
             link = f"[[sources/{cite.source_slug}#^{other.id}|{link_label(cite.source_title)}]]" if cite else ""
-            if cite:
-                self.links[for_page].add(f"sources/{cite.source_slug}")
             against.append({"text": other.text, "link": link, "reason": reason,
                             "verdict": verdict(claim, other)})
         superseded = [{"text": self.g.claims[o].text, "reason": r} for o, r in claim.superseded_by]
@@ -187,12 +190,8 @@ class WikiBuilder:
             related.update(e for e, _ in claim.entities)
         related.discard(entity_id)
         related_links = sorted((g.entities[e]["name"].casefold(), self.entity_link(e)) for e in related if g.claims_of_entity.get(e))
-        for _, link in related_links:
-            self.links[page].add(link[2:].split("|")[0])
         sources = sorted({ev.source_path for c in claims for ev in c.evidence if not ev.retracted})
         open_contradictions = sum(1 for c in claims if c.contradicts)
-        if open_contradictions:
-            self.links[page].add("contradictions")
         summary = self._summary(entity, claims)
         live = sum(1 for c in claims if c.status == "live")
         return {"entity": entity, "summary": summary, "groups": groups, "mentioned_in": mentioned_in,
@@ -229,8 +228,6 @@ class WikiBuilder:
         rows = [self._claim_row(c, page) for c in claims]
         entities = [(self.entity_link(e), n) for e, n in sorted(g.mentions.get(path, []), key=lambda x: (-x[1], x[0]))
                     if g.claims_of_entity.get(e)]
-        for link, _ in entities:
-            self.links[page].add(link[2:].split("|")[0])
         return {"source": source, "claims": rows, "entities": entities}
 
     def _contradictions_model(self) -> dict[str, Any]:
@@ -244,45 +241,86 @@ class WikiBuilder:
                            f"“{md_inline(overruled.text)}” (authority {overruled.authority}).")
             else:
                 outcome = "Unresolved: both sources have the same authority."
-            items.append({"a": self._claim_row(a, "contradictions"), "b": self._claim_row(b, "contradictions"),
+            items.append({"a": self._claim_row(a, "contradictions", False), "b": self._claim_row(b, "contradictions", False),
                           "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"],
                           "outcome": outcome})
         return {"items": items}
 
-    def _index_model(self, entity_models: dict[str, dict[str, Any]], source_models: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    def _index_model(self, visible_entities: list[str]) -> dict[str, Any]:
         g = self.g
         by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for entity_id, model in entity_models.items():
-            if model["retired"]:
-                continue
+        for entity_id in visible_entities:
+            claims = [g.claims[c] for c in g.claims_of_entity[entity_id]]
+            live = sum(1 for c in claims if c.status == "live")
+            if not live:
+                continue  # retired: every claim retracted; its page says so, the index leaves it out
             by_type[g.entities[entity_id]["type"] or "other"].append(
-                {"link": self.entity_link(entity_id), "summary": model["summary"], "sort": g.entities[entity_id]["name"].casefold(),
-                 "claims": model["claim_count"]})
+                {"link": self.entity_link(entity_id), "summary": self._summary(g.entities[entity_id], claims),
+                 "sort": g.entities[entity_id]["name"].casefold(), "claims": live})
         entity_groups: list[dict[str, Any]] = [
             {"type": t, "items": sorted(items, key=lambda i: (i["sort"], i["link"]))} for t, items in sorted(by_type.items())
         ]
-        sources = [{"link": f"[[{self.source_page(p)}|{link_label(m['source']['title'])}]]", "path": p,
-                    "status": m["source"]["status"], "claims": len(m["claims"])} for p, m in source_models.items()]
+        sources = [{"link": f"[[{self.source_page(p)}|{link_label(g.sources[p]['title'])}]]", "path": p,
+                    "status": g.sources[p]["status"], "claims": len(g.claims_of_source.get(p, []))} for p in sorted(g.sources)]
         return {"entity_groups": entity_groups, "sources": sources, "contradictions": len(g.contradictions),
                 "answers": sorted(g.pages, key=lambda p: p["id"]),
                 "entity_count": sum(len(gr["items"]) for gr in entity_groups), "source_count": len(sources)}
 
 
-def build_pages(store: Store) -> dict[str, str]:
-    graph = load_graph(store)
-    gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
-    try:
-        return WikiBuilder(graph).build()
-    finally:
-        gc.unfreeze()
+def compute_links(g: Graph) -> dict[str, set[str]]:
+    """Every page's outgoing links, straight from the graph (without rendering anything).
+
+    Mirrors what the templates link to; a test checks it against the rendered pages.
+    """
+    links: dict[str, set[str]] = defaultdict(set)
+    first_cite: dict[str, str | None] = {}
+
+    def cite_of(claim_id: str) -> str | None:
+        if claim_id not in first_cite:
+            ev = next((e for e in g.claims[claim_id].evidence if not e.retracted), None)
+            first_cite[claim_id] = f"sources/{ev.source_slug}" if ev else None
+        return first_cite[claim_id]
+
+    def row_links(claim: ClaimView, page: str) -> set[str]:
+        out = {f"sources/{ev.source_slug}" for ev in claim.evidence if not ev.retracted}
+        out |= {f"entities/{e}" for e, _ in claim.entities}
+        out |= {t for o, _ in claim.contradicts if (t := cite_of(o))}
+        out.discard(page)
+        return out
+
+    for entity_id, claim_ids in g.claims_of_entity.items():
+        if not claim_ids:
+            continue
+        page = f"entities/{entity_id}"
+        related = set(g.related.get(entity_id, set()))
+        for claim_id in claim_ids:
+            claim = g.claims[claim_id]
+            links[page] |= row_links(claim, page)
+            related.update(e for e, _ in claim.entities)
+            if claim.contradicts:
+                links[page].add("contradictions")
+        related.discard(entity_id)
+        links[page] |= {f"entities/{e}" for e in related if g.claims_of_entity.get(e)}
+    for path, source in g.sources.items():
+        page = f"sources/{source['slug']}"
+        for claim_id in g.claims_of_source.get(path, []):
+            links[page] |= row_links(g.claims[claim_id], page)
+        links[page] |= {f"entities/{e}" for e, _ in g.mentions.get(path, []) if g.claims_of_entity.get(e)}
+    for row in g.contradictions:
+        links["contradictions"] |= row_links(g.claims[row["a"]], "contradictions") | row_links(g.claims[row["b"]], "contradictions")
+    for page, targets in answer_links(g.pages).items():
+        links[page] |= targets
+    return links
 
 
-def write_atomically(files: dict[str, str], wiki: Path) -> int:
-    """Write all files into a fresh folder beside `wiki`, then swap it in.
+def write_atomically(files: dict[str, str], wiki: Path, partial: bool = False) -> int:
+    """Write the wiki into a fresh folder beside `wiki`, then swap it in.
 
-    Hidden entries of the old wiki (an `.obsidian/` vault config) are carried over.
-    A crash before the swap leaves the old wiki untouched; stale temporary folders are
-    cleared on the next render.
+    `partial`: `files` holds only the pages that changed; every other file of the old wiki is
+    hard-linked into the new folder (cheap, and the old files are never modified).
+    Hidden entries of the old wiki (an `.obsidian/` vault config) are carried over. A crash
+    before the swap leaves the old wiki untouched; stale temporary folders are cleared on the
+    next render. Returns the bytes written.
     """
     parent = wiki.parent
     tmp = parent / f".wiki.tmp-{os.getpid()}"
@@ -306,6 +344,8 @@ def write_atomically(files: dict[str, str], wiki: Path) -> int:
                         shutil.copytree(entry, tmp / entry.name, symlinks=True)
                     else:
                         shutil.copy2(entry, tmp / entry.name)
+                elif partial:
+                    _link_tree(entry, tmp / entry.name, files, entry.name)
             os.rename(wiki, old)
         os.rename(tmp, wiki)
     except OSError as exc:
@@ -318,7 +358,93 @@ def write_atomically(files: dict[str, str], wiki: Path) -> int:
     return total
 
 
-def render_wiki(store: Store, wiki: Path) -> RenderReport:
-    files = build_pages(store)
-    size = write_atomically(files, wiki)
-    return RenderReport(pages=len(files), bytes=size, path=wiki)
+def _link_tree(source: Path, target: Path, replaced: dict[str, str], rel: str) -> None:
+    """Hard-link the files under `source` into `target`, except those being replaced."""
+    if source.is_dir():
+        target.mkdir(exist_ok=True)
+        with os.scandir(source) as entries:
+            for entry in entries:
+                _link_tree(Path(entry.path), target / entry.name, replaced, f"{rel}/{entry.name}")
+    elif rel not in replaced:
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copy2(source, target)
+
+
+_LINK = re.compile(r"\[\[([^\]|#\n]+)")
+
+
+def page_links(text: str) -> set[str]:
+    """Targets of the [[wikilinks]] of a rendered page, its Backlinks section excluded."""
+    body = text.split("\n## Backlinks\n", 1)[0]
+    return {m.group(1) for m in _LINK.finditer(body)}
+
+
+def blast_radius(g: Graph, changed_sources: set[str], wiki: Path, links: dict[str, set[str]] | None = None) -> set[str]:
+    """Pages whose content depends on the changed sources: their source pages, the entities and
+    sources of every claim they touch (retracted ones included) and of claims contradicting
+    those, and every page linked from or to these before or after the change (backlinks)."""
+    claims = {c.id for c in g.claims.values() if any(ev.source_path in changed_sources for ev in c.evidence)}
+    for claim_id in list(claims):
+        claim = g.claims[claim_id]
+        claims.update(o for o, _ in claim.contradicts)
+        claims.update(o for o, _ in claim.superseded_by)
+    pages = {f"sources/{g.sources[p]['slug']}" for p in changed_sources if p in g.sources}
+    for claim_id in claims:
+        claim = g.claims[claim_id]
+        pages.update(f"entities/{e}" for e, _ in claim.entities)
+        pages.update(f"sources/{ev.source_slug}" for ev in claim.evidence)
+    for path in changed_sources:
+        pages.update(f"entities/{e}" for e, _ in g.mentions.get(path, []))
+    links = links if links is not None else compute_links(g)
+    neighbours: set[str] = set()
+    for page in pages:
+        neighbours |= links.get(page, set())
+        current = wiki / f"{page}.md"
+        if current.is_file():
+            neighbours |= page_links(current.read_text(encoding="utf-8"))
+    return {p for p in pages | neighbours if p.startswith(("entities/", "sources/"))}
+
+
+def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = None) -> RenderReport:
+    """Render the whole wiki, or (given the sources a compile changed) only the blast radius."""
+    graph = load_graph(store)
+    gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
+    try:
+        builder = WikiBuilder(graph)
+        links = compute_links(graph)
+        if changed_sources is None or not (wiki / "index.md").is_file():
+            files = builder.build(links=links)
+            return RenderReport(pages=len(files), bytes=write_atomically(files, wiki), path=wiki, written=len(files))
+        files = builder.build(only=blast_radius(graph, changed_sources, wiki, links), links=links)
+    finally:
+        gc.unfreeze()
+    size, written = write_in_place(files, wiki)
+    return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
+
+
+def write_in_place(files: dict[str, str], wiki: Path) -> tuple[int, int]:
+    """Replace the given pages one by one, each atomically (temporary file, then rename).
+
+    Used for the blast radius of an incremental compile: the caller keeps a marker of the
+    changed sources until this returns, so a crash half-way is finished by the next compile.
+    Unchanged bytes are not rewritten.
+    """
+    total = written = 0
+    try:
+        for rel in sorted(files):
+            data = files[rel].encode("utf-8")
+            target = wiki / rel
+            if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+                continue
+            written += 1
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+            tmp.write_bytes(data)
+            os.replace(tmp, target)
+            total += len(data)
+    except OSError as exc:
+        raise KgError(f"Could not write the wiki at {wiki}: {exc.strerror or exc}. Pages already written are complete; "
+                      "check free disk space and write permission, then run `kg compile` again to finish.") from exc
+    return total, written

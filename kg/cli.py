@@ -99,6 +99,7 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
     data = report.as_dict()
     if rendered is not None:
         data["rendered_pages"] = rendered.pages
+        data["rewritten_pages"] = rendered.written
     if as_json:
         emit_json(data)
     else:
@@ -110,7 +111,7 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
                 f"{data['removed']} removed) in {report.seconds:.1f}s: +{report.claims_added} claims, "
                 f"+{report.entities_added} entities"
                 + (f", {report.unverified} claims dropped (quote not in source)" if report.unverified else "")
-                + (f"; wiki: {rendered.pages} pages" if rendered is not None else "")
+                + (f"; wiki: {rendered.written} of {rendered.pages} rendered pages rewritten" if rendered is not None else "")
             )
         for _path, reason in sorted(report.failed.items()):
             err.print(f"[yellow]failed:[/yellow] {reason}")
@@ -125,6 +126,7 @@ def compile_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Estimate LLM tokens and cost; send nothing, change nothing.")] = False,
     batch: Annotated[bool, typer.Option("--batch", help="Extract through the Anthropic Message Batches API (half price; waits for the batch).")] = False,
+    explain: Annotated[bool, typer.Option("--explain", help="Print what would be compiled and which pages rewritten; change nothing.")] = False,
 ) -> None:
     """Compile new and changed sources in raw/ into the graph, then render the wiki.
 
@@ -135,6 +137,9 @@ def compile_command(
 
     with errors():
         base = find_kb(kb)
+        if explain:
+            _print_explain(ops.explain(base), as_json)
+            raise typer.Exit(0)
         if dry_run:
             estimate = llm_run.estimate(base, extractor)
             if as_json:
@@ -151,6 +156,22 @@ def compile_command(
         if (summary := llm_run.run_summary()) is not None:
             err.print(summary)
     raise typer.Exit(code)
+
+
+def _print_explain(data: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(data)
+        return
+    plan = data["plan"]
+    for label in ("new", "changed", "retry", "vanished"):
+        for path in plan[label]:
+            out.print(f"{label}: raw/{path}", markup=False)
+    if not data["pages"]:
+        out.print(f"Nothing to compile ({len(plan['unchanged'])} sources up to date).")
+        return
+    out.print(f"Pages that would be rewritten ({len(data['pages'])}):")
+    for page in data["pages"]:
+        out.print(f"  wiki/{page}.md" if not page.startswith("(") else f"  {page}", markup=False)
 
 
 @app.command("ingest")
@@ -205,6 +226,8 @@ def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
             out.print(f"  {label}: {path}")
     for _path, reason in st.failed.items():
         out.print(f"  failed: {reason}")
+    if st.stale_claims:
+        out.print(f"  {st.stale_claims} stale claim(s): their source changed or vanished since compiled.")
     if st.new or st.changed or st.vanished:
         out.print("Run `kg compile` to bring the graph up to date.")
 
@@ -233,6 +256,82 @@ def cypher_command(
         print("\t".join(_cell(row[c]) for c in columns))
 
 
+claim_app = typer.Typer(help="Inspect claims.", no_args_is_help=True)
+app.add_typer(claim_app, name="claim")
+
+
+@claim_app.command("show")
+def claim_show_command(
+    claim_id: Annotated[str, typer.Argument(help="A claim id (the ^c… block id on wiki pages).")],
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """A claim, its evidence cut from raw/ (checking the source hash), its entities and contradictions."""
+    with errors():
+        report = ops.claim_show(find_kb(kb), claim_id.lstrip("^"))
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    c = report.claim
+    out.print(f"{c['id']}  [{c['claim_type']}] {c['text']}", markup=False)
+    out.print(f"  status {c['status']} · confidence {c['confidence']} · polarity {c['polarity']} · "
+              f"predicate {c['predicate']} · extractor {c['extractor']} ({c['prompt_version']})", markup=False)
+    out.print("  entities: " + ", ".join(f"{e['name']} ({e['role']})" for e in report.entities), markup=False)
+    for ev in report.evidence:
+        flag = {"verified": "✓ verified", "changed": "! source changed", "missing": "! source gone", "mismatch": "! mismatch"}[ev.state]
+        out.print(f"  evidence raw/{ev.source_path} chars {ev.char_start}–{ev.char_end}{' (retracted)' if ev.retracted else ''}: {flag}", markup=False)
+        out.print(f"    “{ev.current_text if ev.current_text is not None else ev.quote}”", markup=False)
+        if ev.note:
+            out.print(f"    {ev.note}", markup=False)
+    for row in report.contradictions:
+        out.print(f"  contradicts {row['id']} ({row['reason']}): {row['text']}", markup=False)
+    for row in report.supersession:
+        out.print(f"  {'supersedes' if row['supersedes'] else 'superseded by'} {row['id']}: {row['text']}", markup=False)
+
+
+entity_app = typer.Typer(help="Inspect, merge and unmerge entities.", no_args_is_help=True)
+app.add_typer(entity_app, name="entity")
+
+
+@entity_app.command("show")
+def entity_show_command(ref: Annotated[str, typer.Argument(help="Entity id or name.")], kb: KbOption = None,
+                        as_json: JsonOption = False) -> None:
+    """An entity: names, type, merges in and out, claim counts, sources."""
+    with errors():
+        e = ops.entity_show(find_kb(kb), ref)
+    if as_json:
+        emit_json(e)
+        return
+    out.print(f"{e['id']}  {e['name']} ({e['type']}, {e['status']})", markup=False)
+    if e["aliases"]:
+        out.print("  aliases: " + ", ".join(e["aliases"]), markup=False)
+    for m in e["alias_of"]:
+        out.print(f"  alias of {m['id']} ({m['method']}, score {m['score']}); undo: kg entity unmerge {e['id']}", markup=False)
+    for m in e["merged_here"]:
+        out.print(f"  merged here: {m['id']} {m['name']} ({m['method']}, score {m['score']})", markup=False)
+    out.print("  claims: " + (", ".join(f"{r['n']} {r['status']} as {r['role']}" for r in e["claims"]) or "none"), markup=False)
+    out.print(f"  sources: {', '.join(e['sources']) or 'none'}", markup=False)
+
+
+@entity_app.command("merge")
+def entity_merge_command(alias: Annotated[str, typer.Argument(help="Entity that becomes an alias (id or name).")],
+                         target: Annotated[str, typer.Argument(help="Entity it is an alias of (id or name).")],
+                         kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Merge ALIAS into TARGET (an ALIAS_OF edge; nothing is deleted), then re-render."""
+    with errors():
+        result = ops.entity_merge(find_kb(kb), alias, target)
+    emit_json(result) if as_json else out.print(f"{result['alias']} is now an alias of {result['target']}; wiki re-rendered.")
+
+
+@entity_app.command("unmerge")
+def entity_unmerge_command(alias: Annotated[str, typer.Argument(help="Merged entity (id or name).")],
+                           kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Undo a merge: the entity gets its own page and claims back, then re-render."""
+    with errors():
+        result = ops.entity_merge(find_kb(kb), alias, None)
+    emit_json(result) if as_json else out.print(f"{result['entity']} is its own entity again; wiki re-rendered.")
+
+
 def _cell(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, default=str)
@@ -241,3 +340,108 @@ def _cell(value: Any) -> str:
 
 def run() -> Callable[..., Any]:
     return app
+
+
+# search, query, lint (issue 6) ----------------------------------------------------------------
+
+EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-MiniLM-L6-v2, offline) | hashing (fast, lexical).")]
+
+
+@app.command("search")
+def search_command(
+    text: Annotated[str, typer.Argument(help="What to look for.")],
+    mode: Annotated[str, typer.Option("--mode", "-m", help="bm25 | vector | hybrid (reciprocal rank fusion).")] = "hybrid",
+    k: Annotated[int, typer.Option("--k", "-k", help="Number of hits.")] = 10,
+    expand: Annotated[bool, typer.Option("--expand", help="Also walk the graph: entities of the top hits -> their other claims and sources.")] = False,
+    embedder: EmbedderOption = "minilm",
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search claims, source chunks and answer pages (BM25, vectors or both).
+
+    Vectors are computed on first use for what is not cached yet (.kg/vectors.sqlite).
+    """
+    with errors():
+        result = ops.search_kb(find_kb(kb), text, mode, k, expand, embedder)
+    if as_json:
+        emit_json(result.as_dict())
+        return
+    if not result.hits:
+        out.print("No hits.")
+    for n, hit in enumerate(result.hits, 1):
+        span = f" chars {hit.char_start}–{hit.char_end}" if hit.char_start is not None else ""
+        out.print(f"{n:>2}. [{hit.kind}] {_snippet(hit.text)}", markup=False)
+        out.print(f"    {hit.score:.4f}  {hit.citation or hit.page}{span}", style="dim", markup=False)
+    if result.expanded:
+        out.print("Related through the graph:")
+        for hit in result.expanded:
+            out.print(f"  - via {hit.via}: [{hit.kind}] {_snippet(hit.text, 100)}  {hit.citation or hit.page}", markup=False)
+
+
+def _snippet(text: str, size: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= size else flat[: size - 1] + "…"
+
+
+@app.command("query")
+def query_command(
+    question: Annotated[str, typer.Argument(help="A question in plain words.")],
+    save: Annotated[bool, typer.Option("--save", help="File the answer back: wiki/answers/<slug>.md, index.md, log.md.")] = False,
+    budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read.")] = 2000,
+    offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
+    mode: Annotated[str | None, typer.Option("--mode", help="Search mode used by the navigator (default hybrid; bm25 needs no embedder).")] = None,
+    embedder: EmbedderOption = "minilm",
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer a question from the wiki, with citations to claims, pages and source spans."""
+    with errors():
+        answer, nav, page = ops.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode)
+    if as_json:
+        emit_json({**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
+                   "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,
+                                  "budget": nav.budget, "counting": nav.counting}})
+        return
+    print(answer.markdown())
+    err.print(f"tokens read: {nav.tokens_read} of {nav.budget} ({nav.counting}); pages: {', '.join(nav.pages[:6]) or 'none'}", markup=False)
+    if page:
+        err.print(f"saved: wiki/answers/{page}.md (listed in index.md, logged in log.md)")
+
+
+@app.command("lint")
+def lint_command(
+    fix: Annotated[bool, typer.Option("--fix", help="Apply safe fixes only: recompile stale sources, re-render the wiki.")] = False,
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check the knowledge base: contradictions, stale claims, broken links, orphans, gaps...
+
+    Exit code 0 when there is no error, 1 when there is (warnings and infos do not count).
+    """
+    from rich.markup import escape
+
+    with errors():
+        report = ops.lint_kb(find_kb(kb), fix)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        for line in report.fixed:
+            out.print(f"fixed: {line}")
+        shown: dict[str, int] = {}
+        for f in report.findings:
+            shown[f.check] = shown.get(f.check, 0) + 1
+            if shown[f.check] > (50 if f.severity == "error" else 10):
+                continue  # the rest are in --json (the summary line counts them all)
+            color = {"error": "red", "warning": "yellow"}.get(f.severity, "cyan")
+            out.print(f"[{color}]{f.severity}[/{color}] {escape(f'{f.check}: {f.subject}: {f.message}')}")
+            out.print(f"    fix: {f.fix}", style="dim", markup=False)
+        printed = sum(min(n, 50 if c in {f.check for f in report.findings if f.severity == "error"} else 10)
+                      for c, n in shown.items())
+        hidden = sum(report.counts.values()) - printed
+        summary = ", ".join(f"{n} {check}" for check, n in sorted(report.counts.items())) or "no findings"
+        out.print(f"{report.errors} error(s); {summary}" + (f" ({hidden} not listed; see --json)" if hidden else ""))
+    raise typer.Exit(1 if report.errors else 0)
+
+
+if __name__ == "__main__":
+    app()

@@ -24,6 +24,7 @@ from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
 from kg.names import name_key, unique_slug
 from kg.resolve import EntityIndex
+from kg.search import add_chunks, drop_indexes, indexes_ready, refresh_indexes
 from kg.sources import read_source, rel_path, scan, sha256_bytes
 from kg.store import Store, WriteBatch, now_iso
 from kg.verify import ChunkVerifier
@@ -130,19 +131,25 @@ class Compiler:
         states = load_source_states(self.store)
         plan = plan or plan_compile(self.kb.raw, states)
         report = CompileReport(plan)
-        index = EntityIndex.from_rows(self.store.query(
-            "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
-            "e.summary AS summary, e.status AS status"
-        ))
+        index = EntityIndex.from_rows(
+            self.store.query("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
+                             "e.summary AS summary, e.status AS status"),
+            self.store.query("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst"),
+        )
         slugs = {s.slug for s in states.values()}
         seq = self.store.next_log_seq()
         todo = plan.to_compile
+        if todo or plan.vanished:
+            drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/search.py
         size = max(1, self.config.compile.batch_sources)
         done = 0
         for offset in range(0, len(todo), size):
             batch = WriteBatch()
             for path in todo[offset : offset + size]:
                 seq = self._compile_source(path, states.get(path), index, slugs, batch, report, seq)
+                for link in index.links:  # merges by rules, fuzzy or embedding tiers: auditable edges
+                    batch.relate("ALIAS_OF", {"src": link.alias, "dst": link.canonical, "method": link.method, "score": link.score})
+                index.links.clear()
                 done += 1
                 if progress:
                     progress(path, done)
@@ -152,7 +159,9 @@ class Compiler:
             for path in plan.vanished:
                 seq = self._remove_source(path, batch, seq)
             self.store.write(batch)
-        found = detect(self.store, report.new_claim_ids, self.judge, self.config.single_valued)
+        found = detect(self.store, self.judge, self.config.single_valued)
+        if report.changed_anything or not indexes_ready(self.store):
+            refresh_indexes(self.store, ("Claim", "Chunk"))  # full-text indexes for search (kg/search.py)
         report.contradictions, report.superseded = found.found, found.superseded
         report.seconds = time.perf_counter() - started
         return report
@@ -295,6 +304,7 @@ class Compiler:
             "status": "compiled", "error": None, "extractor": self.extractor.label, "chunks": len(chunks),
             "unverified": unverified,
         }
+        add_chunks(batch, doc.path, doc.sha256, chunks)  # search: the source's text, replacing old chunks
         return source_row, unverified
 
     # retraction ----------------------------------------------------------------------------

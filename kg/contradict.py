@@ -9,6 +9,7 @@ time instead: the later claim SUPERSEDES the earlier one.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from abc import ABC, abstractmethod
@@ -26,13 +27,21 @@ STOPWORDS = set(
 )
 NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "none", "without", "lack", "lacks", "lacking",
              "unrelated", "fails", "fail", "failed", "absent", "n't"}
-# Stems of words that state a direction of effect; opposite signs on otherwise similar claims disagree.
-UP = {"increas", "enhanc", "promot", "rais", "higher", "more", "greater", "activ", "stimul", "induc", "upregul",
-      "improv", "acceler", "elev", "augment", "boost", "perpetu", "generat", "essential", "requir", "gain",
-      "strengthen", "facilit", "exacerb", "susceptib", "better", "faster", "larger", "bigger", "rise", "rose", "grow", "grew"}
-DOWN = {"decreas", "reduc", "inhibit", "lower", "less", "fewer", "suppress", "imped", "impair", "prevent",
-        "downregul", "worsen", "delay", "diminish", "attenu", "disrupt", "remov", "block", "dispens", "loss", "lose",
-        "weaken", "hinder", "immun", "resist", "abolish", "slow", "slower", "smaller", "fall", "fell", "declin", "drop"}
+# Words that state a direction of effect; opposite signs on otherwise similar claims disagree.
+# Matched on stems (see `stem`), so "enhances", "enhanced" and "enhancement" all count.
+UP_WORDS = """increase enhance promote raise higher more greater activate stimulate induce upregulate catalyze
+accelerate elevate augment boost perpetuate generate generation essential require gain strengthen facilitate
+exacerbate susceptible susceptibility faster larger bigger rise rose grow grew positive cause
+encourage vulnerable vulnerability presence present support""".split()
+DOWN_WORDS = """decrease reduce inhibit lower less fewer suppress impede impair prevent downregulate antagonize delay
+diminish attenuate disrupt remove removal block dispensable loss lose weaken hinder immune resist resistant abolish
+slow slower smaller fall fell decline drop negative deplete depletion protect protective absence absent""".split()
+# Pairs of opposite terms that are not directions of effect.
+ANTONYMS = [tuple(pair.split("/")) for pair in """central/peripheral inner/outer early/late acute/chronic benign/malignant
+male/female maximum/minimum before/after upper/lower safe/unsafe effective/ineffective successful/unsuccessful
+sufficient/insufficient necessary/unnecessary common/rare first/last major/minor all/none always/never
+increased/decreased same/different similar/different identical/different short/long old/young
+improve/worsen better/worse benefit/harm beneficial/harmful""".split()]
 SUPERLATIVES = {"first", "only", "last", "largest", "smallest", "earliest", "oldest", "fastest", "biggest", "sole"}
 
 
@@ -47,13 +56,27 @@ def content_stems(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower().replace("n't", " not")) if w not in STOPWORDS and w not in NEGATIONS]
 
 
+def _lexicon(words: list[str]) -> tuple[set[str], tuple[str, ...]]:
+    stems = {stem(w) for w in words}
+    return stems, tuple(s for s in stems if len(s) >= 6)  # long stems also match longer forms
+
+
+UP, UP_PREFIXES = _lexicon(UP_WORDS)
+DOWN, DOWN_PREFIXES = _lexicon(DOWN_WORDS)
+
+
+_ANTONYM_STEMS = [(stem(left), stem(right)) for left, right in ANTONYMS]
+
+
+@functools.lru_cache(maxsize=100_000)
+def _stem_direction(s: str) -> int:
+    if s in UP or s.startswith(UP_PREFIXES):
+        return 1
+    return -1 if s in DOWN or s.startswith(DOWN_PREFIXES) else 0
+
+
 def _direction(stems: Iterable[str]) -> int:
-    score = 0
-    for s in stems:
-        if any(s.startswith(u) for u in UP):
-            score += 1
-        elif any(s.startswith(d) for d in DOWN):
-            score -= 1
+    score = sum(_stem_direction(s) for s in stems)
     return (score > 0) - (score < 0)
 
 
@@ -113,8 +136,9 @@ class RuleJudge(ContradictionJudge):
 
     method = "rules"
 
-    def __init__(self, similarity: float = 0.55) -> None:
-        self.similarity = similarity
+    def __init__(self, similarity: float = 0.45, direction_similarity: float = 0.3) -> None:
+        self.similarity = similarity  # shared content needed before a negation flip counts
+        self.direction_similarity = direction_similarity  # ... before opposite directions count
 
     def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
         return [self.judge_one(a, b) for a, b in pairs]
@@ -127,18 +151,27 @@ class RuleJudge(ContradictionJudge):
             if found:
                 return found
         sa, sb = set(a.stems), set(b.stems)
-        directional_a = {s for s in sa if _direction([s])}
-        directional_b = {s for s in sb if _direction([s])}
+        directional_a = {s for s in sa if _stem_direction(s)}
+        directional_b = {s for s in sb if _stem_direction(s)}
         core = _jaccard(sa - directional_a, sb - directional_b)
-        if core < self.similarity:
-            return self._superlatives(a, b, confidence)
+        shared = len((sa - directional_a) & (sb - directional_b))
         neg_a, neg_b = _negated(a.text), _negated(b.text)
         dir_a, dir_b = _direction(sa - sb), _direction(sb - sa)
+        if dir_a and dir_b and dir_a != dir_b and neg_a == neg_b and core >= self.direction_similarity and shared >= 3:
+            return Finding(a.id, b.id, "opposite directions of effect", confidence, self.method)
+        if core < self.similarity:
+            return self._superlatives(a, b, confidence)
+        if _reversed_comparison(a.text, b.text):
+            return Finding(a.id, b.id, "the same comparison the other way round", confidence, self.method)
+        only_a, only_b = sa - sb, sb - sa
+        for left, right in _ANTONYM_STEMS:
+            if (left in only_a and right in only_b) or (right in only_a and left in only_b):
+                return Finding(a.id, b.id, f"opposite terms: {left} / {right}", confidence, self.method)
+        if core >= 0.8 and (dir_a or dir_b) and len(only_a) <= 2 and len(only_b) <= 2 and neg_a == neg_b and dir_a != dir_b:
+            return Finding(a.id, b.id, "the same statement with a different effect", round(confidence * 0.9, 2), self.method)
         effect_a = 0 if neg_a else dir_a
         effect_b = 0 if neg_b else dir_b
-        if dir_a and dir_b and dir_a != dir_b and neg_a == neg_b:
-            return Finding(a.id, b.id, "opposite directions of effect", confidence, self.method)
-        negation_flip = neg_a != neg_b and (effect_a or effect_b or core >= 0.7)
+        negation_flip = neg_a != neg_b
         if negation_flip and (not (dir_a or dir_b) or effect_a != effect_b):
             return Finding(a.id, b.id, "one claim negates the other", round(confidence * min(1.0, core + 0.2), 2), self.method)
         return self._superlatives(a, b, confidence)
@@ -178,6 +211,16 @@ class RuleJudge(ContradictionJudge):
         return None
 
 
+def _reversed_comparison(a: str, b: str) -> bool:
+    """"X is more effective than Y" against "Y is more effective than X"."""
+    if " than " not in a or " than " not in b:
+        return False
+    left_a, right_a = (set(content_stems(part)) for part in a.split(" than ", 1))
+    left_b, right_b = (set(content_stems(part)) for part in b.split(" than ", 1))
+    subject_a, subject_b = left_a - right_b, left_b - right_a
+    return bool(subject_a) and bool(subject_b) and _jaccard(subject_a, right_b) >= 0.6 and _jaccard(subject_b, right_a) >= 0.6
+
+
 class CandidateIndex:
     """Inverted index over content stems of live claims, for lexical neighbours."""
 
@@ -206,7 +249,7 @@ class CandidateIndex:
         return ranked[:k]
 
 
-def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 10) -> list[tuple[int, int]]:
+def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 20) -> list[tuple[int, int]]:
     """Index pairs (i < j) to judge: new claims against claims of the same subject and lexical neighbours."""
     by_subject: dict[str, list[int]] = defaultdict(list)
     for i, claim in enumerate(claims):
@@ -251,11 +294,12 @@ class ContradictionReport:
     superseded: int = 0
 
 
-def detect(store: Store, new_ids: set[str], judge: ContradictionJudge | None = None,
-           single_valued: Sequence[str] = ()) -> ContradictionReport:
-    """Judge candidate pairs involving `new_ids` and record CONTRADICTS / SUPERSEDES edges."""
+def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = ()) -> ContradictionReport:
+    """Judge candidate pairs of live claims not checked yet against all live claims; record
+    CONTRADICTS / SUPERSEDES edges and mark the claims checked, in one transaction."""
     judge = judge or RuleJudge()
     report = ContradictionReport()
+    new_ids = {r["id"] for r in store.query("MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at IS NULL RETURN c.id AS id")}
     if not new_ids:
         return report
     claims = load_claim_records(store)
@@ -273,6 +317,7 @@ def detect(store: Store, new_ids: set[str], judge: ContradictionJudge | None = N
         batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,
                                      "method": finding.method, "detected_at": now})
         report.found += 1
+    batch.after.append(("UNWIND $ids AS i MATCH (c:Claim {id: i}) SET c.checked_at = $now", {"ids": sorted(new_ids), "now": now}))
     store.write(batch)
     return report
 

@@ -34,6 +34,11 @@ This folder is a **kg** knowledge base. If you are an LLM agent maintaining it, 
 - `kg status [--json]`: counts, changed or vanished sources, the extractor in use.
 - `kg cypher "MATCH (c:Claim)-[:ABOUT]->(e:Entity) RETURN e.name, c.text LIMIT 5" [--json]`:
   query the graph (read-only unless `--write`).
+- `kg search "TEXT" [--mode bm25|vector|hybrid] [--expand] [--json]`: search claims, source chunks
+  and answers; hits cite wiki pages and source spans.
+- `kg query "QUESTION" [--save] [--json]`: an answer with citations; `--save` files it under
+  `wiki/answers/`.
+- `kg lint [--fix] [--json]`: contradictions, stale claims, broken links, orphans, gaps.
 
 ## Graph schema
 

@@ -12,6 +12,7 @@ from kg.cache import ResponseCache
 from kg.compiler import Compiler, CompileReport, load_source_states, plan_compile
 from kg.errors import QueryError
 from kg.kb import KnowledgeBase
+from kg.provenance import stale_claims
 from kg.sources import IngestReport, ingest_paths
 from kg.store import Store
 
@@ -22,7 +23,11 @@ def open_store(kb: KnowledgeBase, read_only: bool = False) -> Store:
 
 def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = None, render: bool = True,
                on_plan: Any = None) -> tuple[CompileReport, Any]:
-    """Compile new and changed sources, then render the wiki if anything changed (or it is missing)."""
+    """Compile new and changed sources, then re-render the pages that depend on them.
+
+    A marker in .kg/ records which sources changed before anything is written, and is removed
+    only after the wiki has been rendered: a compile killed half-way renders on the next run.
+    """
     config = kb.config()
     cache = ResponseCache(kb.state / "cache.sqlite")
     try:
@@ -32,24 +37,91 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
             plan = compiler.plan()
             if on_plan:
                 on_plan(plan)
+            pending = _pending(kb) | set(plan.to_compile) | set(plan.vanished)
+            if pending:
+                _write_pending(kb, pending)
             report = compiler.compile(plan, progress)
             rendered = None
-            if render and (report.changed_anything or not (kb.wiki / "index.md").exists()):
-                rendered = render_with(store, kb)
+            if render and (pending or not (kb.wiki / "index.md").exists()):
+                rendered = render_with(store, kb, pending)
             return report, rendered
     finally:
         cache.close()
 
 
-def render_with(store: Store, kb: KnowledgeBase) -> Any:
+def _pending_path(kb: KnowledgeBase) -> Path:
+    return kb.state / "render-pending.json"
+
+
+def _pending(kb: KnowledgeBase) -> set[str]:
+    try:
+        return set(json.loads(_pending_path(kb).read_text(encoding="utf-8")))
+    except (OSError, ValueError):
+        return set()
+
+
+def _write_pending(kb: KnowledgeBase, paths: set[str]) -> None:
+    tmp = _pending_path(kb).with_suffix(".tmp")
+    tmp.write_text(json.dumps(sorted(paths)), encoding="utf-8")
+    tmp.replace(_pending_path(kb))
+
+
+def render_with(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None) -> Any:
+    """Render the wiki (only the blast radius of `changed_sources` when given) and clear the marker."""
     from exporters.wiki import render_wiki
 
-    return render_wiki(store, kb.wiki)
+    report = render_wiki(store, kb.wiki, changed_sources)
+    _pending_path(kb).unlink(missing_ok=True)
+    return report
 
 
 def render_kb(kb: KnowledgeBase) -> Any:
     with open_store(kb) as store:
         return render_with(store, kb)
+
+
+def claim_show(kb: KnowledgeBase, claim_id: str) -> Any:
+    """A claim with its evidence cut from raw/ (hash-checked), entities and contradictions."""
+    from kg.provenance import claim_report
+
+    with open_store(kb, read_only=True) as store:
+        return claim_report(store, kb.raw, claim_id)
+
+
+def explain(kb: KnowledgeBase) -> dict[str, Any]:
+    """What a compile would do, before doing it: the plan and the pages it would rewrite
+    (estimated from the graph as it is: the changed sources' pages, the entities they touch,
+    pages linked to or from those, and index, log and contradictions)."""
+    from exporters.graphdata import load_graph
+    from exporters.wiki import blast_radius
+
+    if not kb.db_path.exists():
+        plan = plan_compile(kb.raw, {})
+        return {"plan": plan.as_dict(), "pages": ["(everything: first compile)"]}
+    with open_store(kb, read_only=True) as store:
+        plan = plan_compile(kb.raw, load_source_states(store))
+        changed = set(plan.to_compile) | set(plan.vanished)
+        pages = sorted(blast_radius(load_graph(store), changed, kb.wiki)) if changed else []
+    if changed:
+        pages += ["contradictions", "index", "log"]
+    return {"plan": plan.as_dict(), "pages": pages}
+
+
+def entity_show(kb: KnowledgeBase, ref: str) -> dict[str, Any]:
+    from kg import entities
+
+    with open_store(kb, read_only=True) as store:
+        return entities.show(store, ref)
+
+
+def entity_merge(kb: KnowledgeBase, alias: str, target: str | None = None) -> dict[str, Any]:
+    """`target` given: merge alias into it; else undo the merges of `alias`. Re-renders the wiki."""
+    from kg import entities
+
+    with open_store(kb) as store:
+        result = entities.merge(store, alias, target) if target else entities.unmerge(store, alias)
+        render_with(store, kb)
+    return result
 
 
 def ingest(kb: KnowledgeBase, paths: list[Path]) -> IngestReport:
@@ -65,6 +137,7 @@ class Status:
     new: list[str] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
+    stale_claims: int = 0  # live claims whose source changed or vanished on disk since compiled
     compiled: bool = True
 
     def as_dict(self) -> dict[str, Any]:
@@ -83,8 +156,10 @@ def status(kb: KnowledgeBase) -> Status:
         counts = store.counts()
         failed = {r["path"]: r["error"] for r in store.query(
             "MATCH (s:Source) WHERE s.status = 'failed' RETURN s.path AS path, s.error AS error ORDER BY s.path")}
-    plan = plan_compile(kb.raw, states)
-    return Status(str(kb.root), name, counts, changed=plan.changed, new=plan.new, vanished=plan.vanished, failed=failed)
+        plan = plan_compile(kb.raw, states)
+        stale = stale_claims(store, plan.changed + plan.vanished)
+    return Status(str(kb.root), name, counts, changed=plan.changed, new=plan.new, vanished=plan.vanished, failed=failed,
+                  stale_claims=len(stale))
 
 
 def cypher(kb: KnowledgeBase, query: str, params: dict[str, Any] | None = None, write: bool = False) -> list[dict[str, Any]]:
@@ -107,3 +182,98 @@ def parse_param(text: str) -> tuple[str, Any]:
     except ValueError:
         value = raw
     return name.strip(), value
+
+
+# search, query, lint (issue 6) ----------------------------------------------------------------
+
+
+def _embedder(kb: KnowledgeBase, name: str) -> Any:
+    """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash."""
+    from kg.embed import VectorCache, make_embedder
+
+    return make_embedder(name, VectorCache(kb.state / "vectors.sqlite"))
+
+
+def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
+              embedder: str = "minilm") -> Any:
+    from kg.search import Searcher, SearchIndexMissing, refresh_indexes
+
+    emb = _embedder(kb, embedder) if mode != "bm25" else None
+    try:
+        try:
+            with open_store(kb, read_only=True) as store:
+                return Searcher(store, emb).search(text, mode, k, expand)
+        except SearchIndexMissing:  # a graph compiled before search existed: build them once
+            with open_store(kb) as store:
+                refresh_indexes(store)
+                return Searcher(store, emb).search(text, mode, k, expand)
+    finally:
+        if emb is not None and emb.cache is not None:
+            emb.cache.close()
+
+
+def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
+             offline: bool = False, mode: str | None = None) -> tuple[Any, Any, str | None]:
+    """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
+
+    Returns (Answer, NavigationResult, saved page id or None).
+    """
+    from kg.answer import extractive_answer, llm_answer, make_answer_client, save_answer
+    from kg.query import Navigator
+    from kg.search import indexes_ready, refresh_indexes
+
+    config = kb.config()
+    provider = "heuristic" if offline else extractor_name(config)
+    if not save:
+        with open_store(kb, read_only=True) as store:
+            missing = not indexes_ready(store)
+        if missing:  # a graph compiled before search existed: build the indexes once
+            with open_store(kb) as store:
+                refresh_indexes(store)
+    emb = _embedder(kb, embedder) if mode != "bm25" else None
+    try:
+        with open_store(kb, read_only=not save) as store:
+            if save and not indexes_ready(store):
+                refresh_indexes(store)
+            nav = Navigator(store, emb).navigate(question, budget, mode)
+            if provider == "heuristic":
+                answer = extractive_answer(nav)
+            else:
+                client, model = make_answer_client(config, provider)
+                answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
+            page = None
+            if save:
+                page = save_answer(store, answer)
+                cited = {s.source_path for c in answer.claims for s in c.citations}
+                render_with(store, kb, cited)
+            return answer, nav, page
+    finally:
+        if emb is not None and emb.cache is not None:
+            emb.cache.close()
+
+
+def lint_kb(kb: KnowledgeBase, fix: bool = False) -> Any:
+    """Check the graph and the wiki; with `fix`, recompile stale sources and re-render, then check again."""
+    from kg.lint import lint
+
+    if not kb.db_path.exists():
+        from kg.errors import StoreError
+
+        raise StoreError("No graph yet. Run `kg compile` first.")
+    with open_store(kb, read_only=True) as store:
+        report = lint(kb, store)
+    if not fix:
+        return report
+    fixed: list[str] = []
+    stale = {f.subject for f in report.findings if f.check in ("stale", "uncompiled")}
+    if stale:
+        compiled, _ = compile_kb(kb)
+        fixed.append(f"recompiled: {compiled.compiled} source(s) compiled, {len(compiled.plan.vanished)} removed "
+                     f"({', '.join(sorted(stale))})")
+    if any(f.check in ("wiki-outdated", "broken-link") and f.fixable for f in report.findings) or stale:
+        rendered = render_kb(kb)
+        fixed.append(f"re-rendered the wiki: {rendered.pages} pages")
+    with open_store(kb, read_only=True) as store:
+        after = lint(kb, store)
+    after.fixed = fixed
+    return after

@@ -1,17 +1,31 @@
-"""Entity resolution across sources: exact normalised names and known aliases, then rules.
+"""Entity resolution across sources, cheapest tier first:
 
-The index lives in memory for one compile (loaded from the graph once), so resolving a
-name is a dict lookup, never a query per entity.
+1. exact normalised name or known alias (case, accents, possessives, articles, hyphens);
+2. rules: plural/singular, titles ("Dr.", "Mr."), acronyms of a known multi-word name;
+3. fuzzy string similarity for names long enough to judge, among names sharing a word;
+4. embedding similarity, when an embedder is given.
+
+Tier 1 reuses the entity. Tiers 2-4 create the new entity and record an ALIAS_OF edge to the
+match (method and score), so the merge shows in the wiki and can be audited and undone with
+`kg entity unmerge`. A name whose specific type differs (a "Mercury" planet and a "Mercury"
+element) stays a separate entity. The index lives in memory for one compile, loaded once.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
+from kg.embed import Embedder
 from kg.models import ExtractedEntity
 from kg.names import name_key, unique_slug
+
+GENERIC_TYPES = {"named", "concept", "thing", "other", ""}
+_TITLES = re.compile(r"^(mr|mrs|ms|dr|prof|professor|sir|dame|lord|lady|st|saint|president|general|captain)\.?\s+")
 
 
 @dataclass
@@ -22,6 +36,16 @@ class EntityRecord:
     aliases: list[str] = field(default_factory=list)
     summary: str = ""
     status: str = "live"
+
+
+@dataclass(frozen=True)
+class AliasLink:
+    """A merge decided by a tier above exact matching: `alias` ALIAS_OF `canonical`."""
+
+    alias: str
+    canonical: str
+    method: str
+    score: float
 
 
 def name_variants(key: str) -> list[str]:
@@ -38,25 +62,55 @@ def name_variants(key: str) -> list[str]:
     return out
 
 
+def _specific(type_: str) -> bool:
+    return type_ not in GENERIC_TYPES
+
+
 class EntityIndex:
-    def __init__(self) -> None:
+    def __init__(self, embedder: Embedder | None = None, fuzzy_threshold: float = 0.92, embedding_threshold: float = 0.9) -> None:
         self.records: dict[str, EntityRecord] = {}
         self.by_key: dict[str, str] = {}
+        self.by_word: dict[str, set[str]] = {}  # word -> keys containing it (fuzzy blocking)
+        self.acronyms: dict[str, str] = {}  # initials of multi-word names -> entity id
+        self.canonical: dict[str, str] = {}  # merged entity -> the entity it is an alias of
         self.slugs: set[str] = set()
+        self.links: list[AliasLink] = []  # merges made during this compile
+        self.embedder = embedder
+        self.fuzzy_threshold = fuzzy_threshold
+        self.embedding_threshold = embedding_threshold
 
     @classmethod
-    def from_rows(cls, rows: list[dict[str, Any]]) -> EntityIndex:
-        index = cls()
+    def from_rows(cls, rows: list[dict[str, Any]], alias_edges: list[dict[str, Any]] | None = None,
+                  embedder: Embedder | None = None) -> EntityIndex:
+        index = cls(embedder)
+        for edge in alias_edges or []:
+            index.canonical[edge["src"]] = edge["dst"]
         for row in sorted(rows, key=lambda r: r["id"]):
-            record = EntityRecord(row["id"], row["name"], row["type"], list(row["aliases"] or []), row["summary"] or "", row["status"] or "live")
+            record = EntityRecord(row["id"], row["name"], row["type"], list(row["aliases"] or []), row["summary"] or "",
+                                  row["status"] or "live")
             index._register(record)
         return index
+
+    def resolve_id(self, entity_id: str) -> str:
+        """Follow ALIAS_OF edges to the canonical entity (cycles cannot be created; guard anyway)."""
+        seen = set()
+        while entity_id in self.canonical and entity_id not in seen:
+            seen.add(entity_id)
+            entity_id = self.canonical[entity_id]
+        return entity_id
 
     def _register(self, record: EntityRecord) -> None:
         self.records[record.id] = record
         self.slugs.add(record.id)
         for name in (record.name, *record.aliases):
-            self.by_key.setdefault(name_key(name), record.id)
+            key = name_key(name)
+            if key:
+                self.by_key.setdefault(key, record.id)
+                for word in set(key.split()):
+                    self.by_word.setdefault(word, set()).add(key)
+        words = name_key(record.name).split()
+        if len(words) >= 2:
+            self.acronyms.setdefault("".join(w[0] for w in words if w not in ("of", "and", "the", "for")), record.id)
 
     def mentioned_in(self, text: str, limit: int = 100, max_words: int = 5) -> list[str]:
         """Canonical names of known entities that `text` mentions (word n-grams looked up by key)."""
@@ -66,34 +120,96 @@ class EntityIndex:
             for i in range(len(words) - size + 1):
                 entity_id = self.by_key.get(name_key(" ".join(words[i : i + size])))
                 if entity_id is not None:
-                    found.setdefault(self.records[entity_id].name, None)
+                    found.setdefault(self.records[self.resolve_id(entity_id)].name, None)
                     if len(found) >= limit:
                         return list(found)
         return list(found)
 
     def lookup(self, name: str) -> str | None:
+        """Tier 1: exact normalised name or alias, and plural/singular (no new merge needed)."""
         key = name_key(name)
         if not key:
             return None
         for variant in name_variants(key):
             if variant in self.by_key:
-                return self.by_key[variant]
+                return self.resolve_id(self.by_key[variant])
+        return None
+
+    def _rules(self, name: str) -> tuple[str, float] | None:
+        key = name_key(name)
+        untitled = _TITLES.sub("", key)
+        if untitled != key and (found := self.lookup(untitled)):
+            return found, 1.0
+        compact = key.replace(" ", "")
+        if name.isupper() and 2 <= len(compact) <= 6 and compact in self.acronyms:
+            return self.resolve_id(self.acronyms[compact]), 0.9
+        return None
+
+    def _fuzzy(self, name: str) -> tuple[str, float] | None:
+        key = name_key(name)
+        if len(key) < 8:
+            return None
+        best: tuple[float, str] | None = None
+        candidates: set[str] = set()
+        for word in set(key.split()):
+            keys = self.by_word.get(word, set())
+            if len(keys) <= 500:  # a very common word blocks nothing useful
+                candidates |= keys
+        for other in sorted(candidates):
+            if abs(len(other) - len(key)) > 3 or other == key:
+                continue
+            matcher = difflib.SequenceMatcher(None, key, other)
+            if matcher.quick_ratio() < self.fuzzy_threshold:
+                continue
+            score = matcher.ratio()
+            if score >= self.fuzzy_threshold and (best is None or score > best[0]):
+                best = (score, other)
+        return (self.resolve_id(self.by_key[best[1]]), round(best[0], 3)) if best else None
+
+    def _embedded(self, name: str) -> tuple[str, float] | None:
+        if self.embedder is None or not self.records:
+            return None
+        ids = sorted(self.records)
+        matrix = self.embedder.embed([self.records[i].name for i in ids])
+        scores = matrix @ self.embedder.embed([name])[0]
+        best = int(np.argmax(scores))
+        if float(scores[best]) >= self.embedding_threshold:
+            return self.resolve_id(ids[best]), round(float(scores[best]), 3)
         return None
 
     def resolve(self, entity: ExtractedEntity) -> tuple[str, str]:
         """(entity id, what happened: "new" | "updated" | "same")."""
         found = self.lookup(entity.name) or next((self.lookup(a) for a in entity.aliases if self.lookup(a)), None)
+        if found is not None and _specific(entity.type) and _specific(self.records[found].type) and entity.type != self.records[found].type:
+            typed = f"{entity.name} ({entity.type})"
+            found = self.lookup(typed)  # a different thing with the same name: its own entity
+            if found is None:
+                return self._create(entity, name=entity.name, identity=name_key(typed), alias=typed), "new"
         if found is None:
-            record = EntityRecord(
-                id=unique_slug(entity.name, self.slugs, identity=name_key(entity.name)),
-                name=entity.name,
-                type=entity.type,
-                aliases=sorted({a for a in entity.aliases if name_key(a) != name_key(entity.name)}),
-                summary=entity.description,
-            )
-            self._register(record)
-            return record.id, "new"
-        record = self.records[found]
+            for method, tier in (("rules", self._rules), ("fuzzy", self._fuzzy), ("embedding", self._embedded)):
+                match = tier(entity.name)
+                if match:
+                    record_id = self._create(entity)
+                    self.canonical[record_id] = match[0]
+                    self.links.append(AliasLink(record_id, match[0], method, match[1]))
+                    return record_id, "new"
+            return self._create(entity), "new"
+        return found, self._update(self.records[found], entity)
+
+    def _create(self, entity: ExtractedEntity, name: str | None = None, identity: str | None = None,
+                alias: str | None = None) -> str:
+        name = name or entity.name
+        aliases = {a for a in entity.aliases if name_key(a) != name_key(name)}
+        if alias:
+            aliases.add(alias)
+        record = EntityRecord(
+            id=unique_slug(name, self.slugs, identity=identity or name_key(name)),
+            name=name, type=entity.type, aliases=sorted(aliases), summary=entity.description,
+        )
+        self._register(record)
+        return record.id
+
+    def _update(self, record: EntityRecord, entity: ExtractedEntity) -> str:
         changed = False
         known = {name_key(n) for n in (record.name, *record.aliases)}
         for name in (entity.name, *entity.aliases):
@@ -105,10 +221,10 @@ class EntityIndex:
         if not record.summary and entity.description:
             record.summary = entity.description
             changed = True
-        if record.type in ("named", "concept") and entity.type not in ("named", "concept"):
+        if record.type in GENERIC_TYPES and _specific(entity.type):
             record.type = entity.type
             changed = True
         if record.status != "live":
             record.status = "live"
             changed = True
-        return record.id, "updated" if changed else "same"
+        return "updated" if changed else "same"

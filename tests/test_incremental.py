@@ -1,0 +1,132 @@
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from exporters.graphdata import load_graph
+from exporters.wiki import compute_links, page_links
+from kg import ops
+from kg.kb import KnowledgeBase, init
+from kg.store import Store
+from tests.conftest import tree_digest
+
+
+def full_render_digest(kb: KnowledgeBase, tmp: Path) -> dict[str, str]:
+    """What a from-scratch `kg render` of the same graph gives, without touching kb.wiki."""
+    copy = tmp / "full"
+    shutil.rmtree(copy, ignore_errors=True)
+    shutil.copytree(kb.root, copy, ignore=shutil.ignore_patterns("wiki"))
+    other = KnowledgeBase(copy)
+    ops.render_kb(other)
+    return tree_digest(other.wiki)
+
+
+def test_incremental_render_equals_full_render_after_edits(example_kb: KnowledgeBase, tmp_path: Path) -> None:
+    ops.compile_kb(example_kb)
+    before = tree_digest(example_kb.wiki)
+    steps = [
+        lambda: (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes. Grace Hopper never used ENIAC.\n"),
+        lambda: (example_kb.raw / "colossus.md").unlink(),
+        lambda: (example_kb.raw / "new-note.md").write_text("# Intel 4004\n\nThe Intel 4004 ran at 800 kHz. [[Federico Faggin]] designed it.\n"),
+        lambda: (example_kb.raw / "new-note.md").write_text("# Intel 4004\n\nThe Intel 4004 was designed at Intel.\n"),
+    ]
+    for step in steps:
+        step()
+        _, rendered = ops.compile_kb(example_kb)
+        assert rendered is not None and rendered.pages < 160  # only the blast radius was written
+        assert tree_digest(example_kb.wiki) == full_render_digest(example_kb, tmp_path)
+    after = tree_digest(example_kb.wiki)
+    unchanged = [p for p in before if before[p] == after.get(p)]
+    assert len(unchanged) > 20  # unrelated pages kept their bytes
+
+
+def test_compute_links_matches_the_rendered_pages(example_kb: KnowledgeBase) -> None:
+    ops.compile_kb(example_kb)
+    with Store(example_kb.db_path, read_only=True) as store:
+        links = compute_links(load_graph(store))
+    for page in sorted(p for p in tree_digest(example_kb.wiki) if p.startswith(("entities/", "sources/"))):
+        rendered = page_links((example_kb.wiki / page).read_text()) - {"contradictions", page[:-3]}  # self-links add no backlink
+        assert rendered == links.get(page[:-3], set()) - {"contradictions"}, page
+
+
+def test_backlinks_are_the_inverse_of_links(example_kb: KnowledgeBase) -> None:
+    ops.compile_kb(example_kb)
+    pages = {p[:-3]: (example_kb.wiki / p).read_text() for p in tree_digest(example_kb.wiki) if p.startswith(("entities/", "sources/"))}
+    for page, text in pages.items():
+        for target in (page_links(text) & set(pages)) - {page}:
+            assert f"- [[{page}|" in pages[target].split("## Backlinks", 1)[1], (page, target)
+
+
+def test_a_killed_render_is_finished_by_the_next_compile(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    ops.compile_kb(example_kb)
+    (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes.\n")
+    import exporters.wiki as wiki
+
+    def crash(*args: object, **kwargs: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(wiki, "write_in_place", crash)
+    with pytest.raises(KeyboardInterrupt):
+        ops.compile_kb(example_kb)
+    monkeypatch.undo()
+    report, rendered = ops.compile_kb(example_kb)  # nothing to compile, but the render is pending
+    assert not report.changed_anything and rendered is not None
+    assert "ENIAC weighed 40 tonnes." in (example_kb.wiki / "sources/eniac.md").read_text()
+
+
+def _corpus(raw: Path, n: int) -> None:
+    rng = random.Random(7)
+    people = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "John von Neumann", "Claude Shannon", "Tommy Flowers"]
+    machines = ["ENIAC", "Colossus", "EDVAC", "UNIVAC I", "Manchester Baby", "Intel 4004", "EDSAC", "Harvard Mark I"]
+    for i in range(n):
+        person, machine = rng.choice(people), rng.choice(machines)
+        lines = [f"# Note {i} on {machine}", "", f"{person} worked on [[{machine}]] in {1940 + i % 30}.",
+                 f"{machine} weighed {rng.randint(1, 40)} tonnes and used {rng.randint(100, 20000):,} vacuum tubes.",
+                 f"{machine} was probably faster than {rng.choice(machines)}.", f"{person} did not design {machine}."]
+        (raw / f"note-{i:04d}.md").write_text("\n".join(lines) + "\n")
+
+
+def _compile(root: Path) -> subprocess.Popen[bytes]:
+    return subprocess.Popen([sys.executable, "-m", "kg.cli", "compile", "--kb", str(root), "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+@pytest.fixture(scope="module")
+def reference_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    kb, _ = init(tmp_path_factory.mktemp("reference") / "kb")
+    kb.config_path.write_text("[compile]\nbatch_sources = 8\n")
+    _corpus(kb.raw, 240)
+    ops.compile_kb(kb)
+    return kb
+
+
+@pytest.mark.parametrize("kill_after", [0.7, 1.5, 2.5])
+def test_sigkill_during_compile_then_recompile_equals_uninterrupted(
+    reference_kb: KnowledgeBase, tmp_path: Path, kill_after: float
+) -> None:
+    victim, _ = init(tmp_path / "victim")
+    shutil.copyfile(reference_kb.config_path, victim.config_path)
+    shutil.rmtree(victim.raw)
+    shutil.copytree(reference_kb.raw, victim.raw)
+    process = _compile(victim.root)
+    time.sleep(kill_after)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    finish = _compile(victim.root)
+    _, err = finish.communicate(timeout=300)
+    assert finish.returncode == 0, err.decode()
+    assert tree_digest(victim.wiki) == tree_digest(reference_kb.wiki)
+    assert tree_digest(victim.raw) == tree_digest(reference_kb.raw)
+
+
+def test_kg_cli_module_is_runnable() -> None:
+    out = subprocess.run([sys.executable, "-m", "kg.cli", "--version"], capture_output=True, text=True, env={**os.environ})
+    assert out.stdout.startswith("kg ")
