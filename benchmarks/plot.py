@@ -35,15 +35,16 @@ def plot_retrieval(data: dict[str, Any], path: Path) -> None:
     fig, ax = plt.subplots(figsize=(9, 6), dpi=110)
     modes = data["modes"]
     baseline = next((m for m in modes if m["mode"] == "bm25"), None)
-    for m in modes:
+    cmap = plt.get_cmap("tab20")
+    for n, m in enumerate(modes):
         lo, hi = m["recall@5_ci95"]
-        kind = "raw" if m["mode"] in ("bm25", "dense", "hybrid") else "kg"
-        color = "#1f77b4" if kind == "raw" else "#d62728"
+        raw = m["mode"] in ("bm25", "dense", "hybrid")
         ax.errorbar(m["tokens"], m["recall@5"], yerr=[[m["recall@5"] - lo], [hi - m["recall@5"]]],
-                    fmt="o" if kind == "raw" else "s", color=color, capsize=3, markersize=7)
-        ax.annotate(m["mode"], (m["tokens"], m["recall@5"]), textcoords="offset points", xytext=(6, 4), fontsize=8)
+                    fmt="o" if raw else "s", color=cmap((2 * n + n // 10) % 20), capsize=3, markersize=8, alpha=0.9,
+                    label=f"{m['mode']}: R@5 {m['recall@5']:.3f}, {m['tokens']:.0f} tok"
+                          + (" (raw chunks)" if raw else ""))
     ax.axhline(0.90, color="grey", linestyle="--", linewidth=1)
-    ax.text(ax.get_xlim()[0], 0.902, " goal: recall@5 0.90", fontsize=8, color="grey", va="bottom")
+    ax.text(ax.get_xlim()[1], 0.902, "goal: recall@5 0.90 ", fontsize=8, color="grey", va="bottom", ha="right")
     if baseline:
         ax.axvline(baseline["tokens"], color="grey", linestyle=":", linewidth=1)
         ax.text(baseline["tokens"], ax.get_ylim()[0], " BM25 top-5 tokens", fontsize=8, color="grey", rotation=90,
@@ -52,8 +53,9 @@ def plot_retrieval(data: dict[str, Any], path: Path) -> None:
     ax.set_xlabel("tokens read per question (characters / 4, log scale)")
     ax.set_ylabel("recall@5 of gold passages (95% bootstrap CI)")
     ax.set_title(f"Retrieval on {Path(data['data']).name}: {data['questions']} questions, "
-                 f"{data['passages']:,} passages\nblue circles = raw chunks, red squares = kg (wiki / graph)")
+                 f"{data['passages']:,} passages\ncircles = retrieval over raw chunks, squares = kg (wiki / graph)")
     ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7.5, loc="lower right")
     fig.tight_layout()
     fig.savefig(path)
     plt.close(fig)

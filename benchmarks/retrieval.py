@@ -12,9 +12,10 @@ scores its ranked list of passages (source paths) against the gold passages
                passage here is one chunk), title + text
   dense        all-MiniLM-L6-v2 (kg.embed.MiniLMEmbedder) cosine over the same chunks
   hybrid       reciprocal rank fusion (k=60) of bm25 and dense
-  nav          index navigation over the compiled wiki. `kg.query.navigate` when it exists;
-               until then the benchmark-local deterministic navigator below (labelled
-               `nav (bench-local)` in the output): look question n-grams and rare terms up
+  nav          index navigation over the compiled wiki: kg.query.Navigator when kg.query
+               exists (BM25 search, and hybrid with MiniLM when the dense mode runs, at the
+               budgets of --nav-budgets), and always the benchmark-local deterministic
+               navigator below (`nav (bench-local)`): look question n-grams and rare terms up
                in wiki/index.md, open the entity/source pages found (front matter and
                heading only), follow their [[links]] one hop, map pages back to source paths
                through the index's source lines and the pages' `sources:` front matter

@@ -1,4 +1,5 @@
-"""Choosing an extractor backend from kg.toml, the environment and the command line."""
+"""Choosing an extractor backend (and the judges that go with it) from kg.toml, the environment
+and the command line."""
 
 from __future__ import annotations
 
@@ -12,9 +13,12 @@ from kg.errors import ConfigError
 from kg.extractors import Extractor
 
 if TYPE_CHECKING:
+    from kg.contradict import ContradictionJudge
     from kg.ledger import Ledger
+    from kg.resolve import EntityJudge
 
 EXTRACTORS = ("heuristic", "anthropic", "openai")
+LLM_BACKENDS = ("anthropic", "openai")
 
 
 def extractor_name(config: Config, override: str | None = None, env: Mapping[str, str] | None = None) -> str:
@@ -50,3 +54,38 @@ def make_extractor(
 
         return OpenAIExtractor(config.llm, cache, ledger, env=env)
     raise ConfigError(f"Unknown extractor {name!r}. Choose one of: {', '.join(EXTRACTORS)}.")
+
+
+def make_judge(
+    config: Config, override: str | None = None, cache: ResponseCache | None = None,
+    ledger: Ledger | None = None, env: Mapping[str, str] | None = None,
+) -> ContradictionJudge:
+    """The contradiction judge for the extractor `override`/kg.toml selects: the offline rules, or,
+    with an LLM backend, the rules plus the LLM judge (kg/judges.py) on the remaining candidates."""
+    from kg.contradict import RuleJudge
+
+    name = extractor_name(config, override, env)
+    if name not in LLM_BACKENDS or not config.llm.judges:
+        return RuleJudge()
+    from kg.extractors.llm import LlmExtractor
+    from kg.judges import CombinedJudge, LlmContradictionJudge
+
+    backend = make_extractor(config, name, None, ledger, env)
+    assert isinstance(backend, LlmExtractor)
+    return CombinedJudge(LlmContradictionJudge(backend, cache))
+
+
+def make_entity_judge(
+    config: Config, override: str | None = None, cache: ResponseCache | None = None,
+    ledger: Ledger | None = None, env: Mapping[str, str] | None = None,
+) -> EntityJudge | None:
+    """The LLM judge for ambiguous entity-resolution cases, or None offline (rules only)."""
+    name = extractor_name(config, override, env)
+    if name not in LLM_BACKENDS or not config.llm.judges:
+        return None
+    from kg.extractors.llm import LlmExtractor
+    from kg.judges import LlmEntityJudge
+
+    backend = make_extractor(config, name, None, ledger, env)
+    assert isinstance(backend, LlmExtractor)
+    return LlmEntityJudge(backend, cache)

@@ -226,6 +226,11 @@ def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
             out.print(f"  {label}: {path}")
     for _path, reason in st.failed.items():
         out.print(f"  failed: {reason}")
+    if total := st.llm_usage.get("total"):
+        last = st.llm_usage.get("last_run", {})
+        out.print(f"  LLM usage: last run {last.get('requests', 0)} request(s), ${last.get('cost_usd', 0):.4f}; "
+                  f"all runs {total.get('requests', 0)} request(s), {total.get('input_tokens', 0):,} input + "
+                  f"{total.get('output_tokens', 0):,} output tokens, ${total.get('cost_usd', 0):.4f}", markup=False)
     if st.stale_claims:
         out.print(f"  {st.stale_claims} stale claim(s): their source changed or vanished since compiled.")
     if st.new or st.changed or st.vanished:

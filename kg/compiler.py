@@ -23,7 +23,7 @@ from kg.extractors import ExtractionContext, Extractor
 from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
 from kg.names import name_key, unique_slug
-from kg.resolve import EntityIndex
+from kg.resolve import EntityIndex, EntityJudge
 from kg.search import add_chunks, drop_indexes, indexes_ready, refresh_indexes
 from kg.sources import read_source, rel_path, scan, sha256_bytes
 from kg.store import Store, WriteBatch, now_iso
@@ -116,12 +116,13 @@ def plan_compile(raw: Path, states: dict[str, SourceState]) -> CompilePlan:
 
 class Compiler:
     def __init__(self, kb: KnowledgeBase, store: Store, extractor: Extractor, config: Config | None = None,
-                 judge: ContradictionJudge | None = None) -> None:
+                 judge: ContradictionJudge | None = None, entity_judge: EntityJudge | None = None) -> None:
         self.kb = kb
         self.store = store
         self.extractor = extractor
         self.config = config or kb.config()
         self.judge = judge or RuleJudge()
+        self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/resolve.py); None: rules only
 
     def plan(self) -> CompilePlan:
         return plan_compile(self.kb.raw, load_source_states(self.store))
@@ -135,6 +136,7 @@ class Compiler:
             self.store.query("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
                              "e.summary AS summary, e.status AS status"),
             self.store.query("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst"),
+            judge=self.entity_judge,
         )
         slugs = {s.slug for s in states.values()}
         seq = self.store.next_log_seq()
@@ -215,6 +217,7 @@ class Compiler:
         known = tuple(index.mentioned_in(doc.text)) if self.extractor.wants_known_entities else ()
         context = ExtractionContext(doc.path, doc.title, known_entities=known, frontmatter=doc.frontmatter)
         results = self.extractor.extract(chunks, context)
+        index.prejudge([entity for result in results for entity in result.entities])  # one batch per source
         created = set(batch_ids(batch, "Claim"))
         entity_rows = {row["id"]: row for row in batch.nodes.get("Entity", [])}
         updated_entities = {row["id"]: row for row in batch.updates.get("Entity", [])}

@@ -34,6 +34,7 @@ batch_sources = 64
 # timeout_seconds = 60
 # max_retries = 4                 # retries after a timeout, 429, 529 or 5xx, with backoff
 # validation_retries = 2          # re-asks after a reply that fails validation
+# judges = true                   # also ask the model about likely contradictions and ambiguous names
 # [llm.prices."my-model"]         # USD per million tokens (defaults cover common models)
 # input = 3.0
 # output = 15.0
@@ -72,6 +73,9 @@ class LlmConfig:
     #: Re-asks after a reply that fails validation (instructor sends the error back).
     validation_retries: int = 2
     max_tokens: int = 8192
+    #: With an LLM extractor, also ask the model about likely contradictions the rules miss and
+    #: about ambiguous entity names (kg/judges.py). False: the offline rules only.
+    judges: bool = True
     #: Seconds between polls of a Message Batch (`kg compile --batch`).
     batch_poll_seconds: float = 30.0
     #: USD per million tokens, per model: {"my-model" = {input = 3.0, output = 15.0,

@@ -100,6 +100,7 @@ class ClaimRecord:
     recorded_at: str = ""
     entities: frozenset[str] = frozenset()
     stems: list[str] = field(default_factory=list)
+    sources: tuple[str, ...] = ()  # paths of the sources whose evidence is live (shown to an LLM judge)
 
     def __post_init__(self) -> None:
         if not self.stems:
@@ -272,7 +273,7 @@ def load_claim_records(store: Store) -> list[ClaimRecord]:
         "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at IS NULL "
         "RETURN c.id AS id, c.text AS text, e.id AS subject, c.predicate AS predicate, c.claim_type AS claim_type, "
         "c.polarity AS polarity, c.object AS object, c.confidence AS confidence, max(s.authority) AS authority, "
-        "c.valid_from AS valid_from, c.recorded_at AS recorded_at ORDER BY id"
+        "c.valid_from AS valid_from, c.recorded_at AS recorded_at, collect(s.path) AS sources ORDER BY id"
     )
     entities: dict[str, set[str]] = defaultdict(set)
     for r in store.query("MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE c.status = 'live' RETURN c.id AS c, e.id AS e"):
@@ -280,11 +281,12 @@ def load_claim_records(store: Store) -> list[ClaimRecord]:
     records = []
     for r in rows:
         values: dict[str, Any] = {k: (v if v is not None else d) for (k, v), d in zip(r.items(), _DEFAULTS, strict=True)}
+        values["sources"] = tuple(sorted({p for p in values["sources"] if p}))
         records.append(ClaimRecord(**values, entities=frozenset(entities[r["id"]])))
     return records
 
 
-_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "")
+_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", ())
 
 
 @dataclass

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Literal
 
-from pydantic import BaseModel, Field, field_validator, model_validator
+from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
 
 
 class ClaimType(StrEnum):
@@ -102,3 +103,66 @@ class SourceDoc:
     kind: str
     frontmatter: dict[str, object] = field(default_factory=dict)
     authority: int = 0
+
+
+# LLM judges' replies (prompts/contradict_v1.md.j2, prompts/entity_v1.md.j2) -----------------
+
+
+class _Verdict(BaseModel):
+    pair: int = Field(description="The number of the pair, as given in the question.")
+    reason: str = Field(default="", description="One short sentence: why.")
+    confidence: float = Field(default=0.5, description="0 to 1: how sure you are of the verdict.")
+
+    @field_validator("confidence", mode="before")
+    @classmethod
+    def _clamp(cls, value: object) -> float:
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            return 0.5
+        return min(1.0, max(0.0, number))
+
+
+def _only_pairs_asked(verdicts: list[_Verdict], info: ValidationInfo) -> None:
+    """The pair numbers asked about travel in the validation context; anything else is re-asked."""
+    asked = (info.context or {}).get("pairs") if isinstance(info.context, dict) else None
+    numbers = [v.pair for v in verdicts]
+    if len(set(numbers)) != len(numbers):
+        raise ValueError("each pair number must appear once; give exactly one verdict per pair")
+    if asked is not None:
+        unknown = sorted(set(numbers) - set(asked))
+        if unknown:
+            raise ValueError(f"pair number(s) {unknown} were not asked about; the pairs are numbered "
+                             f"{min(asked)} to {max(asked)}: answer for those only")
+
+
+class ClaimPairVerdict(_Verdict):
+    verdict: Literal["contradicts", "compatible", "unsure"] = Field(
+        description="contradicts: both claims cannot be true together; compatible: they can; unsure: cannot tell.")
+
+
+class ContradictionVerdicts(BaseModel):
+    """One verdict per numbered pair of claims."""
+
+    verdicts: list[ClaimPairVerdict] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _asked(self, info: ValidationInfo) -> ContradictionVerdicts:
+        _only_pairs_asked(list(self.verdicts), info)
+        return self
+
+
+class EntityPairVerdict(_Verdict):
+    verdict: Literal["same", "different", "unsure"] = Field(
+        description="same: both names refer to the same thing; different: they do not; unsure: cannot tell.")
+
+
+class EntityVerdicts(BaseModel):
+    """One verdict per numbered pair of entity names."""
+
+    verdicts: list[EntityPairVerdict] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _asked(self, info: ValidationInfo) -> EntityVerdicts:
+        _only_pairs_asked(list(self.verdicts), info)
+        return self

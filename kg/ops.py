@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.backends import extractor_name, make_extractor
+from kg.backends import extractor_name, make_entity_judge, make_extractor, make_judge
 from kg.cache import ResponseCache
 from kg.compiler import Compiler, CompileReport, load_source_states, plan_compile
 from kg.errors import QueryError
@@ -32,8 +32,9 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
     cache = ResponseCache(kb.state / "cache.sqlite")
     try:
         backend = make_extractor(config, extractor, cache)
+        judge, entity_judge = make_judge(config, extractor, cache), make_entity_judge(config, extractor, cache)
         with open_store(kb) as store:
-            compiler = Compiler(kb, store, backend, config)
+            compiler = Compiler(kb, store, backend, config, judge=judge, entity_judge=entity_judge)
             plan = compiler.plan()
             if on_plan:
                 on_plan(plan)
@@ -41,12 +42,32 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
             if pending:
                 _write_pending(kb, pending)
             report = compiler.compile(plan, progress)
+            _save_ledger(kb)
             rendered = None
             if render and (pending or not (kb.wiki / "index.md").exists()):
                 rendered = render_with(store, kb, pending)
             return report, rendered
     finally:
         cache.close()
+
+
+def _save_ledger(kb: KnowledgeBase) -> None:
+    """Keep the LLM token/cost ledger of the last run, and the running total, in .kg/ledger.json."""
+    from kg.ledger import run_ledger
+
+    ledger = run_ledger()
+    if not ledger.active:
+        return
+    path = kb.state / "ledger.json"
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    last = ledger.as_dict()
+    total = saved.get("total", {})
+    for key in ("requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_hits", "cost_usd"):
+        total[key] = round(total.get(key, 0) + last.get(key, 0), 6)
+    path.write_text(json.dumps({"last_run": last, "total": total}, indent=2, sort_keys=True), encoding="utf-8")
 
 
 def _pending_path(kb: KnowledgeBase) -> Path:
@@ -138,6 +159,7 @@ class Status:
     vanished: list[str] = field(default_factory=list)
     failed: dict[str, str] = field(default_factory=dict)
     stale_claims: int = 0  # live claims whose source changed or vanished on disk since compiled
+    llm_usage: dict[str, Any] = field(default_factory=dict)  # .kg/ledger.json: last run and running total
     compiled: bool = True
 
     def as_dict(self) -> dict[str, Any]:
@@ -158,8 +180,12 @@ def status(kb: KnowledgeBase) -> Status:
             "MATCH (s:Source) WHERE s.status = 'failed' RETURN s.path AS path, s.error AS error ORDER BY s.path")}
         plan = plan_compile(kb.raw, states)
         stale = stale_claims(store, plan.changed + plan.vanished)
+    try:
+        usage = json.loads((kb.state / "ledger.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        usage = {}
     return Status(str(kb.root), name, counts, changed=plan.changed, new=plan.new, vanished=plan.vanished, failed=failed,
-                  stale_claims=len(stale))
+                  stale_claims=len(stale), llm_usage=usage)
 
 
 def cypher(kb: KnowledgeBase, query: str, params: dict[str, Any] | None = None, write: bool = False) -> list[dict[str, Any]]:

@@ -1,7 +1,8 @@
 """The prompt registry: versioned Jinja templates in prompts/, each paired with its reply model.
 
-A template defines two macros: `system()` (the same for every chunk, so providers can cache
-it) and `user(chunk_text, source_title, headings, known_entities)`. The prompt version is a
+A template defines two macros: `system()` (the same for every request, so providers can cache
+it) and `user(...)`: `user(chunk_text, source_title, headings, known_entities)` for extraction,
+`user(pairs)` for the LLM judges (kg/judges.py). The prompt version is a
 short hash of the template text and of the reply model's JSON schema; it is stored on every
 claim and is part of the reply-cache key, so editing either one recompiles with fresh replies.
 
@@ -21,11 +22,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from kg.errors import ConfigError
-from kg.models import ExtractionResult
+from kg.models import ContradictionVerdicts, EntityVerdicts, ExtractionResult
 
 #: prompt name -> (template file, the pydantic model the reply must validate against)
 REGISTRY: dict[str, tuple[str, type[BaseModel]]] = {
     "extract": ("extract_v1.md.j2", ExtractionResult),
+    "contradict": ("contradict_v1.md.j2", ContradictionVerdicts),  # kg/judges.py
+    "entity": ("entity_v1.md.j2", EntityVerdicts),  # kg/judges.py
 }
 
 
@@ -65,9 +68,15 @@ class PromptTemplate:
     def render(
         self, chunk_text: str, source_title: str, headings: tuple[str, ...] = (), known_entities: tuple[str, ...] = (),
     ) -> RenderedPrompt:
+        """The extraction prompt's arguments; other prompts use `render_with`."""
+        return self.render_with(chunk_text=chunk_text, source_title=source_title, headings=list(headings),
+                                known_entities=list(known_entities))
+
+    def render_with(self, **kwargs: Any) -> RenderedPrompt:
+        """`system()` and `user(**kwargs)`: each template's `user` macro names its own arguments."""
         module = _compiled(self.text).module
         system = str(module.system()).strip()
-        user = str(module.user(chunk_text, source_title, list(headings), list(known_entities))).strip()
+        user = str(module.user(**kwargs)).strip()
         return RenderedPrompt(system, user)
 
 

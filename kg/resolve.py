@@ -3,7 +3,11 @@
 1. exact normalised name or known alias (case, accents, possessives, articles, hyphens);
 2. rules: plural/singular, titles ("Dr.", "Mr."), acronyms of a known multi-word name;
 3. fuzzy string similarity for names long enough to judge, among names sharing a word;
-4. embedding similarity, when an embedder is given.
+4. embedding similarity, when an embedder is given;
+5. an `EntityJudge` (the LLM, kg/judges.py), when one is given, for the ambiguous cases only: a
+   name close to a known one but below the fuzzy threshold (`ambiguous_floor` <= score <
+   `fuzzy_threshold`), or the same name with a different specific type. "same" merges (method
+   "llm", score = the judge's confidence); "different" and "unsure" keep the entities apart.
 
 Tier 1 reuses the entity. Tiers 2-4 create the new entity and record an ALIAS_OF edge to the
 match (method and score), so the merge shows in the wiki and can be audited and undone with
@@ -15,6 +19,8 @@ from __future__ import annotations
 
 import difflib
 import re
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,6 +54,19 @@ class AliasLink:
     score: float
 
 
+@dataclass(frozen=True)
+class Judgement:
+    verdict: str  # "same" | "different" | "unsure"
+    confidence: float
+    reason: str = ""
+
+
+class EntityJudge(ABC):
+    @abstractmethod
+    def judge(self, pairs: Sequence[tuple[ExtractedEntity, EntityRecord]]) -> list[Judgement | None]:
+        """For each (new name, known entity) pair: are they the same thing? None means unsure."""
+
+
 def name_variants(key: str) -> list[str]:
     """Rule-based spellings of the same name: plural/singular of the last word."""
     out = [key]
@@ -62,12 +81,22 @@ def name_variants(key: str) -> list[str]:
     return out
 
 
+_NUMBERISH = re.compile(r"^(\d+\w*|[ivxlcdm]+)$")
+
+
+def _differ_in_numbers(a: str, b: str) -> bool:
+    """Whether two keys differ in a number or a roman numeral (edition, model, sequel)."""
+    words_a, words_b = set(a.split()), set(b.split())
+    return any(_NUMBERISH.match(w) for w in words_a ^ words_b)
+
+
 def _specific(type_: str) -> bool:
     return type_ not in GENERIC_TYPES
 
 
 class EntityIndex:
-    def __init__(self, embedder: Embedder | None = None, fuzzy_threshold: float = 0.92, embedding_threshold: float = 0.9) -> None:
+    def __init__(self, embedder: Embedder | None = None, fuzzy_threshold: float = 0.92, embedding_threshold: float = 0.9,
+                 judge: EntityJudge | None = None, ambiguous_floor: float = 0.8) -> None:
         self.records: dict[str, EntityRecord] = {}
         self.by_key: dict[str, str] = {}
         self.by_word: dict[str, set[str]] = {}  # word -> keys containing it (fuzzy blocking)
@@ -78,11 +107,13 @@ class EntityIndex:
         self.embedder = embedder
         self.fuzzy_threshold = fuzzy_threshold
         self.embedding_threshold = embedding_threshold
+        self.judge = judge
+        self.ambiguous_floor = ambiguous_floor
 
     @classmethod
     def from_rows(cls, rows: list[dict[str, Any]], alias_edges: list[dict[str, Any]] | None = None,
-                  embedder: Embedder | None = None) -> EntityIndex:
-        index = cls(embedder)
+                  embedder: Embedder | None = None, judge: EntityJudge | None = None) -> EntityIndex:
+        index = cls(embedder, judge=judge)
         for edge in alias_edges or []:
             index.canonical[edge["src"]] = edge["dst"]
         for row in sorted(rows, key=lambda r: r["id"]):
@@ -145,26 +176,33 @@ class EntityIndex:
             return self.resolve_id(self.acronyms[compact]), 0.9
         return None
 
-    def _fuzzy(self, name: str) -> tuple[str, float] | None:
+    def _similar(self, name: str, floor: float) -> list[tuple[float, str]]:
+        """Known name keys with a string similarity >= floor, best first."""
         key = name_key(name)
         if len(key) < 8:
-            return None
-        best: tuple[float, str] | None = None
+            return []
         candidates: set[str] = set()
         for word in set(key.split()):
             keys = self.by_word.get(word, set())
             if len(keys) <= 500:  # a very common word blocks nothing useful
                 candidates |= keys
+        found = []
         for other in sorted(candidates):
             if abs(len(other) - len(key)) > 3 or other == key:
                 continue
             matcher = difflib.SequenceMatcher(None, key, other)
-            if matcher.quick_ratio() < self.fuzzy_threshold:
+            if matcher.quick_ratio() < floor:
                 continue
             score = matcher.ratio()
-            if score >= self.fuzzy_threshold and (best is None or score > best[0]):
-                best = (score, other)
-        return (self.resolve_id(self.by_key[best[1]]), round(best[0], 3)) if best else None
+            if score >= floor:
+                found.append((score, other))
+        return sorted(found, key=lambda t: (-t[0], t[1]))
+
+    def _fuzzy(self, name: str) -> tuple[str, float] | None:
+        key = name_key(name)
+        # "Harvard Mark I" / "Harvard Mark II", "Apollo 11" / "Apollo 13": numbers make different things.
+        best = [(s, k) for s, k in self._similar(name, self.fuzzy_threshold) if not _differ_in_numbers(key, k)][:1]
+        return (self.resolve_id(self.by_key[best[0][1]]), round(best[0][0], 3)) if best else None
 
     def _embedded(self, name: str) -> tuple[str, float] | None:
         if self.embedder is None or not self.records:
@@ -177,23 +215,79 @@ class EntityIndex:
             return self.resolve_id(ids[best]), round(float(scores[best]), 3)
         return None
 
+    def _found(self, entity: ExtractedEntity) -> str | None:
+        return self.lookup(entity.name) or next((self.lookup(a) for a in entity.aliases if self.lookup(a)), None)
+
+    def _type_clash(self, entity: ExtractedEntity, found: str) -> bool:
+        return _specific(entity.type) and _specific(self.records[found].type) and entity.type != self.records[found].type
+
+    def _questions(self, entity: ExtractedEntity, found: str | None) -> list[str]:
+        """Known entities the judge should compare `entity` with (ambiguous cases only)."""
+        if self.judge is None:
+            return []
+        if found is not None:
+            return [found] if self._type_clash(entity, found) and self.lookup(f"{entity.name} ({entity.type})") is None else []
+        near: list[str] = []
+        for score, key in self._similar(entity.name, self.ambiguous_floor):
+            other = self.resolve_id(self.by_key[key])
+            if score < self.fuzzy_threshold and other not in near:
+                near.append(other)
+        return near[:3]
+
+    def prejudge(self, entities: Sequence[ExtractedEntity]) -> None:
+        """Ask the judge about the ambiguous cases of many entities in one batch (it caches the
+        verdicts, so `resolve` then asks nothing). Optional: `resolve` asks on its own."""
+        if self.judge is None:
+            return
+        pairs: dict[tuple[str, str], tuple[ExtractedEntity, EntityRecord]] = {}
+        for entity in entities:
+            found = self._found(entity)
+            if found is None and any(tier(entity.name) for tier in (self._rules, self._fuzzy, self._embedded)):
+                continue
+            for other in self._questions(entity, found):
+                pairs.setdefault((name_key(entity.name), other), (entity, self.records[other]))
+        if pairs:
+            self.judge.judge(list(pairs.values()))
+
+    def _judged_same(self, entity: ExtractedEntity, candidates: list[str]) -> tuple[str, float] | None:
+        if self.judge is None or not candidates:
+            return None
+        answers = self.judge.judge([(entity, self.records[c]) for c in candidates])
+        same = [(a.confidence, c) for c, a in zip(candidates, answers, strict=True) if a is not None and a.verdict == "same"]
+        if not same:
+            return None
+        confidence, chosen = max(same, key=lambda t: (t[0], t[1]))
+        return chosen, round(confidence, 3)
+
+    def _link(self, record_id: str, canonical: str, method: str, score: float) -> None:
+        self.canonical[record_id] = canonical
+        self.links.append(AliasLink(record_id, canonical, method, score))
+
     def resolve(self, entity: ExtractedEntity) -> tuple[str, str]:
         """(entity id, what happened: "new" | "updated" | "same")."""
-        found = self.lookup(entity.name) or next((self.lookup(a) for a in entity.aliases if self.lookup(a)), None)
-        if found is not None and _specific(entity.type) and _specific(self.records[found].type) and entity.type != self.records[found].type:
+        found = self._found(entity)
+        if found is not None and self._type_clash(entity, found):
             typed = f"{entity.name} ({entity.type})"
+            clash = found
             found = self.lookup(typed)  # a different thing with the same name: its own entity
             if found is None:
-                return self._create(entity, name=entity.name, identity=name_key(typed), alias=typed), "new"
+                same = self._judged_same(entity, self._questions(entity, clash))
+                record_id = self._create(entity, name=entity.name, identity=name_key(typed), alias=typed)
+                if same is not None:
+                    self._link(record_id, same[0], "llm", same[1])
+                return record_id, "new"
         if found is None:
             for method, tier in (("rules", self._rules), ("fuzzy", self._fuzzy), ("embedding", self._embedded)):
                 match = tier(entity.name)
                 if match:
                     record_id = self._create(entity)
-                    self.canonical[record_id] = match[0]
-                    self.links.append(AliasLink(record_id, match[0], method, match[1]))
+                    self._link(record_id, match[0], method, match[1])
                     return record_id, "new"
-            return self._create(entity), "new"
+            same = self._judged_same(entity, self._questions(entity, None))
+            record_id = self._create(entity)
+            if same is not None:
+                self._link(record_id, same[0], "llm", same[1])
+            return record_id, "new"
         return found, self._update(self.records[found], entity)
 
     def _create(self, entity: ExtractedEntity, name: str | None = None, identity: str | None = None,

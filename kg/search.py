@@ -220,7 +220,10 @@ class Searcher:
         if self._matrix is None:
             keys, texts = self.corpus()
             self._keys = keys
-            self._matrix = self.embedder.embed(texts) if texts else np.zeros((0, self.embedder.dim), np.float32)
+            # in slices, so that an interrupted first run (MiniLM: minutes on a big corpus) keeps
+            # what it embedded in the cache
+            parts = [self.embedder.embed(texts[i : i + 4096]) for i in range(0, len(texts), 4096)]
+            self._matrix = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
 
     def vector_keys(self, query: str, k: int) -> list[tuple[tuple[str, str], float]]:
         self.load_vectors()

@@ -4,7 +4,9 @@ chat completions, on 127.0.0.1 with an OS-chosen port, driven by the real SDK cl
 Every request is recorded (path, headers, JSON body). Replies come from a script (a list of
 `Reply` consumed in order) and, when the script is empty, from `responder(body)`, which by
 default runs kg's offline heuristic extractor on the chunk found between <chunk> tags, so a
-reply is realistic and its quotes are verbatim.
+reply is realistic and its quotes are verbatim. Questions of the LLM judges (numbered
+`<pair number="n">` blocks, kg/judges.py) get `judge_reply`: "compatible" / "different" for
+every pair, unless a test passes its own verdict function.
 
 Token accounting (what the fake reports as usage): ceil(characters / 4) of the JSON-serialised
 request parts the model would read: `system`, `messages` and `tools` (Anthropic) or `messages`
@@ -67,8 +69,30 @@ def user_text(body: dict[str, Any]) -> str:
     return ""
 
 
+_PAIR = re.compile(r'<pair number="(\d+)">\n(.*?)\n</pair>', re.S)
+
+
+def is_judge_request(body: dict[str, Any]) -> bool:
+    return bool(_PAIR.search(user_text(body)))
+
+
+def judge_pairs(body: dict[str, Any]) -> list[tuple[int, str]]:
+    """(number, text) of each pair a judge request asks about."""
+    return [(int(n), text) for n, text in _PAIR.findall(user_text(body))]
+
+
+def judge_reply(body: dict[str, Any], verdict: Callable[[str], str] | None = None) -> dict[str, Any]:
+    """One verdict per pair asked: `verdict(pair text)`, by default the harmless answer."""
+    entity = "same entity" in user_text(body)
+    default = "different" if entity else "compatible"
+    return {"verdicts": [{"pair": n, "verdict": verdict(text) if verdict else default, "reason": "fake verdict",
+                          "confidence": 0.9} for n, text in judge_pairs(body)]}
+
+
 def heuristic_reply(body: dict[str, Any]) -> dict[str, Any]:
     """What a good model would return: the offline extractor's result for the chunk."""
+    if is_judge_request(body):
+        return judge_reply(body)
     text = user_text(body)
     chunk = _CHUNK.search(text)
     title = _TITLE.search(text)

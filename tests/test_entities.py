@@ -30,6 +30,9 @@ def test_resolution_tiers() -> None:
     university, _ = index.resolve(entity("University of Manchester", "organization"))
     typo, _ = index.resolve(entity("University of Manchestre", "organization"))  # tier 3: fuzzy
     assert typo != university and index.resolve_id(typo) == university
+    mark1, _ = index.resolve(entity("Harvard Mark I"))
+    mark2, _ = index.resolve(entity("Harvard Mark II"))  # numbers make different things
+    assert index.resolve_id(mark2) == mark2 != mark1
     methods = {link.method for link in index.links}
     assert {"fuzzy"} <= methods
 

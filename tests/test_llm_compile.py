@@ -7,7 +7,15 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from fakes_llm import FakeAnthropic, FakeOpenAI, Recorded, Reply, approx_tokens, heuristic_reply
+from fakes_llm import (
+    FakeAnthropic,
+    FakeOpenAI,
+    Recorded,
+    Reply,
+    approx_tokens,
+    heuristic_reply,
+    is_judge_request,
+)
 from typer.testing import CliRunner
 
 from kg import llm_run, ops
@@ -52,7 +60,8 @@ def claims(kb: KnowledgeBase) -> list[dict[str, Any]]:
 
 
 def messages(server: FakeAnthropic) -> list[Recorded]:
-    return server.calls("/v1/messages")
+    """Extraction requests (the LLM judges' questions are tested in test_llm_judge.py)."""
+    return [r for r in server.calls("/v1/messages") if not is_judge_request(r.body)]
 
 
 def test_compile_examples_then_recompile_from_cache(claude_kb: tuple[KnowledgeBase, FakeAnthropic]) -> None:
@@ -65,13 +74,15 @@ def test_compile_examples_then_recompile_from_cache(claude_kb: tuple[KnowledgeBa
     assert {r["version"] for r in rows} == {get_prompt().version}
     assert {r["extractor"] for r in rows} == {"anthropic:claude-sonnet-4-6"}
     ledger = run_ledger()
-    assert ledger.total.requests == 14 and ledger.cost() > 0 and ledger.total.cache_read_tokens > 0
+    assert ledger.total.requests == len(server.calls("/v1/messages")) and ledger.cost() > 0 and ledger.total.cache_read_tokens > 0
 
     # Unchanged input: nothing to do. A lost graph: rebuilt from the reply cache, same graph, zero requests.
     assert not ops.compile_kb(kb)[0].changed_anything
     (kb.state / "graph.kuzu").unlink()
+    before = len(server.calls("/v1/messages"))
     report2, _ = ops.compile_kb(kb)
     assert report2.compiled == 14
+    assert len(server.calls("/v1/messages")) == before  # judges' verdicts came from the cache too
     assert len(messages(server)) == 14
     assert [(r["path"], r["id"], r["quote"]) for r in claims(kb)] == [(r["path"], r["id"], r["quote"]) for r in rows]
     assert run_ledger().cache_hits == 14
@@ -150,15 +161,17 @@ def test_openai_compatible_compile(example_kb: KnowledgeBase) -> None:
         server.script.append(Reply(content="<think>hmm</think>"))  # an empty reply first: re-asked
         report, _ = ops.compile_kb(example_kb)
         assert report.compiled == 14 and not report.failed
-        assert len(server.requests) == 15
+        assert len([r for r in server.requests if not is_judge_request(r.body)]) == 15
         assert {r["extractor"] for r in claims(example_kb)} == {"openai:llama3.2:3b"}
 
 
 def test_token_figures_for_the_examples(claude_kb: tuple[KnowledgeBase, FakeAnthropic], capsys: pytest.CaptureFixture[str]) -> None:
     """The fake's accounting (ceil(chars/4) of system + tools + messages) for the examples."""
     kb, server = claude_kb
+    kb.config_path.write_text(kb.config_path.read_text(encoding="utf-8") + "judges = false\n", encoding="utf-8")
     ops.compile_kb(kb)
     sent = messages(server)
+    assert len(sent) == len(server.requests)  # extraction only: the judges are off
     chunk_tokens = [approx_tokens(r.body["messages"][0]["content"].split("<chunk>\n", 1)[1].rsplit("\n</chunk>", 1)[0])
                     for r in sent]
     total_in = server.input_tokens + server.cache_read_tokens + server.cache_write_tokens

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 from kg.cache import ResponseCache
 from kg.config import LlmConfig
 from kg.errors import ConfigError
-from kg.extractors.llm import LlmExtractor
+from kg.extractors.llm import LlmExtractor, M
 from kg.ledger import Ledger, Usage
 from kg.models import ExtractionResult
 from kg.prompts import PromptTemplate, RenderedPrompt
@@ -83,14 +83,16 @@ class AnthropicExtractor(LlmExtractor):
         self.raw_client = make_client(config, env)
         self.client = self.watch(instructor.from_anthropic(self.raw_client, mode=instructor.Mode.TOOLS))
 
-    def _request(self, prompt: RenderedPrompt) -> tuple[ExtractionResult, Usage]:
+    def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
         params = message_params(prompt, self.model, self.config.max_tokens, with_tool=False)
+        if context is not None:
+            params["context"] = context
         result = self.client.messages.create(
-            response_model=self.prompt.response_model,
+            response_model=response_model,
             max_retries=self.config.validation_retries,
             **params,
         )
-        return ExtractionResult.model_validate(result.model_dump()), usage_after(result)
+        return result, usage_after(result)
 
 
 def usage_after(result: Any) -> Usage:

@@ -19,7 +19,7 @@ from kg.resolve import name_variants
 from kg.text import PlainText, sentences, to_plain
 
 # A capitalised word (a possessive 's ends it: "Cambridge's EDSAC" is two names) or an initial.
-_CAP_TOKEN = r"(?:[A-Z][\w&-]*(?:['’](?!s\b)\w+)*|[A-Z]\.)"
+_CAP_TOKEN = r"(?:[A-Z]\.(?=\s)|[A-Z][\w&-]*(?:['’](?!s\b)\w+)*)"  # an initial first: "Bruce R. Lindsey"
 _CAP_SEQ = re.compile(
     rf"(?<![\w'’-]){_CAP_TOKEN}(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))})[ \t]+)*{_CAP_TOKEN})*"
     r"(?:[ \t]+\d+[A-Za-z]?(?![\w,.]\d))?"  # "Intel 4004", "Mark 1": a number only at the end
@@ -234,7 +234,8 @@ class HeuristicExtractor(Extractor):
                 if not name:
                     continue
                 at_start = sentence[: match.start()].strip() == "" or sentence[: match.start()].strip().lower() in V.STOP_CAPS
-                follows = sentence[match.end() :].split()[:1]
+                after = re.sub(r"^\s*\([^)]*\)", "", sentence[match.end() :])  # "Wangliang (望梁) is a town"
+                follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
                     mid_sentence_caps.add(name_key(name))  # "Colossus was ..." is a name
                 candidates.append((name, at_start, sentence[: match.start()]))
@@ -307,7 +308,7 @@ class HeuristicExtractor(Extractor):
         subject = registry.entities[subject_key].name
         others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
         others = list(dict.fromkeys(others))
-        rest = sentence[subject_end:]
+        rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
         fields = _classify(sentence, rest, mentions, subject_key, registry)
         confidence = _BASE_CONFIDENCE[fields["claim_type"]]
         if _has(sentence, _STRONG_HEDGES):

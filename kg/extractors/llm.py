@@ -1,11 +1,11 @@
 """What every LLM backend shares: the prompt, the retry policy, concurrency and the ledger.
 
-A backend implements `_request(prompt) -> (ExtractionResult, Usage)`: exactly one provider
+A backend implements `ask(prompt, response_model) -> (reply, Usage)`: exactly one provider
 call through instructor, whose own bounded re-asks handle replies that fail validation.
 Around it this base retries transport failures (timeouts, 429, 529 and 5xx) with
 exponential backoff, records tokens in the run's `Ledger`, and turns a final failure into
 `ChunkExtractionFailed`, which the compiler records as the source's failure while the other
-sources go on. Quote verification stays in kg/verify.py (the compiler runs it).
+sources go on (`call` is that policy; the LLM judges in kg/judges.py reuse it). Quote verification stays in kg/verify.py (the compiler runs it).
 
 API keys are read from the environment by the SDK clients and never stored: they are not
 part of any cache key, cached reply, ledger entry or error message.
@@ -20,7 +20,9 @@ import time
 from abc import abstractmethod
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import Any, TypeVar
+
+from pydantic import BaseModel
 
 from kg.cache import ResponseCache
 from kg.config import LlmConfig
@@ -31,6 +33,8 @@ from kg.models import Chunk, ExtractionResult
 from kg.prompts import PromptTemplate, RenderedPrompt, get_prompt
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+M = TypeVar("M", bound=BaseModel)
 
 TRANSIENT_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504, 529})
 _TRANSIENT_CLASS_NAMES = frozenset({"APIConnectionError", "APITimeoutError", "TimeoutException", "ConnectError",
@@ -115,8 +119,14 @@ class LlmExtractor(Extractor):
     # the one provider call -----------------------------------------------------------------
 
     @abstractmethod
+    def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
+        """One provider call whose reply must validate against `response_model` (instructor re-asks
+        up to `validation_retries` times; `context` reaches the model's validators). Raise on failure."""
+
     def _request(self, prompt: RenderedPrompt) -> tuple[ExtractionResult, Usage]:
         """One extraction call (plus instructor's validation re-asks). Raise on failure."""
+        result, usage = self.ask(prompt, self.prompt.response_model)
+        return ExtractionResult.model_validate(result.model_dump()), usage
 
     def hint(self, exc: BaseException) -> str:
         """What the user should do about a final failure."""
@@ -150,25 +160,28 @@ class LlmExtractor(Extractor):
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         prompt = self.render(chunk, context)
+        return self.call(lambda: self._request(prompt), f"{chunk.source_path}: extraction of chunk {chunk.index + 1}")
+
+    def call(self, request: Callable[[], tuple[T, Usage]], what: str,
+             failure: Callable[[str], Exception] = ChunkExtractionFailed) -> T:
+        """Run one provider request with kg's retry policy: transient failures are retried with
+        backoff, tokens (also those of failed attempts) go to the ledger, and a final failure
+        raises `failure("<what> by <backend> failed...: <cause>. Next: <hint>.")`."""
         attempts = self.config.max_retries + 1
         for attempt in range(1, attempts + 1):
             try:
-                result, usage = self._request(prompt)
+                result, usage = request()
             except Exception as exc:
                 spent = usage_of(exc)
                 if spent is not None:
                     self.ledger.record(self.model, Usage.from_response(spent, requests=0))
                 if attempt < attempts and is_transient(exc):
                     delay = self.backoff(attempt, exc)
-                    log.warning("%s: chunk %d of %s: %s; retrying in %.1fs", self.label, chunk.index,
-                                chunk.source_path, describe(exc), delay)
+                    log.warning("%s: %s: %s; retrying in %.1fs", self.label, what, describe(exc), delay)
                     self.sleep(delay)
                     continue
                 tries = f" after {attempt} attempt(s)" if attempt > 1 else ""
-                raise ChunkExtractionFailed(
-                    f"{chunk.source_path}: extraction of chunk {chunk.index + 1} by {self.label} failed{tries}: "
-                    f"{describe(exc)}. Next: {self.hint(exc)}."
-                ) from None
+                raise failure(f"{what} by {self.label} failed{tries}: {describe(exc)}. Next: {self.hint(exc)}.") from None
             self.ledger.record(self.model, usage)
             return result
         raise AssertionError("unreachable")  # pragma: no cover

@@ -22,9 +22,8 @@ from kg.cache import ResponseCache
 from kg.config import LlmConfig
 from kg.errors import ConfigError
 from kg.extractors.anthropic_backend import usage_after
-from kg.extractors.llm import LlmExtractor, root_cause
+from kg.extractors.llm import LlmExtractor, M, root_cause
 from kg.ledger import Ledger, Usage
-from kg.models import ExtractionResult
 from kg.prompts import PromptTemplate, RenderedPrompt
 
 _THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.S | re.I)
@@ -88,15 +87,17 @@ class OpenAIExtractor(LlmExtractor):
             if message is not None and isinstance(message.content, str | None):
                 message.content = clean_reply(message.content)
 
-    def _request(self, prompt: RenderedPrompt) -> tuple[ExtractionResult, Usage]:
+    def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
+        extra: dict[str, Any] = {"context": context} if context is not None else {}
         result = self.client.chat.completions.create(
             model=self.model,
             max_tokens=self.config.max_tokens,
             messages=[{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}],
-            response_model=self.prompt.response_model,
+            response_model=response_model,
             max_retries=self.config.validation_retries,
+            **extra,
         )
-        return ExtractionResult.model_validate(result.model_dump()), usage_after(result)
+        return result, usage_after(result)
 
     def hint(self, exc: BaseException) -> str:
         last = getattr(exc, "last_completion", None)

@@ -1,0 +1,339 @@
+"""The LLM judges (kg/judges.py) against the loopback fakes, through the real clients."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+from fakes_llm import (
+    FakeAnthropic,
+    FakeOpenAI,
+    Recorded,
+    Reply,
+    heuristic_reply,
+    is_judge_request,
+    judge_pairs,
+    judge_reply,
+)
+
+from kg import ops
+from kg.backends import make_entity_judge, make_judge
+from kg.cache import ResponseCache
+from kg.config import Config, LlmConfig
+from kg.contradict import ClaimRecord, RuleJudge
+from kg.extractors.anthropic_backend import AnthropicExtractor
+from kg.extractors.openai_backend import OpenAIExtractor
+from kg.judges import CombinedJudge, LlmContradictionJudge, LlmEntityJudge
+from kg.kb import KnowledgeBase
+from kg.ledger import Ledger, run_ledger
+from kg.models import ContradictionVerdicts, ExtractedEntity
+from kg.prompts import get_prompt
+from kg.resolve import EntityIndex
+
+KEY = "sk-ant-test-key"
+FAST = {"timeout_seconds": 2, "backoff_seconds": 0.001, "max_retries": 1, "validation_retries": 2}
+
+A_NOTE = """# Eiffel Tower
+
+The Eiffel Tower is located in Paris. The Eiffel Tower was designed by Gustave Eiffel.
+Tommy Flowers built Colossus. Konrad Zuse built the Z1.
+"""
+B_NOTE = """# Towers
+
+The Eiffel Tower is located in Rome. The Eiffel Tower was designed by Maurice Koechlin.
+Thomas Flowers built Colossus. Konrad Zuse Jr built the Z3.
+"""
+
+
+def verdicts(body: dict[str, Any]) -> dict[str, Any]:
+    """A scripted model: Rome contradicts, Koechlin is unsure; Thomas Flowers is Tommy Flowers,
+    Konrad Zuse Jr is not Konrad Zuse."""
+    def contradiction(text: str) -> str:
+        return "contradicts" if "Rome" in text and "Paris" in text else "unsure" if "Koechlin" in text else "compatible"
+
+    def entity(text: str) -> str:
+        return "same" if "Thomas Flowers" in text else "different"
+
+    entity_question = "same entity" in json.dumps(body)
+    return judge_reply(body, entity if entity_question else contradiction)
+
+
+def scripted(body: dict[str, Any]) -> dict[str, Any]:
+    return verdicts(body) if is_judge_request(body) else heuristic_reply(body)
+
+
+def judge_calls(server: FakeAnthropic | FakeOpenAI, tool: str | None = None) -> list[Recorded]:
+    calls = [r for r in server.requests if isinstance(r.body, dict) and is_judge_request(r.body)]
+    return [r for r in calls if tool is None or r.body["tools"][0]["name"] == tool]
+
+
+@pytest.fixture(autouse=True)
+def fresh_ledger() -> Iterator[None]:
+    run_ledger().reset()
+    yield
+    run_ledger().reset()
+
+
+@pytest.fixture
+def claude_kb(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[KnowledgeBase, FakeAnthropic]]:
+    kb.config_path.write_text('[compile]\nextractor = "anthropic"\n\n[llm]\nmodel = "claude-haiku-4-5"\n'
+                              "timeout_seconds = 2\nbackoff_seconds = 0.001\nmax_retries = 1\n", encoding="utf-8")
+    (kb.raw / "a.md").write_text(A_NOTE, encoding="utf-8")
+    (kb.raw / "b.md").write_text(B_NOTE, encoding="utf-8")
+    with FakeAnthropic(responder=scripted) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        yield kb, server
+
+
+def claude(server: FakeAnthropic, **cfg: object) -> AnthropicExtractor:
+    config = LlmConfig(base_url=server.url, model="claude-haiku-4-5", **{**FAST, **cfg})  # type: ignore[arg-type]
+    return AnthropicExtractor(config, None, Ledger(), env={"ANTHROPIC_API_KEY": KEY}, sleep=lambda s: None)
+
+
+def record(cid: str, text: str, source: str = "a.md") -> ClaimRecord:
+    return ClaimRecord(id=cid, text=text, subject="s", predicate="p", claim_type="fact", polarity=1, object="",
+                       confidence=0.9, sources=(source,))
+
+
+PAIRS = [
+    (record("c1", "The Eiffel Tower is located in Paris."), record("c2", "The Eiffel Tower is located in Rome.", "b.md")),
+    (record("c3", "The tower was designed by Gustave Eiffel."), record("c4", "The tower was designed by Maurice Koechlin.")),
+    (record("c5", "Colossus was built at Bletchley Park."), record("c6", "Colossus was a codebreaking computer.")),
+]
+
+
+# compile, end to end --------------------------------------------------------------------------
+
+
+def test_compile_records_llm_contradictions_and_merges(claude_kb: tuple[KnowledgeBase, FakeAnthropic]) -> None:
+    kb, server = claude_kb
+    report, _ = ops.compile_kb(kb)
+    assert report.compiled == 2 and not report.failed
+    edges = ops.cypher(kb, "MATCH (a:Claim)-[x:CONTRADICTS]->(b:Claim) RETURN a.text AS a, b.text AS b, "
+                           "x.method AS method, x.reason AS reason, x.confidence AS confidence")
+    llm = [e for e in edges if e["method"] == "llm"]
+    assert [sorted((e["a"], e["b"])) for e in llm] == [
+        ["The Eiffel Tower is located in Paris.", "The Eiffel Tower is located in Rome."]]
+    assert llm[0]["reason"] == "fake verdict" and llm[0]["confidence"] == pytest.approx(0.9)
+    assert not [e for e in edges if "Koechlin" in e["a"] + e["b"]]  # "unsure" is never recorded
+
+    asked = judge_calls(server, "ContradictionVerdicts")
+    assert asked and all(r.body["model"] == "claude-haiku-4-5" for r in asked)
+    body = asked[0].body
+    assert body["system"][0]["cache_control"] == {"type": "ephemeral"}
+    assert body["system"][0]["text"] == get_prompt("contradict").render_with(pairs=[]).system
+    assert body["tool_choice"]["name"] == "ContradictionVerdicts"
+    assert set(body["tools"][0]["input_schema"]["properties"]) == {"verdicts"}
+    texts = [text for r in asked for _, text in judge_pairs(r.body)]
+    assert any("Source of A: a.md" in t and "Source of B: b.md" in t for t in texts)
+
+    aliases = ops.cypher(kb, "MATCH (a:Entity)-[x:ALIAS_OF]->(b:Entity) RETURN a.name AS a, b.name AS b, "
+                             "x.method AS method, x.score AS score")
+    assert {(r["a"], r["b"], r["method"]) for r in aliases} == {("Thomas Flowers", "Tommy Flowers", "llm")}
+    names = {r["name"] for r in ops.cypher(kb, "MATCH (e:Entity) RETURN e.name AS name")}
+    assert {"Konrad Zuse", "Konrad Zuse Jr"} <= names  # "different": kept apart, no edge
+    assert judge_calls(server, "EntityVerdicts")
+    assert run_ledger().total.requests == len(server.requests)  # the judges' calls are in the ledger
+
+    # A lost graph is rebuilt from the reply cache: extraction and both judges make zero requests.
+    before = len(server.requests)
+    (kb.state / "graph.kuzu").unlink()
+    ops.compile_kb(kb)
+    assert len(server.requests) == before
+    again = ops.cypher(kb, "MATCH (a:Claim)-[x:CONTRADICTS]->(b:Claim) WHERE x.method = 'llm' RETURN count(*) AS n")
+    assert again == [{"n": 1}]
+
+
+def test_offline_backend_gets_rules_and_no_entity_judge() -> None:
+    config = Config()
+    assert isinstance(make_judge(config, "heuristic", None), RuleJudge)
+    assert make_entity_judge(config, "heuristic", None) is None
+
+
+def test_make_judge_for_an_llm_backend() -> None:
+    env = {"ANTHROPIC_API_KEY": KEY}
+    judge = make_judge(Config(), "anthropic", None, env=env)
+    assert isinstance(judge, CombinedJudge) and isinstance(judge.llm, LlmContradictionJudge)
+    assert isinstance(make_entity_judge(Config(), "anthropic", None, env=env), LlmEntityJudge)
+    off = Config.from_dict({"llm": {"judges": False}})
+    assert isinstance(make_judge(off, "anthropic", None, env=env), RuleJudge)
+    assert make_entity_judge(off, "anthropic", None, env=env) is None
+
+
+# the contradiction judge ----------------------------------------------------------------------
+
+
+def test_verdicts_unsure_and_what_was_sent() -> None:
+    with FakeAnthropic(responder=verdicts) as server:
+        judge = LlmContradictionJudge(claude(server))
+        found = judge.judge(PAIRS)
+        assert [f and (f.a, f.b, f.method) for f in found] == [("c1", "c2", "llm"), None, None]
+        [req] = server.requests
+        assert req.body["model"] == "claude-haiku-4-5"
+        assert [n for n, _ in judge_pairs(req.body)] == [1, 2, 3]
+        assert judge.asker.backend.ledger.total.requests == 1
+
+
+def test_invalid_pair_number_is_reasked() -> None:
+    with FakeAnthropic(responder=verdicts) as server:
+        bad = {"verdicts": [{"pair": 1, "verdict": "contradicts", "reason": "x", "confidence": 0.9},
+                            {"pair": 7, "verdict": "contradicts", "reason": "y", "confidence": 0.9}]}
+        server.script.append(Reply(content=bad))
+        found = LlmContradictionJudge(claude(server)).judge(PAIRS)
+        assert [f is not None for f in found] == [True, False, False]
+        assert len(server.requests) == 2
+        reask = json.dumps(server.requests[1].body["messages"])
+        assert "[7] were not asked about" in reask
+
+
+def test_invalid_numbers_every_time_fail_softly() -> None:
+    with FakeAnthropic() as server:
+        server.script += [Reply(content={"verdicts": [{"pair": 9, "verdict": "contradicts"}]})] * 3
+        judge = LlmContradictionJudge(claude(server, validation_retries=2))
+        assert judge.judge(PAIRS[:1]) == [None]  # unsure; the compile goes on
+        assert len(server.requests) == 3 and len(judge.asker.failures) == 1
+        assert "contradict judge, 1 pair(s) by anthropic:claude-haiku-4-5 failed" in judge.asker.failures[0]
+
+
+def test_batches_and_cache_hit_makes_zero_requests() -> None:
+    pairs = [(record(f"a{i}", f"Machine {i} weighed {i} tons."), record(f"b{i}", f"Machine {i} weighed {i + 1} tons."))
+             for i in range(45)]
+    cache = ResponseCache(None)
+    with FakeAnthropic(responder=verdicts) as server:
+        first = LlmContradictionJudge(claude(server), cache, batch_size=20).judge(pairs)
+        assert sorted(len(judge_pairs(r.body)) for r in server.requests) == [5, 20, 20]  # 4 at a time
+        again = LlmContradictionJudge(claude(server), cache, batch_size=20)
+        assert again.judge(pairs) == first and len(server.requests) == 3
+        assert again.asker.requests == 0 and again.asker.backend.ledger.total.requests == 0
+        # A new pair among known ones: only it is asked.
+        more = [*pairs, PAIRS[0]]
+        assert again.judge(more)[-1] is not None and len(server.requests) == 4
+        assert len(judge_pairs(server.requests[-1].body)) == 1
+
+
+def test_prompt_edit_changes_the_cache_key() -> None:
+    cache = ResponseCache(None)
+    prompt = get_prompt("contradict")
+    edited = type(prompt)(prompt.name, prompt.filename, prompt.text + "\n", prompt.response_model)
+    assert edited.version != prompt.version
+    with FakeAnthropic(responder=verdicts) as server:
+        LlmContradictionJudge(claude(server), cache).judge(PAIRS)
+        LlmContradictionJudge(claude(server), cache, prompt=edited).judge(PAIRS)
+        assert len(server.requests) == 2
+
+
+def test_combined_judge_keeps_rules_and_asks_only_similar_pairs() -> None:
+    rule_pair = (record("r1", "Aspirin increases the risk of bleeding in adults."),
+                 record("r2", "Aspirin decreases the risk of bleeding in adults."))
+    unrelated = (record("u1", "The moon orbits the earth."), record("u2", "Paris hosts the Louvre museum."))
+    with FakeAnthropic(responder=verdicts) as server:
+        combined = CombinedJudge(LlmContradictionJudge(claude(server)))
+        found = combined.judge([rule_pair, PAIRS[0], unrelated])
+        assert [f and f.method for f in found] == ["rules", "llm", None]
+        assert combined.asked == 1
+        [req] = server.requests
+        assert [n for n, _ in judge_pairs(req.body)] == [1] and "Rome" in req.body["messages"][0]["content"]
+
+
+def test_openai_json_mode_judge() -> None:
+    with FakeOpenAI(responder=verdicts) as server:
+        server.script.append(Reply(content="<think>hmm</think>```json\n" + json.dumps(
+            judge_reply({"messages": [{"role": "user", "content": "<pair number=\"1\">\nRome\n</pair>"}]},
+                        lambda t: "contradicts")) + "\n```"))
+        config = LlmConfig(provider="openai", model="qwen3:4b", base_url=server.url + "/v1", **FAST)  # type: ignore[arg-type]
+        judge = LlmContradictionJudge(OpenAIExtractor(config, None, Ledger(), env={}))
+        found = judge.judge(PAIRS[:1])
+        assert found[0] is not None and found[0].method == "llm"
+        [req] = server.requests
+        assert req.body["model"] == "qwen3:4b" and req.body["response_format"] == {"type": "json_object"}
+        system = req.body["messages"][0]["content"]
+        assert "ContradictionVerdicts" in system or "verdicts" in system  # instructor's JSON mode puts the schema here
+
+
+def test_reply_model_rejects_unknown_and_repeated_numbers() -> None:
+    ok = ContradictionVerdicts.model_validate({"verdicts": [{"pair": 2, "verdict": "unsure", "confidence": 7}]},
+                                              context={"pairs": [1, 2]})
+    assert ok.verdicts[0].confidence == 1.0
+    with pytest.raises(ValueError, match="not asked about"):
+        ContradictionVerdicts.model_validate({"verdicts": [{"pair": 3, "verdict": "unsure"}]}, context={"pairs": [1, 2]})
+    with pytest.raises(ValueError, match="once"):
+        ContradictionVerdicts.model_validate({"verdicts": [{"pair": 1, "verdict": "unsure"}] * 2}, context={"pairs": [1]})
+
+
+# the entity judge -----------------------------------------------------------------------------
+
+
+def entity(name: str, type_: str = "person") -> ExtractedEntity:
+    return ExtractedEntity(name=name, type=type_)
+
+
+def index_with(judge: LlmEntityJudge | None, *names: tuple[str, str]) -> EntityIndex:
+    index = EntityIndex(judge=judge)
+    for name, type_ in names:
+        index.resolve(entity(name, type_))
+    index.links.clear()
+    return index
+
+
+def entity_server(verdict: Callable[[str], str]) -> FakeAnthropic:
+    return FakeAnthropic(responder=lambda body: judge_reply(body, verdict))
+
+
+def test_entity_same_merges_with_method_llm_and_different_stays_apart() -> None:
+    with entity_server(lambda text: "same" if "Thomas" in text else "different") as server:
+        index = index_with(LlmEntityJudge(claude(server)), ("Tommy Flowers", "person"), ("Konrad Zuse", "person"))
+        assert server.requests == []  # nothing ambiguous yet
+        thomas, _ = index.resolve(entity("Thomas Flowers"))
+        [link] = index.links
+        assert (link.alias, link.canonical, link.method, link.score) == (thomas, "tommy-flowers", "llm", 0.9)
+        assert index.resolve_id(thomas) == "tommy-flowers"
+        junior, _ = index.resolve(entity("Konrad Zuse Jr"))
+        assert len(index.links) == 1 and index.resolve_id(junior) == junior != "konrad-zuse"
+        bodies = [r.body for r in server.requests]
+        assert [b["tools"][0]["name"] for b in bodies] == ["EntityVerdicts"] * 2
+        assert "A: Thomas Flowers (type: person)" in bodies[0]["messages"][0]["content"]
+        assert bodies[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
+
+
+def test_entity_same_name_different_type_is_asked() -> None:
+    with entity_server(lambda text: "same") as server:
+        index = index_with(LlmEntityJudge(claude(server)), ("Mercury", "planet"))
+        element, what = index.resolve(entity("Mercury", "element"))
+        assert what == "new" and element != "mercury"
+        assert [(link.canonical, link.method) for link in index.links] == [("mercury", "llm")]
+        assert len(server.requests) == 1
+    with entity_server(lambda text: "different") as server:
+        index = index_with(LlmEntityJudge(claude(server)), ("Mercury", "planet"))
+        element, _ = index.resolve(entity("Mercury", "element"))
+        assert index.links == [] and index.resolve_id(element) == element
+
+
+def test_entity_unsure_and_no_judge_change_nothing() -> None:
+    with entity_server(lambda text: "unsure") as server:
+        index = index_with(LlmEntityJudge(claude(server)), ("Tommy Flowers", "person"))
+        index.resolve(entity("Thomas Flowers"))
+        assert index.links == [] and len(server.requests) == 1
+    offline = index_with(None, ("Tommy Flowers", "person"))
+    offline.resolve(entity("Thomas Flowers"))
+    assert offline.links == []
+
+
+def test_prejudge_batches_a_source_and_cache_answers_again() -> None:
+    cache = ResponseCache(None)
+    names = [("Tommy Flowers", "person"), ("Konrad Zuse", "person"), ("Alan Turing", "person")]
+    new = [entity("Thomas Flowers"), entity("Konrad Zuse Jr"), entity("Alan M. Turing"), entity("Ada Lovelace")]
+    with entity_server(lambda text: "same" if "Thomas" in text else "different") as server:
+        index = index_with(LlmEntityJudge(claude(server), cache), *names)
+        index.prejudge(new)
+        assert len(server.requests) == 1 and len(judge_pairs(server.requests[0].body)) == 3
+        for e in new:
+            index.resolve(e)
+        assert len(server.requests) == 1 and [link.method for link in index.links] == ["llm"]
+        again = index_with(LlmEntityJudge(claude(server), cache), *names)
+        again.prejudge(new)
+        for e in new:
+            again.resolve(e)
+        assert len(server.requests) == 1 and [link.method for link in again.links] == ["llm"]
