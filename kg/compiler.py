@@ -24,7 +24,7 @@ from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
 from kg.names import name_key, unique_slug
 from kg.resolve import EntityIndex, EntityJudge
-from kg.search import add_chunks, drop_indexes, indexes_ready, refresh_indexes
+from kg.search import add_chunks, drop_indexes, refresh_indexes
 from kg.sources import read_source, rel_path, scan, sha256_bytes
 from kg.store import Store, WriteBatch, now_iso
 from kg.verify import ChunkVerifier
@@ -162,8 +162,14 @@ class Compiler:
                 seq = self._remove_source(path, batch, seq)
             self.store.write(batch)
         found = detect(self.store, self.judge, self.config.single_valued)
-        if report.changed_anything or not indexes_ready(self.store):
-            refresh_indexes(self.store, ("Claim", "Chunk"))  # full-text indexes for search (kg/search.py)
+        # Full-text indexes (kg/search.py) cannot be updated in place on Kuzu 0.11.3, and a rebuild
+        # takes seconds on a large graph. Rebuild now when the graph is small or the change is bulk;
+        # after a small edit of a large graph leave them dropped: the next `kg search` / `kg query`
+        # rebuilds them, so an edit-compile loop stays fast.
+        changed = len(todo) + len(plan.vanished)
+        small_graph = len(set(states) | set(todo)) <= self.config.compile.index_rebuild_sources * 80
+        if changed and (small_graph or changed >= self.config.compile.index_rebuild_sources):
+            refresh_indexes(self.store, ("Claim", "Chunk"))
         report.contradictions, report.superseded = found.found, found.superseded
         report.seconds = time.perf_counter() - started
         return report

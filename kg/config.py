@@ -25,6 +25,9 @@ max_source_bytes = 2_000_000
 chunk_chars = 4000
 # Sources compiled per database transaction (a crash loses at most one batch of work).
 batch_sources = 64
+# A compile touching at least this many sources rebuilds the search indexes at once; a
+# smaller one leaves that to the next `kg search` / `kg query` (keeps edit-compile loops fast).
+index_rebuild_sources = 25
 
 [llm]
 # provider = "anthropic"          # or "openai" for any OpenAI-compatible server (Ollama, vLLM...)
@@ -57,6 +60,7 @@ class CompileConfig:
     max_source_bytes: int = 2_000_000
     chunk_chars: int = 4000
     batch_sources: int = 64
+    index_rebuild_sources: int = 25
 
 
 @dataclass(frozen=True)

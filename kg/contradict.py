@@ -14,9 +14,11 @@ import math
 import re
 from abc import ABC, abstractmethod
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
+
+import numpy as np
 
 from kg.extractors.heuristic import date_facets, quantity_facets
 from kg.store import Store, WriteBatch, now_iso
@@ -80,6 +82,7 @@ def _direction(stems: Iterable[str]) -> int:
     return (score > 0) - (score < 0)
 
 
+@functools.lru_cache(maxsize=200_000)
 def _negated(text: str) -> bool:
     words = set(_WORD.findall(text.lower().replace("n't", " not")))
     return bool(words & NEGATIONS) and "not only" not in text.lower()
@@ -105,6 +108,11 @@ class ClaimRecord:
     def __post_init__(self) -> None:
         if not self.stems:
             self.stems = content_stems(self.text)
+        # Derived once per claim, not once per candidate pair.
+        self.stem_set = frozenset(self.stems)
+        self.core = frozenset(s for s in self.stem_set if not _stem_direction(s))
+        self.negated = _negated(self.text)
+        self.has_number = any(ch.isdigit() for ch in self.text)
 
 
 @dataclass(frozen=True)
@@ -128,7 +136,7 @@ def _stems(words: str) -> set[str]:
     return {stem(w) for w in words.split() if w not in STOPWORDS}
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
+def _jaccard(a: Set[str], b: Set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
@@ -147,16 +155,15 @@ class RuleJudge(ContradictionJudge):
     def judge_one(self, a: ClaimRecord, b: ClaimRecord) -> Finding | None:
         confidence = round(min(a.confidence, b.confidence) ** 0.5, 2)
         comparative = " than " in a.text or " than " in b.text  # a comparison's number is about its own subject
-        if a.subject == b.subject or (not comparative and (a.subject in b.entities or b.subject in a.entities)):
+        related = a.subject == b.subject or (not comparative and (a.subject in b.entities or b.subject in a.entities))
+        if related and a.has_number and b.has_number:
             found = self._values(a, b, confidence)
             if found:
                 return found
-        sa, sb = set(a.stems), set(b.stems)
-        directional_a = {s for s in sa if _stem_direction(s)}
-        directional_b = {s for s in sb if _stem_direction(s)}
-        core = _jaccard(sa - directional_a, sb - directional_b)
-        shared = len((sa - directional_a) & (sb - directional_b))
-        neg_a, neg_b = _negated(a.text), _negated(b.text)
+        sa, sb = a.stem_set, b.stem_set
+        core = _jaccard(a.core, b.core)
+        shared = len(a.core & b.core)
+        neg_a, neg_b = a.negated, b.negated
         dir_a, dir_b = _direction(sa - sb), _direction(sb - sa)
         if dir_a and dir_b and dir_a != dir_b and neg_a == neg_b and core >= self.direction_similarity and shared >= 3:
             return Finding(a.id, b.id, "opposite directions of effect", confidence, self.method)
@@ -223,31 +230,47 @@ def _reversed_comparison(a: str, b: str) -> bool:
 
 
 class CandidateIndex:
-    """Inverted index over content stems of live claims, for lexical neighbours."""
+    """Lexical neighbours of claims: an idf-weighted sparse claim x stem matrix, so finding the
+    neighbours of every new claim is one sparse matrix product instead of a Python loop."""
 
-    def __init__(self, claims: Sequence[ClaimRecord], max_df: int = 2000) -> None:
+    def __init__(self, claims: Sequence[ClaimRecord], max_df: int = 500) -> None:
+        from scipy.sparse import csr_matrix
+
         self.claims = claims
-        self.postings: dict[str, list[int]] = defaultdict(list)
+        df: dict[str, int] = defaultdict(int)
+        for claim in claims:
+            for s in claim.stem_set:
+                df[s] += 1
+        n = max(1, len(claims))
+        vocab = {s: col for col, s in enumerate(sorted(s for s, d in df.items() if d <= max_df))}
+        rows, cols, idf = [], [], []
         for i, claim in enumerate(claims):
-            for s in set(claim.stems):
-                self.postings[s].append(i)
-        self.n = max(1, len(claims))
-        self.max_df = max_df
+            for s in sorted(claim.stem_set):
+                if s in vocab:
+                    rows.append(i)
+                    cols.append(vocab[s])
+                    idf.append(math.log(n / df[s]))
+        shape = (len(claims), len(vocab))
+        self.weighted = csr_matrix((np.array(idf, dtype=np.float64), (rows, cols)), shape=shape)
+        self.present = csr_matrix((np.ones(len(rows), dtype=np.float64), (rows, cols)), shape=shape)
 
-    def neighbours(self, i: int, k: int = 10, min_shared: int = 2) -> list[int]:
-        scores: dict[int, float] = defaultdict(float)
-        counts: dict[int, int] = defaultdict(int)
-        for s in set(self.claims[i].stems):
-            posting = self.postings.get(s, [])
-            if len(posting) > self.max_df:
-                continue
-            idf = math.log(self.n / len(posting))
-            for j in posting:
-                if j != i:
-                    scores[j] += idf
-                    counts[j] += 1
-        ranked = sorted((j for j in scores if counts[j] >= min_shared), key=lambda j: (-scores[j], j))
-        return ranked[:k]
+    def neighbours_of(self, rows: Sequence[int], k: int = 10, min_shared: int = 2) -> dict[int, list[int]]:
+        """For each row index: up to k other claims sharing >= min_shared rare stems, best idf overlap first."""
+        if not rows:
+            return {}
+        scores = (self.weighted[list(rows)] @ self.present.T).tocsr()
+        shared = (self.present[list(rows)] @ self.present.T).tocsr()
+        scores.sort_indices()
+        shared.sort_indices()  # same sparsity pattern as `scores`: the slices below line up
+        out: dict[int, list[int]] = {}
+        for position, i in enumerate(rows):
+            start, end = scores.indptr[position], scores.indptr[position + 1]
+            cols, vals, counts = scores.indices[start:end], scores.data[start:end], shared.data[start:end]
+            keep = (counts >= min_shared) & (cols != i)
+            cols, vals = cols[keep], vals[keep]
+            order = np.lexsort((cols, -vals))[:k]  # best overlap first, ties by position
+            out[i] = cols[order].tolist()
+        return out
 
 
 def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 20) -> list[tuple[int, int]]:
@@ -255,14 +278,18 @@ def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subjec
     by_subject: dict[str, list[int]] = defaultdict(list)
     for i, claim in enumerate(claims):
         by_subject[claim.subject].append(i)
-    index = CandidateIndex(claims)
+    new_rows = [i for i, claim in enumerate(claims) if claim.id in new_ids]
+    neighbours: dict[int, list[int]] = {}
+    if new_rows:
+        index = CandidateIndex(claims)
+        for start in range(0, len(new_rows), 2000):  # bounded memory for the sparse products
+            neighbours.update(index.neighbours_of(new_rows[start : start + 2000], k))
     pairs: set[tuple[int, int]] = set()
-    for i, claim in enumerate(claims):
-        if claim.id not in new_ids:
-            continue
+    for i in new_rows:
+        claim = claims[i]
         same = [j for j in by_subject[claim.subject] if j != i]
         same.sort(key=lambda j: (claims[j].predicate != claim.predicate, claims[j].id))
-        for j in (*same[:per_subject], *index.neighbours(i, k)):
+        for j in (*same[:per_subject], *neighbours.get(i, [])):
             pairs.add((min(i, j), max(i, j)))
     return sorted(pairs)
 

@@ -229,7 +229,7 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
         try:
             with open_store(kb, read_only=True) as store:
                 return Searcher(store, emb).search(text, mode, k, expand)
-        except SearchIndexMissing:  # a graph compiled before search existed: build them once
+        except SearchIndexMissing:  # left to the first search after a small compile (or an older graph)
             with open_store(kb) as store:
                 refresh_indexes(store)
                 return Searcher(store, emb).search(text, mode, k, expand)
@@ -253,7 +253,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     if not save:
         with open_store(kb, read_only=True) as store:
             missing = not indexes_ready(store)
-        if missing:  # a graph compiled before search existed: build the indexes once
+        if missing:  # left to the first query after a small compile (or an older graph)
             with open_store(kb) as store:
                 refresh_indexes(store)
     emb = _embedder(kb, embedder) if mode != "bm25" else None

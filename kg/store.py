@@ -198,7 +198,7 @@ def _locked_message(holder: dict[str, Any]) -> str:
 class Store:
     """The Kuzu graph of one knowledge base. One instance (one Database) per process."""
 
-    def __init__(self, path: Path, read_only: bool = False) -> None:
+    def __init__(self, path: Path, read_only: bool = False, buffer_pool_mb: int = 1024) -> None:
         self.path = path
         self.read_only = read_only
         self._lock = Lock(path.parent / "lock.json")
@@ -213,7 +213,8 @@ class Store:
             self._lock.acquire()
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._db: Any = kuzu.Database(str(path), read_only=read_only)
+            # Kuzu's default buffer pool is 80% of the machine's memory; cap it (pages spill to disk).
+            self._db: Any = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool_mb * 1024 * 1024)
             self._conn: Any = kuzu.Connection(self._db)
         except RuntimeError as exc:
             self._lock.release()

@@ -8,6 +8,7 @@ evidence quote is the sentence itself, cut verbatim from the markdown.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -49,12 +50,15 @@ _HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _STRONG_HEDGES = tuple(h for h in V.HEDGES if h not in {"about", "around", "nearly", "almost", "roughly", "approximately", "estimated", "estimate"})
 
 
+@functools.lru_cache(maxsize=64)
+def _phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w])(?:{'|'.join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))})(?![\w])")
+
+
 def _has(text: str, phrases: tuple[str, ...]) -> str | None:
-    lowered = f" {text.lower()} "
-    for phrase in phrases:
-        if re.search(rf"(?<![\w]){re.escape(phrase)}(?![\w])", lowered):
-            return phrase
-    return None
+    """The first of `phrases` that occurs in `text` as whole words (one compiled regex per list)."""
+    found = _phrase_pattern(phrases).search(text.lower())
+    return found.group(0) if found else None
 
 
 @dataclass
@@ -619,6 +623,7 @@ def _validity(sentence: str) -> tuple[str | None, str | None]:
     return (since.group(1) if since else None), (until.group(1) if until else None)
 
 
+@functools.lru_cache(maxsize=200_000)
 def quantity_facets(text: str) -> list[tuple[str, float, str]]:
     """Every (predicate word, value, unit) in a sentence: "weighed about 27 tonnes" -> ("weighed", 27.0, "t").
 
@@ -637,12 +642,14 @@ def quantity_facets(text: str) -> list[tuple[str, float, str]]:
 
 
 def _words_before(text: str, at: int, window: int = 4) -> list[str]:
-    """Content words just before a number or date: what is being measured."""
-    before = [w.lower().strip(".,;:'’\"()") for w in text[:at].split()[-window:]]
-    return [w for w in before if w.isalpha() and w not in V.AUXILIARIES and w not in _CONJUNCTIONS
-            and w not in V.MONTHS and w not in _PREPOSITIONS]
+    """Content words just before a number or date: what is being measured (names excluded:
+    "X was born in 1905" and "a survey of X in 1950" share X, not what is dated)."""
+    before = [w.strip(".,;:'’\"()") for w in text[:at].split()[-window:]]
+    return [w.lower() for w in before if w.isalpha() and not w[0].isupper() and w.lower() not in V.AUXILIARIES
+            and w.lower() not in _CONJUNCTIONS and w.lower() not in V.MONTHS and w.lower() not in _PREPOSITIONS]
 
 
+@functools.lru_cache(maxsize=200_000)
 def date_facets(text: str) -> list[tuple[str, str]]:
     """(predicate word, ISO date) for the first date of a sentence, or nothing."""
     found = _date(text)
