@@ -425,26 +425,32 @@ def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = Non
 
 
 def write_in_place(files: dict[str, str], wiki: Path) -> tuple[int, int]:
-    """Replace the given pages one by one, each atomically (temporary file, then rename).
+    """Replace the given pages, all or nothing as far as the file system allows.
 
-    Used for the blast radius of an incremental compile: the caller keeps a marker of the
-    changed sources until this returns, so a crash half-way is finished by the next compile.
-    Unchanged bytes are not rewritten.
+    Used for the blast radius of an incremental compile. Every changed page is first written to a
+    temporary file beside it; only when all are written (a full disk fails here, and the wiki is
+    left as it was) are they renamed over the old pages. The caller keeps a marker of the changed
+    sources until this returns, so a crash during the renames is finished by the next compile.
+    Pages whose bytes did not change are not touched. Returns (bytes written, files written).
     """
-    total = written = 0
+    staged: list[tuple[Path, Path]] = []
+    total = 0
     try:
         for rel in sorted(files):
             data = files[rel].encode("utf-8")
             target = wiki / rel
             if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
                 continue
-            written += 1
             target.parent.mkdir(parents=True, exist_ok=True)
             tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+            staged.append((tmp, target))
             tmp.write_bytes(data)
-            os.replace(tmp, target)
             total += len(data)
+        for tmp, target in staged:
+            os.replace(tmp, target)
     except OSError as exc:
-        raise KgError(f"Could not write the wiki at {wiki}: {exc.strerror or exc}. Pages already written are complete; "
-                      "check free disk space and write permission, then run `kg compile` again to finish.") from exc
-    return total, written
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise KgError(f"Could not write the wiki at {wiki}: {exc.strerror or exc}. The wiki was left as it was; "
+                      "free disk space or fix write permission, then run `kg compile` again to finish.") from exc
+    return total, len(staged)

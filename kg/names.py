@@ -17,6 +17,8 @@ MAX_SLUG = 80
 
 
 def strip_accents(text: str) -> str:
+    if text.isascii():  # the common case, and much faster than normalising
+        return text
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
 
 

@@ -14,6 +14,7 @@ import pytest
 from exporters.graphdata import load_graph
 from exporters.wiki import compute_links, page_links
 from kg import ops
+from kg.errors import KgError
 from kg.kb import KnowledgeBase, init
 from kg.store import Store
 from tests.conftest import tree_digest
@@ -130,3 +131,42 @@ def test_sigkill_during_compile_then_recompile_equals_uninterrupted(
 def test_kg_cli_module_is_runnable() -> None:
     out = subprocess.run([sys.executable, "-m", "kg.cli", "--version"], capture_output=True, text=True, env={**os.environ})
     assert out.stdout.startswith("kg ")
+
+
+def test_a_full_disk_during_an_incremental_render_leaves_the_wiki_as_it_was(
+    example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ops.compile_kb(example_kb)
+    before = tree_digest(example_kb.wiki)
+    (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes. ENIAC used 18,000 vacuum tubes.\n")
+    real_write = Path.write_bytes
+    calls = {"n": 0}
+
+    def full_disk(self: Path, data: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] > 3:
+            raise OSError(28, "No space left on device")
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", full_disk)
+    with pytest.raises(KgError, match=r"No space left on device.*left as it was"):
+        ops.compile_kb(example_kb)
+    monkeypatch.undo()
+    assert tree_digest(example_kb.wiki) == before  # no page replaced, no temporary file left
+    _, rendered = ops.compile_kb(example_kb)  # space again: the pending render is finished
+    assert rendered is not None and "ENIAC weighed 40 tonnes." in (example_kb.wiki / "sources/eniac.md").read_text()
+
+
+def test_a_failing_full_render_leaves_the_previous_wiki(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    ops.compile_kb(example_kb)
+    before = tree_digest(example_kb.wiki)
+
+    def read_only(self: Path, data: bytes) -> int:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(Path, "write_bytes", read_only)
+    with pytest.raises(KgError, match="Read-only file system"):
+        ops.render_kb(example_kb)
+    monkeypatch.undo()
+    assert tree_digest(example_kb.wiki) == before
+    assert not list(example_kb.root.glob(".wiki.*"))  # no temporary folder left behind
