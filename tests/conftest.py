@@ -24,6 +24,25 @@ def example_kb(kb: KnowledgeBase) -> KnowledgeBase:
     return kb
 
 
+@pytest.fixture(scope="module")
+def compiled(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    """The example notes compiled offline, once per test module; tests that write use `fresh`."""
+    base, _ = init(tmp_path_factory.mktemp("compiled") / "kb")
+    for note in sorted(EXAMPLES.iterdir()):
+        shutil.copyfile(note, base.raw / note.name)
+    from kg import ops
+
+    ops.compile_kb(base, "heuristic")
+    return base
+
+
+@pytest.fixture
+def fresh(tmp_path: Path, compiled: KnowledgeBase) -> KnowledgeBase:
+    """A private copy of the compiled example knowledge base, for tests that write."""
+    shutil.copytree(compiled.root, tmp_path / "kb")
+    return KnowledgeBase(tmp_path / "kb")
+
+
 def tree_digest(folder: Path) -> dict[str, str]:
     """{relative path: sha256} of every file under folder."""
     return {

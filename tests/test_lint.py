@@ -3,33 +3,13 @@
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
-import pytest
 from typer.testing import CliRunner
 
 from kg import ops
 from kg.cli import app
-from kg.kb import KnowledgeBase, init
+from kg.kb import KnowledgeBase
 from tests.conftest import tree_digest
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    kb, _ = init(tmp_path_factory.mktemp("lint") / "kb")
-    for note in sorted(EXAMPLES.iterdir()):
-        shutil.copyfile(note, kb.raw / note.name)
-    ops.compile_kb(kb, "heuristic")
-    return kb
-
-
-@pytest.fixture
-def fresh(tmp_path: Path, compiled: KnowledgeBase) -> KnowledgeBase:
-    shutil.copytree(compiled.root, tmp_path / "kb")
-    return KnowledgeBase(tmp_path / "kb")
 
 
 def checks(report: object) -> set[str]:

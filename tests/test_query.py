@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import shutil
-from pathlib import Path
 
 import pytest
 from fakes_llm import FakeAnthropic, Reply
@@ -14,29 +13,12 @@ from kg import ops
 from kg.answer import extractive_answer, page_id
 from kg.cli import app
 from kg.embed import HashingEmbedder
-from kg.kb import KnowledgeBase, init
+from kg.kb import KnowledgeBase
 from kg.query import Navigator, navigate
 from kg.store import Store
 from tests.conftest import tree_digest
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
 QUESTION = "How many vacuum tubes did ENIAC use?"
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    kb, _ = init(tmp_path_factory.mktemp("query") / "kb")
-    for note in sorted(EXAMPLES.iterdir()):
-        shutil.copyfile(note, kb.raw / note.name)
-    ops.compile_kb(kb, "heuristic")
-    return kb
-
-
-@pytest.fixture
-def fresh(tmp_path: Path, compiled: KnowledgeBase) -> KnowledgeBase:
-    """A private copy of the compiled knowledge base, for tests that write."""
-    shutil.copytree(compiled.root, tmp_path / "kb")
-    return KnowledgeBase(tmp_path / "kb")
 
 
 def test_navigate_finds_pages_sources_and_claims_within_budget(compiled: KnowledgeBase) -> None:

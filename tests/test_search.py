@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -13,20 +11,10 @@ from typer.testing import CliRunner
 from kg import ops
 from kg.cli import app
 from kg.embed import HashingEmbedder
-from kg.kb import KnowledgeBase, init
+from kg.kb import KnowledgeBase
 from kg.search import FTS_INDEXES, Searcher, existing_indexes, fts_query, rrf
 from kg.store import Store
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
-
-
-@pytest.fixture(scope="module")
-def compiled(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    kb, _ = init(tmp_path_factory.mktemp("search") / "kb")
-    for note in sorted(EXAMPLES.iterdir()):
-        shutil.copyfile(note, kb.raw / note.name)
-    ops.compile_kb(kb, "heuristic")
-    return kb
+from tests.conftest import EXAMPLES
 
 
 @pytest.fixture
