@@ -101,9 +101,6 @@ class WikiBuilder:
     def entity_link(self, entity_id: str) -> str:
         return f"[[{self.entity_page(entity_id)}|{link_label(self.g.entities[entity_id]['name'])}]]"
 
-    def live_claims(self, ids: list[str]) -> list[ClaimView]:
-        return [self.g.claims[c] for c in ids if self.g.claims[c].status == "live"]
-
     def build(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> dict[str, str]:
         """{path: text} of every page, or only of the pages named in `only` (plus index, log and
         contradictions, which always change). Backlinks come from `compute_links`, so a partial

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -341,10 +341,6 @@ def _cell(value: Any) -> str:
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False, default=str)
     return "" if value is None else str(value)
-
-
-def run() -> Callable[..., Any]:
-    return app
 
 
 # search, query, lint (issue 6) ----------------------------------------------------------------

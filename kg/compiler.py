@@ -62,7 +62,6 @@ class CompileReport:
     compiled: int = 0
     failed: dict[str, str] = field(default_factory=dict)
     claims_added: int = 0
-    claims_retracted: int = 0
     entities_added: int = 0
     unverified: int = 0
     contradictions: int = 0

@@ -372,6 +372,3 @@ def _supersede(claims: Sequence[ClaimRecord], new_ids: set[str], single_valued: 
             count += 1
     return count
 
-
-def as_rows(findings: Iterable[Finding]) -> list[dict[str, Any]]:
-    return [f.__dict__ for f in findings]

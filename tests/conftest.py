@@ -2,11 +2,13 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kg.kb import KnowledgeBase, init
+from kg.ledger import run_ledger
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
 
@@ -41,6 +43,14 @@ def fresh(tmp_path: Path, compiled: KnowledgeBase) -> KnowledgeBase:
     """A private copy of the compiled example knowledge base, for tests that write."""
     shutil.copytree(compiled.root, tmp_path / "kb")
     return KnowledgeBase(tmp_path / "kb")
+
+
+@pytest.fixture(autouse=True)
+def fresh_ledger() -> Iterator[None]:
+    """The LLM token ledger is process-wide: every test starts and ends with an empty one."""
+    run_ledger().reset()
+    yield
+    run_ledger().reset()
 
 
 def tree_digest(folder: Path) -> dict[str, str]:

@@ -37,13 +37,6 @@ batch_poll_seconds = 0.001
 """
 
 
-@pytest.fixture(autouse=True)
-def fresh_ledger() -> Iterator[None]:
-    run_ledger().reset()
-    yield
-    run_ledger().reset()
-
-
 @pytest.fixture
 def claude_kb(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[KnowledgeBase, FakeAnthropic]]:
     example_kb.config_path.write_text(KB_TOML.format(extractor="anthropic", model=""), encoding="utf-8")

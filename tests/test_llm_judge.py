@@ -69,13 +69,6 @@ def judge_calls(server: FakeAnthropic | FakeOpenAI, tool: str | None = None) -> 
     return [r for r in calls if tool is None or r.body["tools"][0]["name"] == tool]
 
 
-@pytest.fixture(autouse=True)
-def fresh_ledger() -> Iterator[None]:
-    run_ledger().reset()
-    yield
-    run_ledger().reset()
-
-
 @pytest.fixture
 def claude_kb(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[KnowledgeBase, FakeAnthropic]]:
     kb.config_path.write_text('[compile]\nextractor = "anthropic"\n\n[llm]\nmodel = "claude-haiku-4-5"\n'

@@ -107,11 +107,6 @@ COMPARISON_MARKERS = (
     " than ", "compared to", "compared with", "unlike", "whereas", "in contrast", "as much as",
     "as many as", "the same as", "similar to", "superior to", "inferior to",
 )
-DEFINITION_VERBS = (
-    "is a", "is an", "is the", "was a", "was an", "was the", "are a", "are the", "were a", "were the",
-    "refers to", "is defined as", "means", "is known as", "was known as", "is called", "was called",
-    "are", "were",
-)
 AUXILIARIES = set(
     ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly", "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its", "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who", "first"]
 )
