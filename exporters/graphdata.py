@@ -1,4 +1,5 @@
-"""Read the whole graph once (a handful of bulk queries) into plain, sorted page models.
+"""Read the graph into plain, sorted page models: all of it (`load_graph`, for a full render)
+or the part a set of pages depends on (`load_subgraph`, for an incremental render).
 
 Everything the templates show is computed here, in a fixed order, so that the same graph
 always gives the same pages: no clock, no dict or file-system order.
@@ -6,7 +7,9 @@ always gives the same pages: no clock, no dict or file-system order.
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,68 +79,176 @@ class Graph:
     log: list[dict[str, Any]]
     claims_of_entity: dict[str, list[str]]
     claims_of_source: dict[str, list[str]]
+    # A subgraph holds only some claims, so claims_of_entity cannot say which other entities
+    # have a page; it lists them here. None: the whole graph is loaded.
+    visible: set[str] | None = None
+    # A subgraph's claims that are loaded with all their contradictions (the claims shown on its
+    # pages); the others are there only as the other side of a contradiction or a link.
+    complete: set[str] | None = None
+
+    def has_page(self, entity_id: str) -> bool:
+        """Whether the entity gets a page: it (or an entity merged into it) has claims."""
+        if self.visible is not None:
+            return entity_id in self.visible
+        return bool(self.claims_of_entity.get(entity_id))
 
 
-def _rows(store: Store, cypher: str) -> list[dict[str, Any]]:
-    return store.table(cypher).to_pylist()
+def id_list(values: Iterable[str]) -> list[str]:
+    """A sorted list parameter for `x IN $list`; never empty (Kuzu cannot type an empty list)."""
+    return sorted(set(values)) or [""]
+
+
+def _rows(store: Store, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    used = {k: v for k, v in (params or {}).items() if re.search(rf"\${k}\b", cypher)}  # Kuzu rejects unused ones
+    return store.table(cypher, used).to_pylist()
 
 
 _ROLE_RANK = {"subject": 0, "object": 1, "mention": 2}
 
+SOURCE_FIELDS = ("s.path AS path, s.slug AS slug, s.title AS title, s.sha256 AS sha256, s.kind AS kind, s.bytes AS bytes, "
+                 "s.authority AS authority, s.status AS status, s.error AS error, s.extractor AS extractor, "
+                 "s.chunks AS chunks, s.unverified AS unverified")
+ENTITY_FIELDS = "e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.summary AS summary, e.status AS status"
+CLAIM_FIELDS = ("c.id AS id, c.text AS text, c.claim_type AS claim_type, c.predicate AS predicate, c.object AS object, "
+                "c.value AS value, c.unit AS unit, c.polarity AS polarity, c.confidence AS confidence, c.status AS status, "
+                "c.extractor AS extractor, c.prompt_version AS prompt_version, c.valid_from AS valid_from, "
+                "c.valid_to AS valid_to")
 
-def _fold_aliases(store: Store, entities: dict[str, dict[str, Any]]) -> Any:
-    """Entities merged by ALIAS_OF edges: return id -> canonical id, and record on each
-    canonical entity what was merged into it (names become its aliases; merged ones get no page)."""
-    parent = {r["a"]: (r["b"], r["method"], r["score"]) for r in _rows(
-        store, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method, m.score AS score")}
 
-    def canon(entity_id: str) -> str:
+class Aliases:
+    """ALIAS_OF edges (few: merges above exact matching), folded so that a merged entity's
+    claims, mentions and relations belong to the entity it is an alias of."""
+
+    def __init__(self, store: Store) -> None:
+        self.parent = {r["a"]: (r["b"], r["method"], r["score"]) for r in _rows(
+            store, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method, m.score AS score")}
+        self.members: dict[str, set[str]] = defaultdict(set)  # canonical id -> ids merged into it
+        for alias_id in self.parent:
+            self.members[self.canon(alias_id)].add(alias_id)
+
+    def canon(self, entity_id: str) -> str:
         seen = set()
-        while entity_id in parent and entity_id not in seen:
+        while entity_id in self.parent and entity_id not in seen:
             seen.add(entity_id)
-            entity_id = parent[entity_id][0]
+            entity_id = self.parent[entity_id][0]
         return entity_id
 
-    for entity in entities.values():
-        entity["aliases"] = list(entity["aliases"] or [])
-        entity["merged"] = []
-        entity["merged_into"] = None
-    for alias_id in sorted(parent):
-        target = canon(alias_id)
-        if target == alias_id:
-            continue
-        alias, canonical = entities[alias_id], entities[target]
-        alias["merged_into"] = target
-        canonical["merged"].append({"id": alias_id, "name": alias["name"], "method": parent[alias_id][1],
-                                    "score": parent[alias_id][2]})
-        known = {n.casefold() for n in (canonical["name"], *canonical["aliases"])}
-        for name in (alias["name"], *alias["aliases"]):
-            if name.casefold() not in known:
-                canonical["aliases"].append(name)
-                known.add(name.casefold())
-    return canon
+    def ids(self) -> set[str]:
+        return set(self.parent) | {b for b, _, _ in self.parent.values()}
+
+    def expand(self, canonical_ids: Iterable[str]) -> set[str]:
+        """The given canonical entities and every entity merged into them."""
+        out = set()
+        for entity_id in canonical_ids:
+            out.add(entity_id)
+            out |= self.members.get(entity_id, set())
+        return out
+
+    def fold(self, entities: dict[str, dict[str, Any]]) -> None:
+        """Record on each canonical entity what was merged into it (names become its aliases)."""
+        for entity in entities.values():
+            entity["aliases"] = list(entity["aliases"] or [])
+            entity["merged"] = []
+            entity["merged_into"] = None
+        for alias_id in sorted(self.parent):
+            target = self.canon(alias_id)
+            if target == alias_id or alias_id not in entities or target not in entities:
+                continue
+            alias, canonical = entities[alias_id], entities[target]
+            alias["merged_into"] = target
+            canonical["merged"].append({"id": alias_id, "name": alias["name"], "method": self.parent[alias_id][1],
+                                        "score": self.parent[alias_id][2]})
+            known = {n.casefold() for n in (canonical["name"], *canonical["aliases"])}
+            for name in (alias["name"], *alias["aliases"]):
+                if name.casefold() not in known:
+                    canonical["aliases"].append(name)
+                    known.add(name.casefold())
 
 
 def load_graph(store: Store) -> Graph:
-    sources = {r["path"]: r for r in _rows(store, "MATCH (s:Source) RETURN s.path AS path, s.slug AS slug, s.title AS title, "
-               "s.sha256 AS sha256, s.kind AS kind, s.bytes AS bytes, s.authority AS authority, s.status AS status, "
-               "s.error AS error, s.extractor AS extractor, s.chunks AS chunks, s.unverified AS unverified")}
-    entities = {r["id"]: r for r in _rows(store, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, "
-                "e.aliases AS aliases, e.summary AS summary, e.status AS status")}
-    canon = _fold_aliases(store, entities)
+    """The whole graph."""
+    aliases = Aliases(store)
+    return _assemble(store, aliases, _Scope(), log=True)
+
+
+@dataclass
+class _Scope:
+    """The MATCH clauses of each bulk query: the whole graph, or (for a subgraph) primary-key
+    lookups of given ids. Several clauses are unioned; the rows are de-duplicated."""
+
+    claims: tuple[str, ...] = ("MATCH (c:Claim)",)
+    about: tuple[str, ...] = ("MATCH (c:Claim)-[a:ABOUT]->(e:Entity)",)
+    evidence: tuple[str, ...] = ("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source)",)
+    mentions: tuple[str, ...] = ("MATCH (s:Source)-[m:MENTIONS]->(e:Entity)",)
+    related: tuple[str, ...] = ("MATCH (a:Entity)-[:RELATED]->(b:Entity)",)
+    contradicts: tuple[str, ...] = ("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim)",)
+    supersedes: tuple[str, ...] = ("MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim)",)
+    params: dict[str, Any] = field(default_factory=dict)
+
+    def rows(self, store: Store, matches: tuple[str, ...], returns: str) -> list[dict[str, Any]]:
+        if len(matches) == 1:
+            return _rows(store, f"{matches[0]} RETURN {returns}", self.params)
+        seen: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for match in matches:
+            for row in _rows(store, f"{match} RETURN {returns}", self.params):
+                seen.setdefault(tuple(row.values()), row)
+        return list(seen.values())
+
+
+def _claim_ids(store: Store, cypher: str, ids: Iterable[str]) -> set[str]:
+    return {r["id"] for r in _rows(store, cypher, {"ids": id_list(ids)})}
+
+
+def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterable[str]) -> Graph:
+    """What the pages of the given (canonical) entities and sources depend on: every claim shown
+    on them, fully (evidence, entities, contradictions, supersession), the claims these contradict
+    or supersede, and every claim, mention or relation through which another page links to them
+    (their backlinks). Index, contradictions and log are not loaded (see exporters/splice.py).
+    Every lookup goes through a primary key, so the cost follows the pages, not the graph."""
+    aliases = Aliases(store)
+    entity_ids = aliases.expand(entity_ids)
+    paths = {r["path"] for r in _rows(store, "MATCH (s:Source) WHERE s.slug IN $slugs RETURN s.path AS path",
+                                       {"slugs": id_list(source_slugs)})}
+    core = _claim_ids(store, "UNWIND $ids AS i MATCH (c:Claim)-[:ABOUT]->(:Entity {id: i}) RETURN DISTINCT c.id AS id",
+                      entity_ids)
+    core |= _claim_ids(store, "UNWIND $ids AS i MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: i}) "
+                       "RETURN DISTINCT c.id AS id", paths)
+    partners = _claim_ids(store, "UNWIND $ids AS i MATCH (:Claim {id: i})-[:CONTRADICTS|SUPERSEDES]-(b:Claim) "
+                          "RETURN DISTINCT b.id AS id", core)
+    by_claim = "UNWIND $claims AS i MATCH (c:Claim {id: i})"
+    scope = _Scope(
+        claims=(by_claim,),
+        about=(f"{by_claim}-[a:ABOUT]->(e:Entity)",),
+        evidence=(f"{by_claim}-[x:EXTRACTED_FROM]->(s:Source)",),
+        mentions=("UNWIND $paths AS i MATCH (s:Source {path: i})-[m:MENTIONS]->(e:Entity)",
+                  "UNWIND $ids AS i MATCH (s:Source)-[m:MENTIONS]->(e:Entity {id: i})"),
+        related=("UNWIND $ids AS i MATCH (a:Entity {id: i})-[:RELATED]->(b:Entity)",
+                 "UNWIND $ids AS i MATCH (a:Entity)-[:RELATED]->(b:Entity {id: i})"),
+        contradicts=("UNWIND $core AS i MATCH (a:Claim {id: i})-[r:CONTRADICTS]->(b:Claim)",
+                     "UNWIND $core AS i MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim {id: i})"),
+        supersedes=("UNWIND $core AS i MATCH (a:Claim {id: i})-[s:SUPERSEDES]->(b:Claim)",
+                    "UNWIND $core AS i MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim {id: i})"),
+        params={"ids": id_list(entity_ids), "paths": id_list(paths), "claims": id_list(core | partners),
+                "core": id_list(core)},
+    )
+    graph = _assemble(store, aliases, scope, log=False, wanted_entities=entity_ids, wanted_sources=paths)
+    graph.complete = core
+    return graph
+
+
+def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
+              wanted_entities: set[str] | None = None, wanted_sources: set[str] | None = None) -> Graph:
+    canon = aliases.canon
     claims: dict[str, ClaimView] = {}
-    for r in _rows(store, "MATCH (c:Claim) RETURN c.id AS id, c.text AS text, c.claim_type AS claim_type, "
-                   "c.predicate AS predicate, c.object AS object, c.value AS value, c.unit AS unit, "
-                   "c.polarity AS polarity, c.confidence AS confidence, c.status AS status, c.extractor AS extractor, "
-                   "c.prompt_version AS prompt_version, c.valid_from AS valid_from, c.valid_to AS valid_to"):
+    for r in scope.rows(store, scope.claims, CLAIM_FIELDS):
         claims[r["id"]] = ClaimView(**r)
-    claims_of_entity: dict[str, list[str]] = defaultdict(list)
     roles: dict[str, dict[str, str]] = defaultdict(dict)
-    for r in _rows(store, "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) RETURN c.id AS c, e.id AS e, a.role AS role"):
+    for r in scope.rows(store, scope.about, "c.id AS c, e.id AS e, a.role AS role"):
         entity_id = canon(r["e"])  # a merged entity's claims belong to the entity it is an alias of
         best = roles[r["c"]].get(entity_id)
         if best is None or _ROLE_RANK[r["role"]] < _ROLE_RANK[best]:
             roles[r["c"]][entity_id] = r["role"]
+    claims_of_entity: dict[str, list[str]] = defaultdict(list)
     for claim_id, by_entity in roles.items():
         claim = claims[claim_id]
         for entity_id, role in by_entity.items():
@@ -145,39 +256,65 @@ def load_graph(store: Store) -> Graph:
             if role == "subject":
                 claim.subject = entity_id
             claims_of_entity[entity_id].append(claim_id)
+    evidence_rows = scope.rows(store, scope.evidence, "c.id AS c, s.path AS path, x.quote AS quote, x.char_start AS cs, "
+                               "x.char_end AS ce, x.source_sha256 AS sha, x.retracted_at AS retracted")
+    mention_rows = scope.rows(store, scope.mentions, "s.path AS s, e.id AS e, m.count AS n")
+    related_rows = scope.rows(store, scope.related, "a.id AS a, b.id AS b")
+
+    if wanted_sources is None:
+        sources = {r["path"]: r for r in _rows(store, f"MATCH (s:Source) RETURN {SOURCE_FIELDS}")}
+    else:
+        needed = wanted_sources | {r["path"] for r in evidence_rows} | {r["s"] for r in mention_rows}
+        sources = {r["path"]: r for r in _rows(
+            store, f"UNWIND $paths AS i MATCH (s:Source {{path: i}}) RETURN {SOURCE_FIELDS}", {"paths": id_list(needed)})}
     claims_of_source: dict[str, list[str]] = defaultdict(list)
-    for r in _rows(store, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) RETURN c.id AS c, s.path AS path, "
-                   "x.quote AS quote, x.char_start AS cs, x.char_end AS ce, x.source_sha256 AS sha, "
-                   "x.retracted_at AS retracted"):
+    for r in evidence_rows:
         source = sources[r["path"]]
         claims[r["c"]].evidence.append(Evidence(r["path"], source["slug"], source["title"], r["quote"], r["cs"], r["ce"],
                                                 r["sha"], r["retracted"] is not None, source["authority"] or 0))
         if r["retracted"] is None:
             claims_of_source[r["path"]].append(r["c"])
-    mentions: dict[str, list[tuple[str, int]]] = defaultdict(list)
     counted: dict[tuple[str, str], int] = defaultdict(int)
-    for r in _rows(store, "MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS n"):
+    for r in mention_rows:
         counted[(r["s"], canon(r["e"]))] += r["n"]
+    mentions: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for (path, entity_id), count in counted.items():
         mentions[path].append((entity_id, count))
     related: dict[str, set[str]] = defaultdict(set)
-    for r in _rows(store, "MATCH (a:Entity)-[:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b"):
+    for r in related_rows:
         a, b = canon(r["a"]), canon(r["b"])
         if a != b:
             related[a].add(b)
             related[b].add(a)
-    contradictions = _rows(store, "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) RETURN a.id AS a, b.id AS b, "
-                           "r.reason AS reason, r.confidence AS confidence, r.method AS method")
+
+    visible: set[str] | None = None
+    if wanted_entities is None:
+        entities = {r["id"]: r for r in _rows(store, f"MATCH (e:Entity) RETURN {ENTITY_FIELDS}")}
+    else:
+        shown = set(claims_of_entity) | set(related) | {e for pairs in mentions.values() for e, _ in pairs}
+        needed = aliases.expand(shown) | aliases.ids() | wanted_entities
+        entities = {r["id"]: r for r in _rows(
+            store, f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {ENTITY_FIELDS}", {"ids": id_list(needed)})}
+        unknown = aliases.expand(shown - set(claims_of_entity))
+        visible = set(claims_of_entity) | {canon(r["id"]) for r in _rows(
+            store, "UNWIND $ids AS i MATCH (:Claim)-[:ABOUT]->(e:Entity {id: i}) RETURN DISTINCT e.id AS id",
+            {"ids": id_list(unknown)})}
+    aliases.fold(entities)
+
+    contradictions = scope.rows(store, scope.contradicts, "a.id AS a, b.id AS b, r.reason AS reason, "
+                                "r.confidence AS confidence, r.method AS method")
     # Open contradictions: both claims still live (a retracted or superseded claim closes it).
-    contradictions = [r for r in contradictions if claims[r["a"]].status == "live" and claims[r["b"]].status == "live"]
+    contradictions = [r for r in contradictions if r["a"] in claims and r["b"] in claims
+                      and claims[r["a"]].status == "live" and claims[r["b"]].status == "live"]
     for row in contradictions:
         claims[row["a"]].contradicts.append((row["b"], row["reason"]))
         claims[row["b"]].contradicts.append((row["a"], row["reason"]))
-    for r in _rows(store, "MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) RETURN a.id AS a, b.id AS b, s.reason AS reason"):
-        claims[r["b"]].superseded_by.append((r["a"], r["reason"]))
+    for r in scope.rows(store, scope.supersedes, "a.id AS a, b.id AS b, s.reason AS reason"):
+        if r["b"] in claims:
+            claims[r["b"]].superseded_by.append((r["a"], r["reason"]))
     pages = _rows(store, "MATCH (p:Page) RETURN p.id AS id, p.kind AS kind, p.title AS title, p.body AS body")
-    log = _rows(store, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
-                "l.detail AS detail ORDER BY l.seq")
+    log_rows = _rows(store, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
+                     "l.detail AS detail ORDER BY l.seq") if log else []
     for claim in claims.values():
         claim.entities.sort()
         claim.evidence.sort(key=lambda e: (e.retracted, e.source_path, e.char_start, e.char_end))
@@ -187,5 +324,6 @@ def load_graph(store: Store) -> Graph:
         values.sort()
     for pairs in mentions.values():
         pairs.sort()
-    return Graph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log,
-                 dict(claims_of_entity), dict(claims_of_source))
+    return Graph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_rows,
+                 dict(claims_of_entity), dict(claims_of_source), visible)
+

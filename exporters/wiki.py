@@ -17,7 +17,22 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from exporters.answers import answer_links, answer_pages
-from exporters.graphdata import CLAIM_TYPE_TITLES, ClaimView, Graph, load_graph
+from exporters.graphdata import (
+    CLAIM_TYPE_TITLES,
+    Aliases,
+    ClaimView,
+    Graph,
+    id_list,
+    load_graph,
+    load_subgraph,
+)
+from exporters.splice import (
+    IndexEntries,
+    assemble_contradictions,
+    contradiction_anchor,
+    count_log_entries,
+    parse_contradictions,
+)
 from kg.errors import KgError
 from kg.names import name_key
 from kg.store import Store
@@ -102,15 +117,14 @@ class WikiBuilder:
         return f"[[{self.entity_page(entity_id)}|{link_label(self.g.entities[entity_id]['name'])}]]"
 
     def build(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> dict[str, str]:
-        """{path: text} of every page, or only of the pages named in `only` (plus index, log and
-        contradictions, which always change). Backlinks come from `compute_links`, so a partial
-        build writes exactly the bytes a full build would."""
+        """{path: text} of every page, or only of the entity and source pages named in `only` (an
+        incremental render splices index, contradictions and log: see `splice_pages`). Backlinks
+        come from `compute_links`, so a partial build writes exactly the bytes a full build would."""
         g = self.g
-        visible_entities = sorted(e for e in g.entities if g.claims_of_entity.get(e))
+        visible_entities = sorted(e for e in g.entities if g.has_page(e))
         wanted = (lambda page: True) if only is None else (lambda page: page in only)
         entity_models = {e: self._entity_model(e) for e in visible_entities if wanted(self.entity_page(e))}
         source_models = {p: self._source_model(p) for p in sorted(g.sources) if wanted(self.source_page(p))}
-        contradiction_model = self._contradictions_model()
         backlinks: dict[str, set[str]] = defaultdict(set)
         for page, targets in (links if links is not None else compute_links(g)).items():
             for target in targets:
@@ -133,11 +147,68 @@ class WikiBuilder:
         for path, model in source_models.items():
             page = self.source_page(path)
             files[page + ".md"] = source_tpl.render(**model, backlinks=backlink_list(page))
-        files["contradictions.md"] = self.env.get_template("contradictions.md.j2").render(**contradiction_model)
-        files["index.md"] = self.env.get_template("index.md.j2").render(**self._index_model(visible_entities))
-        files["log.md"] = self.env.get_template("log.md.j2").render(entries=g.log)
+        if only is None:
+            blocks = dict(self.contradiction_entry(row) for row in g.contradictions)
+            files["contradictions.md"] = self.contradictions_page(blocks)
+            index = IndexEntries()
+            for entity_id in visible_entities:
+                if (entry := self.index_entity_entry(entity_id)) is not None:
+                    index.entities[entity_id] = entry
+            index.sources = dict(self.index_source_entry(p) for p in g.sources)
+            files["index.md"] = self.index_page(index, len(blocks))
+            files["log.md"] = self.env.get_template("log.md.j2").render() + self.log_entries(g.log)
         files.update(answer_pages(self.env, g.pages))
         return files
+
+    # index, contradictions and log: one entry at a time (exporters/splice.py) -------------------
+
+    def index_entity_entry(self, entity_id: str) -> tuple[str, str] | None:
+        """(type group title, index line) of an entity, None if it has no live claim."""
+        g = self.g
+        claims = [g.claims[c] for c in g.claims_of_entity.get(entity_id, [])]
+        live = sum(1 for c in claims if c.status == "live")
+        if not live:
+            return None  # retired: every claim retracted; its page says so, the index leaves it out
+        entity = g.entities[entity_id]
+        line = self.env.get_template("index_entity.md.j2").render(
+            link=self.entity_link(entity_id), summary=self._summary(entity, claims), claims=live)
+        return (entity["type"] or "other").capitalize(), line.rstrip("\n")
+
+    def index_source_entry(self, path: str) -> tuple[str, str]:
+        g = self.g
+        source = g.sources[path]
+        line = self.env.get_template("index_source.md.j2").render(
+            link=f"[[{self.source_page(path)}|{link_label(source['title'])}]]", path=path, status=source["status"],
+            claims=len(g.claims_of_source.get(path, [])))
+        return source["slug"], line.rstrip("\n")
+
+    def index_page(self, index: IndexEntries, contradictions: int) -> str:
+        groups = index.groups()
+        return self.env.get_template("index.md.j2").render(
+            entity_groups=groups, source_lines=index.source_lines(), contradictions=contradictions,
+            answers=sorted((p for p in self.g.pages if p.get("kind") == "answer"), key=lambda p: p["id"]),
+            entity_count=len(index.entities), source_count=len(index.sources), render_format=RENDER_FORMAT)
+
+    def contradiction_entry(self, row: dict[str, Any]) -> tuple[tuple[str, str], str]:
+        a, b = self.g.claims[row["a"]], self.g.claims[row["b"]]
+        if a.authority != b.authority:
+            stands, overruled = (a, b) if a.authority > b.authority else (b, a)
+            outcome = (f"Stands: “{md_inline(stands.text)}” (authority {stands.authority}); overruled: "
+                       f"“{md_inline(overruled.text)}” (authority {overruled.authority}).")
+        else:
+            outcome = "Unresolved: both sources have the same authority."
+        item = {"a": self._claim_row(a, "contradictions", False), "b": self._claim_row(b, "contradictions", False),
+                "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"],
+                "outcome": outcome, "anchor": contradiction_anchor(a.id, b.id)}
+        return (a.id, b.id), self.env.get_template("contradiction.md.j2").render(item=item)
+
+    def contradictions_page(self, blocks: dict[tuple[str, str], str]) -> str:
+        header = self.env.get_template("contradictions.md.j2").render(count=len(blocks))
+        return assemble_contradictions(header, blocks, "No open contradictions.\n")
+
+    def log_entries(self, entries: list[dict[str, Any]]) -> str:
+        template = self.env.get_template("log_entry.md.j2")
+        return "".join(template.render(e=e) for e in entries)
 
     def _claim_row(self, claim: ClaimView, for_page: str, with_conflicts: bool = True) -> dict[str, Any]:
         citations = []
@@ -186,7 +257,7 @@ class WikiBuilder:
         for claim in claims:
             related.update(e for e, _ in claim.entities)
         related.discard(entity_id)
-        related_links = sorted((g.entities[e]["name"].casefold(), self.entity_link(e)) for e in related if g.claims_of_entity.get(e))
+        related_links = sorted((g.entities[e]["name"].casefold(), self.entity_link(e)) for e in related if g.has_page(e))
         sources = sorted({ev.source_path for c in claims for ev in c.evidence if not ev.retracted})
         open_contradictions = sum(1 for c in claims if c.contradicts)
         summary = self._summary(entity, claims)
@@ -224,44 +295,8 @@ class WikiBuilder:
                         key=lambda c: min((e.char_start for e in c.evidence if e.source_path == path), default=0))
         rows = [self._claim_row(c, page) for c in claims]
         entities = [(self.entity_link(e), n) for e, n in sorted(g.mentions.get(path, []), key=lambda x: (-x[1], x[0]))
-                    if g.claims_of_entity.get(e)]
+                    if g.has_page(e)]
         return {"source": source, "claims": rows, "entities": entities}
-
-    def _contradictions_model(self) -> dict[str, Any]:
-        g = self.g
-        items = []
-        for row in sorted(g.contradictions, key=lambda r: (r["a"], r["b"])):
-            a, b = g.claims[row["a"]], g.claims[row["b"]]
-            if a.authority != b.authority:
-                stands, overruled = (a, b) if a.authority > b.authority else (b, a)
-                outcome = (f"Stands: “{md_inline(stands.text)}” (authority {stands.authority}); overruled: "
-                           f"“{md_inline(overruled.text)}” (authority {overruled.authority}).")
-            else:
-                outcome = "Unresolved: both sources have the same authority."
-            items.append({"a": self._claim_row(a, "contradictions", False), "b": self._claim_row(b, "contradictions", False),
-                          "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"],
-                          "outcome": outcome})
-        return {"items": items}
-
-    def _index_model(self, visible_entities: list[str]) -> dict[str, Any]:
-        g = self.g
-        by_type: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for entity_id in visible_entities:
-            claims = [g.claims[c] for c in g.claims_of_entity[entity_id]]
-            live = sum(1 for c in claims if c.status == "live")
-            if not live:
-                continue  # retired: every claim retracted; its page says so, the index leaves it out
-            by_type[g.entities[entity_id]["type"] or "other"].append(
-                {"link": self.entity_link(entity_id), "summary": self._summary(g.entities[entity_id], claims),
-                 "sort": g.entities[entity_id]["name"].casefold(), "claims": live})
-        entity_groups: list[dict[str, Any]] = [
-            {"type": t, "items": sorted(items, key=lambda i: (i["sort"], i["link"]))} for t, items in sorted(by_type.items())
-        ]
-        sources = [{"link": f"[[{self.source_page(p)}|{link_label(g.sources[p]['title'])}]]", "path": p,
-                    "status": g.sources[p]["status"], "claims": len(g.claims_of_source.get(p, []))} for p in sorted(g.sources)]
-        return {"entity_groups": entity_groups, "sources": sources, "contradictions": len(g.contradictions),
-                "answers": sorted(g.pages, key=lambda p: p["id"]),
-                "entity_count": sum(len(gr["items"]) for gr in entity_groups), "source_count": len(sources)}
 
 
 def compute_links(g: Graph) -> dict[str, set[str]]:
@@ -273,6 +308,8 @@ def compute_links(g: Graph) -> dict[str, set[str]]:
     first_cite: dict[str, str | None] = {}
 
     def cite_of(claim_id: str) -> str | None:
+        if claim_id not in g.claims:  # a subgraph: a claim that links to none of its pages
+            return None
         if claim_id not in first_cite:
             ev = next((e for e in g.claims[claim_id].evidence if not e.retracted), None)
             first_cite[claim_id] = f"sources/{ev.source_slug}" if ev else None
@@ -297,12 +334,12 @@ def compute_links(g: Graph) -> dict[str, set[str]]:
             if claim.contradicts:
                 links[page].add("contradictions")
         related.discard(entity_id)
-        links[page] |= {f"entities/{e}" for e in related if g.claims_of_entity.get(e)}
+        links[page] |= {f"entities/{e}" for e in related if g.has_page(e)}
     for path, source in g.sources.items():
         page = f"sources/{source['slug']}"
         for claim_id in g.claims_of_source.get(path, []):
             links[page] |= row_links(g.claims[claim_id], page)
-        links[page] |= {f"entities/{e}" for e, _ in g.mentions.get(path, []) if g.claims_of_entity.get(e)}
+        links[page] |= {f"entities/{e}" for e, _ in g.mentions.get(path, []) if g.has_page(e)}
     for row in g.contradictions:
         links["contradictions"] |= row_links(g.claims[row["a"]], "contradictions") | row_links(g.claims[row["b"]], "contradictions")
     for page, targets in answer_links(g.pages).items():
@@ -378,47 +415,129 @@ def page_links(text: str) -> set[str]:
     return {m.group(1) for m in _LINK.finditer(body)}
 
 
-def blast_radius(g: Graph, changed_sources: set[str], wiki: Path, links: dict[str, set[str]] | None = None) -> set[str]:
-    """Pages whose content depends on the changed sources: their source pages, the entities and
-    sources of every claim they touch (retracted ones included) and of claims contradicting
-    those, and every page linked from or to these before or after the change (backlinks)."""
-    claims = {c.id for c in g.claims.values() if any(ev.source_path in changed_sources for ev in c.evidence)}
-    for claim_id in list(claims):
-        claim = g.claims[claim_id]
-        claims.update(o for o, _ in claim.contradicts)
-        claims.update(o for o, _ in claim.superseded_by)
-    pages = {f"sources/{g.sources[p]['slug']}" for p in changed_sources if p in g.sources}
-    for claim_id in claims:
-        claim = g.claims[claim_id]
-        pages.update(f"entities/{e}" for e, _ in claim.entities)
-        pages.update(f"sources/{ev.source_slug}" for ev in claim.evidence)
-    for path in changed_sources:
-        pages.update(f"entities/{e}" for e, _ in g.mentions.get(path, []))
-    links = links if links is not None else compute_links(g)
-    neighbours: set[str] = set()
-    for page in pages:
-        neighbours |= links.get(page, set())
+def seed_pages(store: Store, changed_sources: set[str]) -> set[str]:
+    """Pages whose own content a change to these sources may alter: their source pages, the pages
+    of the entities they mention, and the entity and source pages of every claim with evidence in
+    them (retracted evidence included) or contradicting, superseding or superseded by such a claim."""
+    aliases = Aliases(store)
+    paths = {"ids": id_list(changed_sources)}
+    touched = {r["id"] for r in store.query(
+        "UNWIND $ids AS i MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: i}) RETURN DISTINCT c.id AS id", paths)}
+    touched |= {r["id"] for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:CONTRADICTS|SUPERSEDES]-(b:Claim) RETURN DISTINCT b.id AS id",
+        {"ids": id_list(touched)})}
+    claims = {"ids": id_list(touched)}
+    pages = {f"entities/{aliases.canon(r['id'])}" for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:ABOUT]->(e:Entity) RETURN DISTINCT e.id AS id", claims)}
+    pages |= {f"sources/{r['slug']}" for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:EXTRACTED_FROM]->(s:Source) RETURN DISTINCT s.slug AS slug", claims)}
+    pages |= {f"sources/{r['slug']}" for r in store.query(
+        "UNWIND $ids AS i MATCH (s:Source {path: i}) RETURN s.slug AS slug", paths)}
+    # Entities the sources mention may have been updated (aliases, type, summary): those with a page.
+    mentioned = {aliases.canon(r["id"]) for r in store.query(
+        "UNWIND $ids AS i MATCH (:Source {path: i})-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id AS id", paths)}
+    pages |= {f"entities/{aliases.canon(r['id'])}" for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim)-[:ABOUT]->(e:Entity {id: i}) RETURN DISTINCT e.id AS id",
+        {"ids": id_list(aliases.expand(mentioned))})}
+    return pages
+
+
+def _page_kind(pages: set[str]) -> set[str]:
+    return {p for p in pages if p.startswith(("entities/", "sources/"))}
+
+
+def _subgraph(store: Store, pages: set[str]) -> Graph:
+    return load_subgraph(store, {p[9:] for p in pages if p.startswith("entities/")},
+                         {p[8:] for p in pages if p.startswith("sources/")})
+
+
+def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> tuple[set[str], Graph, dict[str, set[str]]]:
+    """Pages whose bytes a change to these sources can alter: the seed pages (`seed_pages`), the
+    pages a seed page stops or starts linking to (their backlinks change), every page a seed links
+    to if the seed's title changed (backlinks show titles), and the sources that mention an entity
+    that gets its first page (they start linking to it). Returns the pages, the subgraph they are
+    rendered from and its links."""
+    seeds = seed_pages(store, changed_sources)
+    graph = _subgraph(store, seeds)
+    links = compute_links(graph)
+    radius = set(seeds)
+    titles = {f"sources/{s['slug']}": s["title"] for s in graph.sources.values()}
+    titles |= {f"entities/{e}": entity["name"] for e, entity in graph.entities.items()}
+    born = []
+    for page in sorted(seeds):
         current = wiki / f"{page}.md"
-        if current.is_file():
-            neighbours |= page_links(current.read_text(encoding="utf-8"))
-    return {p for p in pages | neighbours if p.startswith(("entities/", "sources/"))}
+        new = links.get(page, set())
+        if not current.is_file():
+            radius |= new
+            born.append(page)
+            continue
+        text = current.read_text(encoding="utf-8")
+        old = page_links(text)
+        retitled = f"\ntitle: {yaml_str(titles.get(page, ''))}\n" not in text if page.startswith("sources/") else False
+        radius |= (old | new) if retitled else (old ^ new)
+    born_entities = [p[9:] for p in born if p.startswith("entities/") and graph.has_page(p[9:])]
+    if born_entities:
+        ids = Aliases(store).expand(born_entities)
+        radius |= {f"sources/{r['slug']}" for r in store.query(
+            "UNWIND $ids AS i MATCH (s:Source)-[:MENTIONS]->(:Entity {id: i}) RETURN DISTINCT s.slug AS slug",
+            {"ids": id_list(ids)})}
+    radius = _page_kind(radius)
+    if radius != seeds:
+        graph = _subgraph(store, radius)
+        links = compute_links(graph)
+    return radius, graph, links
+
+
+RENDER_FORMAT = "2"  # index.md records it; an incremental render of a wiki in another format renders everything
 
 
 def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = None) -> RenderReport:
     """Render the whole wiki, or (given the sources a compile changed) only the blast radius."""
-    graph = load_graph(store)
-    gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
-    try:
-        builder = WikiBuilder(graph)
-        links = compute_links(graph)
-        if changed_sources is None or not (wiki / "index.md").is_file():
-            files = builder.build(links=links)
-            return RenderReport(pages=len(files), bytes=write_atomically(files, wiki), path=wiki, written=len(files))
-        files = builder.build(only=blast_radius(graph, changed_sources, wiki, links), links=links)
-    finally:
-        gc.unfreeze()
+    index = wiki / "index.md"
+    if changed_sources is None or not index.is_file() or f"\nrender: {RENDER_FORMAT}\n" not in index.read_text(encoding="utf-8"):
+        graph = load_graph(store)
+        gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
+        try:
+            files = WikiBuilder(graph).build()
+        finally:
+            gc.unfreeze()
+        return RenderReport(pages=len(files), bytes=write_atomically(files, wiki), path=wiki, written=len(files))
+    radius, graph, links = blast_radius(store, changed_sources, wiki)
+    builder = WikiBuilder(graph)
+    files = builder.build(only=radius, links=links)
+    files |= splice_pages(builder, store, wiki, radius)
     size, written = write_in_place(files, wiki)
     return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
+
+
+def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str]) -> dict[str, str]:
+    """index.md, contradictions.md and log.md after a change: the current pages with the entries
+    of the pages in `radius` (and the contradictions of their claims) replaced, and new log entries
+    appended. The subgraph holds every claim of those pages with all its contradictions."""
+    g = builder.g
+    complete = g.complete or set()
+    blocks = parse_contradictions((wiki / "contradictions.md").read_text(encoding="utf-8"))
+    blocks = {key: block for key, block in blocks.items() if key[0] not in complete and key[1] not in complete}
+    blocks |= dict(builder.contradiction_entry(row) for row in g.contradictions)
+    index = IndexEntries.parse((wiki / "index.md").read_text(encoding="utf-8"))
+    slugs = {source["slug"]: path for path, source in g.sources.items()}
+    for page in sorted(radius):
+        kind, name = page.split("/", 1)
+        if kind == "entities":
+            index.entities.pop(name, None)
+            if name in g.entities and g.has_page(name) and (entry := builder.index_entity_entry(name)) is not None:
+                index.entities[name] = entry
+        elif name in slugs:
+            slug, line = builder.index_source_entry(slugs[name])
+            index.sources[slug] = line
+    log = (wiki / "log.md").read_text(encoding="utf-8") if (wiki / "log.md").is_file() else ""
+    logged = count_log_entries(log)
+    if not log or logged > store.query("MATCH (l:LogEntry) RETURN count(*) AS n")[0]["n"]:
+        log, logged = builder.env.get_template("log.md.j2").render(), 0
+    entries = store.query(f"MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
+                          f"l.detail AS detail ORDER BY l.seq SKIP {logged}")
+    return {"contradictions.md": builder.contradictions_page(blocks), "index.md": builder.index_page(index, len(blocks)),
+            "log.md": log + builder.log_entries(entries)}
 
 
 def write_in_place(files: dict[str, str], wiki: Path) -> tuple[int, int]:

@@ -113,7 +113,6 @@ def explain(kb: KnowledgeBase) -> dict[str, Any]:
     """What a compile would do, before doing it: the plan and the pages it would rewrite
     (estimated from the graph as it is: the changed sources' pages, the entities they touch,
     pages linked to or from those, and index, log and contradictions)."""
-    from exporters.graphdata import load_graph
     from exporters.wiki import blast_radius
 
     if not kb.db_path.exists():
@@ -122,7 +121,7 @@ def explain(kb: KnowledgeBase) -> dict[str, Any]:
     with open_store(kb, read_only=True) as store:
         plan = plan_compile(kb.raw, load_source_states(store))
         changed = set(plan.to_compile) | set(plan.vanished)
-        pages = sorted(blast_radius(load_graph(store), changed, kb.wiki)) if changed else []
+        pages = sorted(blast_radius(store, changed, kb.wiki)[0]) if changed else []
     if changed:
         pages += ["contradictions", "index", "log"]
     return {"plan": plan.as_dict(), "pages": pages}

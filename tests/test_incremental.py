@@ -170,3 +170,53 @@ def test_a_failing_full_render_leaves_the_previous_wiki(example_kb: KnowledgeBas
     monkeypatch.undo()
     assert tree_digest(example_kb.wiki) == before
     assert not list(example_kb.root.glob(".wiki.*"))  # no temporary folder left behind
+
+
+def _random_edit(raw: Path, rng: random.Random, step: int) -> str:
+    """One edit a user might make: a new note, a changed sentence, a new title, a deleted note."""
+    notes = sorted(raw.glob("*.md"))
+    people = ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Kathleen Booth", "Tommy Flowers"]
+    machines = ["ENIAC", "Colossus", "EDVAC", "Manchester Baby", "EDSAC", "Figures"]
+    kind = rng.choice(["add", "edit", "retitle", "delete"] if len(notes) > 4 else ["add"])
+    if kind == "add":
+        machine, person = rng.choice(machines), rng.choice(people)
+        (raw / f"added-{step}.md").write_text(
+            f"# {machine} notes {step}\n\n## Figures\n\n{person} programmed [[{machine}]] in {1940 + step}.\n"
+            f"{machine} weighed {rng.randint(2, 40)} tonnes.\n")
+    elif kind == "edit":
+        note = rng.choice(notes)
+        note.write_text(note.read_text() + f"{rng.choice(machines)} did not use {rng.randint(10, 900)} relays.\n")
+    elif kind == "retitle":
+        note = rng.choice(notes)
+        lines = note.read_text().split("\n")
+        note.write_text("\n".join([f"# Renamed note {step}", *lines[1:]]))
+    else:
+        rng.choice(notes).unlink()
+    return kind
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_incremental_render_equals_full_render_after_random_edits(tmp_path: Path, seed: int) -> None:
+    kb, _ = init(tmp_path / "kb")
+    _corpus(kb.raw, 12)
+    ops.compile_kb(kb)
+    rng = random.Random(seed)
+    for step in range(8):
+        kind = _random_edit(kb.raw, rng, step)
+        _, rendered = ops.compile_kb(kb)
+        assert rendered is not None
+        assert tree_digest(kb.wiki) == full_render_digest(kb, tmp_path), (step, kind)
+
+
+def test_an_edit_rewrites_only_pages_whose_bytes_depend_on_it(example_kb: KnowledgeBase) -> None:
+    ops.compile_kb(example_kb)
+    before = tree_digest(example_kb.wiki)
+    note = example_kb.raw / "eniac.md"
+    note.write_text(note.read_text() + "\nENIAC was moved in 1947.\n")
+    explained = {f"{p}.md" for p in ops.explain(example_kb)["pages"]}
+    _, rendered = ops.compile_kb(example_kb)
+    after = tree_digest(example_kb.wiki)
+    changed = {p for p in after if before.get(p) != after[p]}
+    assert "sources/eniac.md" in changed and {"index.md", "log.md"} <= changed
+    assert rendered is not None and rendered.pages < len(after) / 4  # the blast radius, not the wiki
+    assert changed <= explained  # `kg compile --explain` named every page the compile rewrote
