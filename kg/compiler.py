@@ -8,12 +8,15 @@ loses at most the batch in flight, and the next compile redoes it.
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import pyarrow.compute as pc
 
 from kg.chunk import chunk_text
 from kg.config import Config
@@ -23,9 +26,10 @@ from kg.extractors import ExtractionContext, Extractor
 from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
 from kg.names import name_key, unique_slug
-from kg.resolve import EntityIndex, EntityJudge
+from kg.resolve import EntityIndex, EntityJudge, gc_paused
 from kg.search import add_chunks, drop_indexes, refresh_indexes
-from kg.sources import read_source, rel_path, scan, sha256_bytes
+from kg.sources import read_source, scan_files, sha256_bytes, sha256_file, stat_signature
+from kg.stems import StemIndex
 from kg.store import Store, WriteBatch, now_iso
 from kg.verify import ChunkVerifier
 
@@ -38,6 +42,7 @@ class SourceState:
     sha256: str
     status: str
     slug: str
+    file_stat: str | None = None  # stat signature of the bytes hashed into sha256 (kg/store.py migration 4)
 
 
 @dataclass
@@ -47,6 +52,9 @@ class CompilePlan:
     unchanged: list[str] = field(default_factory=list)
     vanished: list[str] = field(default_factory=list)
     retry: list[str] = field(default_factory=list)  # failed before, same bytes: try again
+    # unchanged sources whose stat changed (touched, copied) but not their bytes: the stat to
+    # record, so that the next plan does not read them again
+    restat: dict[str, str] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def to_compile(self) -> list[str]:
@@ -90,25 +98,68 @@ def claim_id(subject_id: str, claim_type: str, predicate: str, text: str) -> str
 
 
 def load_source_states(store: Store) -> dict[str, SourceState]:
-    rows = store.query("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha, s.status AS status, s.slug AS slug")
-    return {r["path"]: SourceState(r["path"], r["sha"], r["status"], r["slug"]) for r in rows}
+    table = store.table("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha, s.status AS status, "
+                        "s.slug AS slug, s.file_stat AS file_stat")
+    with gc_paused():
+        columns = [table.column(name).to_pylist() for name in ("path", "sha", "status", "slug", "file_stat")]
+        return {row[0]: SourceState(*row) for row in zip(*columns, strict=True)}
+
+
+def load_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityIndex:
+    """Every entity and ALIAS_OF edge of the graph, read as Arrow columns (no dict per row)."""
+    entities = store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
+                           "e.summary AS summary, e.status AS status")
+    entities = entities.take(pc.sort_indices(entities, sort_keys=[("id", "ascending")]))  # UTF-8 order: str order
+    edges = store.table("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst")
+    ids, names, types, aliases, summaries, statuses = (
+        entities.column(name).to_pylist() for name in ("id", "name", "type", "aliases", "summary", "status"))
+    pairs = zip(edges.column("src").to_pylist(), edges.column("dst").to_pylist(), strict=True)
+    return EntityIndex.from_columns(ids, names, types, aliases, summaries, statuses, alias_edges=pairs, judge=judge)
+
+
+# A file's stat is trusted to stand for the bytes read after it only when its mtime (and
+# ctime) are older than the read by this margin. An edit within the same timestamp tick as the
+# previous one (a second, or two on FAT; milliseconds on ext4) keeps size and mtime: git's
+# "racy clean" problem. Such a file gets no recorded stat, so it is hashed until its stat is
+# old enough to be recorded. The margin also absorbs some clock skew of network file systems.
+RACY_NS = 3_000_000_000
+
+
+def trusted_signature(stat: os.stat_result | None, before_ns: int) -> str | None:
+    """The stat signature to record for bytes read after wall-clock time `before_ns`, or None
+    when the stat cannot vouch for them (too recent, or in the future)."""
+    if stat is None or max(stat.st_mtime_ns, stat.st_ctime_ns) >= before_ns - RACY_NS:
+        return None
+    return stat_signature(stat)
 
 
 def plan_compile(raw: Path, states: dict[str, SourceState]) -> CompilePlan:
+    """New, changed, unchanged, vanished and failed-before sources.
+
+    A known file is read and hashed only when its stat differs from the one recorded with its
+    sha256 (git's index check): an edit changes size, mtime or ctime; a recorded stat was
+    taken before the bytes were read and is recorded only when old enough (`RACY_NS`).
+    """
     plan = CompilePlan()
+    before = time.time_ns()  # before any stat below, so before every read
     on_disk = set()
-    for path in scan(raw):
-        rel = rel_path(raw, path)
-        on_disk.add(rel)
-        state = states.get(rel)
-        if state is None or state.status == "removed":
-            plan.new.append(rel)
-        elif state.sha256 != sha256_bytes(path.read_bytes()):
-            plan.changed.append(rel)
-        elif state.status == "failed":
-            plan.retry.append(rel)
-        else:
-            plan.unchanged.append(rel)
+    with gc_paused():  # many small objects, no garbage (see kg/resolve.py gc_paused)
+        for rel, path, stat in scan_files(raw):
+            on_disk.add(rel)
+            state = states.get(rel)
+            if state is None or state.status == "removed":
+                plan.new.append(rel)
+                continue
+            if state.file_stat is None or state.file_stat != stat_signature(stat):
+                if state.sha256 != sha256_file(path):
+                    plan.changed.append(rel)
+                    continue
+                if state.status != "failed" and (signature := trusted_signature(stat, before)) is not None:
+                    plan.restat[rel] = signature
+            if state.status == "failed":
+                plan.retry.append(rel)
+            else:
+                plan.unchanged.append(rel)
     plan.vanished = sorted(p for p, s in states.items() if p not in on_disk and s.status != "removed")
     return plan
 
@@ -122,21 +173,29 @@ class Compiler:
         self.config = config or kb.config()
         self.judge = judge or RuleJudge()
         self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/resolve.py); None: rules only
+        self._planned: tuple[CompilePlan, dict[str, SourceState]] | None = None
 
     def plan(self) -> CompilePlan:
-        return plan_compile(self.kb.raw, load_source_states(self.store))
+        states = load_source_states(self.store)
+        plan = plan_compile(self.kb.raw, states)
+        self._planned = (plan, states)  # `compile(plan)` reuses the states instead of reloading them
+        return plan
 
     def compile(self, plan: CompilePlan | None = None, progress: Progress | None = None) -> CompileReport:
         started = time.perf_counter()
-        states = load_source_states(self.store)
+        if plan is not None and self._planned is not None and self._planned[0] is plan:
+            states = self._planned[1]
+        else:
+            states = load_source_states(self.store)
+        self._planned = None  # the states go stale with the writes below
         plan = plan or plan_compile(self.kb.raw, states)
         report = CompileReport(plan)
-        index = EntityIndex.from_rows(
-            self.store.query("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
-                             "e.summary AS summary, e.status AS status"),
-            self.store.query("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst"),
-            judge=self.entity_judge,
-        )
+        if plan.restat:  # touched but unchanged files: record their new stat, so the next plan skips them
+            batch = WriteBatch()
+            for path, signature in sorted(plan.restat.items()):
+                batch.update("Source", {"path": path, "file_stat": signature})
+            self.store.write(batch)
+        index = load_entity_index(self.store, self.entity_judge)
         slugs = {s.slug for s in states.values()}
         seq = self.store.next_log_seq()
         todo = plan.to_compile
@@ -160,7 +219,8 @@ class Compiler:
             for path in plan.vanished:
                 seq = self._remove_source(path, batch, seq)
             self.store.write(batch)
-        found = detect(self.store, self.judge, self.config.single_valued)
+        with StemIndex(self.kb.state / "stems.sqlite") as stems:  # a cache: see kg/stems.py
+            found = detect(self.store, self.judge, self.config.single_valued, stems)
         # Full-text indexes (kg/search.py) cannot be updated in place on Kuzu 0.11.3, and a rebuild
         # takes seconds on a large graph. Rebuild now when the graph is small or the change is bulk;
         # after a small edit of a large graph leave them dropped: the next `kg search` / `kg query`
@@ -184,6 +244,11 @@ class Compiler:
         slugs.add(slug)
         if state is not None:
             self._retract_evidence(path, batch, now)
+        before = time.time_ns()
+        try:  # the stat recorded with the row is taken before the bytes are read (see plan_compile)
+            stat: os.stat_result | None = os.stat(self.kb.raw / path)
+        except OSError:
+            stat = None
         try:
             doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority)
             source_row, unverified = self._extract_into(doc, slug, index, batch, report, now)
@@ -208,6 +273,8 @@ class Compiler:
             op = "ingest" if state is None or state.status == "removed" else "update"
             detail = f"{source_row['chunks']} chunks, sha256 {source_row['sha256'][:12]}"
             batch.add("LogEntry", {"seq": seq, "at": now, "op": op, "subject": path, "detail": detail})
+        same_size = stat is not None and stat.st_size == source_row["bytes"]
+        source_row["file_stat"] = trusted_signature(stat, before) if same_size else None
         if state is None:
             batch.add("Source", source_row)
         else:

@@ -5,22 +5,30 @@ through an inverted index over content words (plus embedding neighbours when an 
 given). A judge decides each candidate pair; `RuleJudge` is the offline one. Findings become
 CONTRADICTS edges; nothing is deleted. Declared single-valued predicates are resolved by
 time instead: the later claim SUPERSEDES the earlier one.
+
+Cost: the first compile (or a bulk one) loads and stems every live claim. A small incremental
+compile, given the persistent stem index (kg/stems.py), loads only the new claims' neighbourhood
+(same-subject claims and the claims sharing their rare stems) and finds exactly the candidates
+the full path would.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
+import sqlite3
 from abc import ABC, abstractmethod
-from collections import defaultdict
-from collections.abc import Iterable, Sequence, Set
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
 from kg.extractors.heuristic import date_facets, quantity_facets
+from kg.stems import StemIndex
 from kg.store import Store, WriteBatch, now_iso
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -46,6 +54,15 @@ increased/decreased same/different similar/different identical/different short/l
 improve/worsen better/worse benefit/harm beneficial/harmful""".split()]
 SUPERLATIVES = {"first", "only", "last", "largest", "smallest", "earliest", "oldest", "fastest", "biggest", "sole"}
 
+# Candidates (read at call time, so a test can shrink them).
+MAX_DF = 500  # a stem more live claims share than this says nothing about which ones are related
+NEIGHBOURS = 20  # lexical neighbours judged per new claim
+PER_SUBJECT = 200  # claims of the same subject judged per new claim
+# Incremental detection (needs the stem index) when the new claims are at most this many and
+# less than this share of the live claims; otherwise every live claim is loaded.
+INCREMENTAL_MAX_NEW = 2000
+INCREMENTAL_MAX_SHARE = 0.2
+
 
 def stem(word: str) -> str:
     for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ies", "es", "ed", "er", "s", "e"):
@@ -56,6 +73,11 @@ def stem(word: str) -> str:
 
 def content_stems(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower().replace("n't", " not")) if w not in STOPWORDS and w not in NEGATIONS]
+
+
+# What the stem index was built with: a change of the stemmer or the word lists rebuilds it.
+_PROBE = "relations creation statements payment readings reading sessions session studies boxes tested larger cases phone isn't"
+STEMMER = hashlib.sha256("\x1f".join([*sorted(STOPWORDS), *sorted(NEGATIONS), *content_stems(_PROBE)]).encode()).hexdigest()[:16]
 
 
 def _lexicon(words: list[str]) -> tuple[set[str], tuple[str, ...]]:
@@ -261,11 +283,16 @@ class CandidateIndex:
         scores = (self.weighted[list(rows)] @ self.present.T).tocsr()
         shared = (self.present[list(rows)] @ self.present.T).tocsr()
         scores.sort_indices()
-        shared.sort_indices()  # same sparsity pattern as `scores`: the slices below line up
+        shared.sort_indices()
         out: dict[int, list[int]] = {}
         for position, i in enumerate(rows):
+            start, end = shared.indptr[position], shared.indptr[position + 1]
+            cols, counts = shared.indices[start:end], shared.data[start:end]
+            # `scores` drops pairs whose shared stems all have idf 0 (a stem in every claim, in a
+            # graph of at most max_df claims): their score is 0, not a misaligned slice.
+            vals = np.zeros(len(cols))
             start, end = scores.indptr[position], scores.indptr[position + 1]
-            cols, vals, counts = scores.indices[start:end], scores.data[start:end], shared.data[start:end]
+            vals[np.searchsorted(cols, scores.indices[start:end])] = scores.data[start:end]
             keep = (counts >= min_shared) & (cols != i)
             cols, vals = cols[keep], vals[keep]
             order = np.lexsort((cols, -vals))[:k]  # best overlap first, ties by position
@@ -273,15 +300,22 @@ class CandidateIndex:
         return out
 
 
-def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 20) -> list[tuple[int, int]]:
-    """Index pairs (i < j) to judge: new claims against claims of the same subject and lexical neighbours."""
+def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 20,
+                    max_df: int = 500, lexical: Mapping[str, Sequence[str]] | None = None) -> list[tuple[int, int]]:
+    """Index pairs (i < j) to judge: new claims against claims of the same subject and lexical neighbours.
+
+    `claims` sorted by id. `lexical`: the new claims' lexical neighbours (ids) when found elsewhere
+    (see `lexical_neighbours`); None: found here, with `claims` taken as every live claim."""
     by_subject: dict[str, list[int]] = defaultdict(list)
     for i, claim in enumerate(claims):
         by_subject[claim.subject].append(i)
     new_rows = [i for i, claim in enumerate(claims) if claim.id in new_ids]
     neighbours: dict[int, list[int]] = {}
-    if new_rows:
-        index = CandidateIndex(claims)
+    if lexical is not None:
+        row_of = {claim.id: i for i, claim in enumerate(claims)}
+        neighbours = {i: [row_of[c] for c in lexical.get(claims[i].id, ())] for i in new_rows}
+    elif new_rows:
+        index = CandidateIndex(claims, max_df)
         for start in range(0, len(new_rows), 2000):  # bounded memory for the sparse products
             neighbours.update(index.neighbours_of(new_rows[start : start + 2000], k))
     pairs: set[tuple[int, int]] = set()
@@ -294,26 +328,35 @@ def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subjec
     return sorted(pairs)
 
 
-def load_claim_records(store: Store) -> list[ClaimRecord]:
+def load_claim_records(store: Store, ids: Sequence[str] | None = None,
+                       stems: Mapping[str, list[str]] | None = None) -> list[ClaimRecord]:
+    """Live claims (with a subject entity) sorted by id: all of them, or those among `ids`.
+    `stems`: content stems already known by claim id (the others are stemmed here)."""
+    if ids is not None and not ids:
+        return []
     rows = store.query(
-        "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
+        ("UNWIND $ids AS i MATCH (c:Claim {id: i})" if ids is not None else "MATCH (c:Claim)")
+        + "-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
         "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at IS NULL "
+        "OPTIONAL MATCH (c)-[:ABOUT]->(m:Entity) "
         "RETURN c.id AS id, c.text AS text, e.id AS subject, c.predicate AS predicate, c.claim_type AS claim_type, "
         "c.polarity AS polarity, c.object AS object, c.confidence AS confidence, max(s.authority) AS authority, "
-        "c.valid_from AS valid_from, c.recorded_at AS recorded_at, collect(s.path) AS sources ORDER BY id"
+        "c.valid_from AS valid_from, c.recorded_at AS recorded_at, collect(DISTINCT s.path) AS sources, "
+        "collect(DISTINCT m.id) AS entities ORDER BY id",
+        {"ids": list(ids)} if ids is not None else None,
     )
-    entities: dict[str, set[str]] = defaultdict(set)
-    for r in store.query("MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE c.status = 'live' RETURN c.id AS c, e.id AS e"):
-        entities[r["c"]].add(r["e"])
+    known = stems or {}
     records = []
     for r in rows:
         values: dict[str, Any] = {k: (v if v is not None else d) for (k, v), d in zip(r.items(), _DEFAULTS, strict=True)}
         values["sources"] = tuple(sorted({p for p in values["sources"] if p}))
-        records.append(ClaimRecord(**values, entities=frozenset(entities[r["id"]])))
+        values["entities"] = frozenset(values["entities"])
+        records.append(ClaimRecord(**values, stems=list(known.get(r["id"], ()))))
     return records
 
 
-_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", ())
+_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", (), ())
+_LIVE_ROWS = "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(:Entity) WHERE c.status = 'live' RETURN count(*) AS n"
 
 
 @dataclass
@@ -321,27 +364,53 @@ class ContradictionReport:
     candidates: int = 0
     found: int = 0
     superseded: int = 0
+    loaded: int = 0  # claim records loaded: every live claim, or the new claims' neighbourhood
 
 
-def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = ()) -> ContradictionReport:
+def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = (),
+           stems: StemIndex | None = None) -> ContradictionReport:
     """Judge candidate pairs of live claims not checked yet against all live claims; record
-    CONTRADICTS / SUPERSEDES edges and mark the claims checked, in one transaction."""
+    CONTRADICTS / SUPERSEDES edges and mark the claims checked, in one transaction.
+
+    `stems`: the persistent stem index. With it, a few new claims in a large graph are checked
+    loading only their neighbourhood (same findings); it is filled whenever every claim is loaded."""
     judge = judge or RuleJudge()
     report = ContradictionReport()
-    new_ids = {r["id"] for r in store.query("MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at IS NULL RETURN c.id AS id")}
-    if not new_ids:
+    new = {r["id"]: r["text"] or "" for r in store.query(
+        "MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at IS NULL RETURN c.id AS id, c.text AS text")}
+    if not new:
         return report
-    claims = load_claim_records(store)
+    new_ids = set(new)
+    single = set(single_valued)
+    local = None
+    if stems is not None:
+        try:
+            local = _neighbourhood(store, stems, new, single)
+        except sqlite3.Error:  # a broken cache: start it over; the full path below refills it
+            stems.reset()
+    if local is None:
+        claims, lexical = load_claim_records(store), None
+        if stems is not None:
+            try:
+                _fill(store, stems, claims)
+            except sqlite3.Error:
+                stems.reset()
+    else:
+        claims, lexical = local
+    report.loaded = len(claims)
     batch = WriteBatch()
     now = now_iso()
-    report.superseded = _supersede(claims, new_ids, set(single_valued), batch)
+    report.superseded = _supersede(claims, new_ids, single, batch)
     superseded = {row["dst"] for row in batch.rels.get("SUPERSEDES", [])}
-    existing = {(r["a"], r["b"]) for r in store.query("MATCH (a:Claim)-[:CONTRADICTS]->(b:Claim) RETURN a.id AS a, b.id AS b")}
-    pairs = [(claims[i], claims[j]) for i, j in candidate_pairs(claims, new_ids)
+    pairs = [(claims[i], claims[j]) for i, j in candidate_pairs(claims, new_ids, PER_SUBJECT, NEIGHBOURS, MAX_DF, lexical)
              if claims[i].id not in superseded and claims[j].id not in superseded]
     report.candidates = len(pairs)
-    for (a, b), finding in zip(pairs, judge.judge(pairs), strict=True):
-        if finding is None or (a.id, b.id) in existing or (b.id, a.id) in existing:
+    found = [(a, b, f) for (a, b), f in zip(pairs, judge.judge(pairs), strict=True) if f is not None]
+    existing = {(r["a"], r["b"]) for r in store.query(
+        "UNWIND $ids AS i MATCH (a:Claim {id: i})-[:CONTRADICTS]-(b:Claim) RETURN a.id AS a, b.id AS b",
+        {"ids": sorted({c.id for a, b, _ in found for c in (a, b)})})} if found else set()
+    for a, b, finding in found:
+        if (a.id, b.id) in existing or (b.id, a.id) in existing:
             continue
         batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,
                                      "method": finding.method, "detected_at": now})
@@ -349,6 +418,90 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     batch.after.append(("UNWIND $ids AS i MATCH (c:Claim {id: i}) SET c.checked_at = $now", {"ids": sorted(new_ids), "now": now}))
     store.write(batch)
     return report
+
+
+def _graph(store: Store) -> tuple[int, str]:
+    """How many claims the graph has (of any status), and what a stem index for it is built for."""
+    row = store.query("MATCH (c:Claim) RETURN count(*) AS n, min(c.recorded_at) AS first")[0]
+    return int(row["n"]), f"{STEMMER} {row['first']}"  # claims are never deleted: the first one dates the graph
+
+
+def _fill(store: Store, index: StemIndex, claims: Sequence[ClaimRecord]) -> None:
+    """Make the stem index cover every claim in the graph, given every live claim's record."""
+    total, identity = _graph(store)
+    if index.identity() != identity:  # a new index, another stemmer or another graph
+        index.clear(identity)
+    index.add((c.id, c.stems) for c in claims)
+    if index.count() == total:  # the index only holds claims of this graph: the same claims
+        return
+    known = index.ids()
+    rows = store.query("MATCH (c:Claim) RETURN c.id AS id, c.text AS text")  # not live: retracted, superseded, ...
+    index.add((r["id"], content_stems(r["text"] or "")) for r in rows if r["id"] not in known)
+
+
+def _neighbourhood(store: Store, index: StemIndex, new: Mapping[str, str],
+                   single_valued: set[str]) -> tuple[list[ClaimRecord], dict[str, list[str]]] | None:
+    """What the full path would use for these new claims, loading only their neighbourhood: the
+    records of the new claims, of the first PER_SUBJECT claims of their subjects in candidate
+    order, of every claim of a new claim's (subject, single-valued predicate) (`_supersede` sees
+    whole groups) and of their lexical neighbours; and the lexical neighbours. None when the new
+    claims are too many, or the stem index does not cover the graph: the full path runs."""
+    live = int(store.query(_LIVE_ROWS)[0]["n"])
+    if len(new) > INCREMENTAL_MAX_NEW or len(new) >= INCREMENTAL_MAX_SHARE * live:
+        return None
+    total, identity = _graph(store)
+    if index.identity() != identity:
+        return None
+    new_stems = {cid: content_stems(text) for cid, text in sorted(new.items())}
+    index.add(new_stems.items())
+    if index.count() != total:  # claims stored before the index existed, or lost with it
+        return None
+    # Stems in more than MAX_DF + (total - live) claims are in more than MAX_DF live ones.
+    wanted = sorted({s for stems in new_stems.values() for s in stems})
+    stored = index.df(wanted)
+    postings = index.postings([s for s in wanted if stored[s] - (total - live) <= MAX_DF])
+    ask = sorted(set(new).union(*postings.values()))
+    rows = {r["id"]: (r["subject"], r["predicate"] or "") for r in store.query(  # live claims with a subject: the full path's
+        "UNWIND $ids AS i MATCH (c:Claim {id: i})-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
+        "RETURN c.id AS id, e.id AS subject, c.predicate AS predicate", {"ids": ask})}
+    fresh = {cid: new_stems[cid] for cid in sorted(new) if cid in rows}
+    lexical = lexical_neighbours(fresh, {s: [c for c in ids if c in rows] for s, ids in postings.items()}, live,
+                                 NEIGHBOURS, MAX_DF)
+    needed = set(fresh).union(*lexical.values())
+    by_subject: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for r in store.query("UNWIND $ids AS i MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity {id: i}) "
+                         "WHERE c.status = 'live' RETURN c.id AS id, e.id AS subject, c.predicate AS predicate",
+                         {"ids": sorted({rows[cid][0] for cid in fresh})}):
+        by_subject[r["subject"]].append((r["id"], r["predicate"] or ""))
+    for cid in fresh:
+        subject, predicate = rows[cid]
+        same = sorted((p != predicate, other) for other, p in by_subject[subject] if other != cid)
+        needed.update(other for _, other in same[:PER_SUBJECT])
+        if predicate in single_valued:
+            needed.update(other for other, p in by_subject[subject] if p == predicate)
+    return load_claim_records(store, sorted(needed), new_stems), lexical
+
+
+def lexical_neighbours(claims: Mapping[str, Iterable[str]], postings: Mapping[str, Sequence[str]], rows: int,
+                       k: int = 20, max_df: int = 500) -> dict[str, list[str]]:
+    """`CandidateIndex.neighbours_of` for some claims (id -> content stems), given the postings of
+    their stems over the rows, i.e. the live claims (a stem without postings: too common):
+    up to k claims sharing >= 2 stems that at most max_df rows have, best sum of the shared
+    stems' idf first (added in stem order, as the sparse product does), ties by id."""
+    n = max(1, rows)
+    idf = {s: math.log(n / len(ids)) for s, ids in postings.items() if 0 < len(ids) <= max_df}
+    out: dict[str, list[str]] = {}
+    for cid, stems in claims.items():
+        scores: dict[str, float] = {}
+        shared: Counter[str] = Counter()
+        for s in sorted(set(stems)):
+            if s in idf:
+                for other in postings[s]:
+                    scores[other] = scores.get(other, 0.0) + idf[s]
+                    shared[other] += 1
+        ranked = sorted((o for o in scores if shared[o] >= 2 and o != cid), key=lambda o: (-scores[o], o))
+        out[cid] = ranked[:k]
+    return out
 
 
 def _supersede(claims: Sequence[ClaimRecord], new_ids: set[str], single_valued: set[str], batch: WriteBatch) -> int:

@@ -18,10 +18,13 @@ element) stays a separate entity. The index lives in memory for one compile, loa
 from __future__ import annotations
 
 import difflib
+import gc
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -67,6 +70,59 @@ class EntityJudge(ABC):
         """For each (new name, known entity) pair: are they the same thing? None means unsure."""
 
 
+# fast_name_key: ASCII letters and digits and "&+#" stay, "-", "_" and whitespace become spaces,
+# all other ASCII is dropped (what name_key does to an ASCII name without an apostrophe).
+_ASCII_KEY = {
+    c: (chr(c).lower() if chr(c).isalnum() or chr(c) in "&+#" else " " if chr(c) in "-_" or chr(c).isspace() else None)
+    for c in range(128)
+}
+_ARTICLES = ("the ", "a ", "an ")
+
+
+def fast_name_key(name: str) -> str:
+    """`name_key(name)`, several times faster for the common ASCII name. Loading the index keys
+    every name and alias of every entity, so this was most of the cost of loading it. The
+    result is always name_key's (tests/test_resolve_index.py): keep the two in step."""
+    if not name.isascii() or "'" in name:
+        return name_key(name)
+    key = " ".join(name.translate(_ASCII_KEY).split())
+    return key.split(" ", 1)[1] if key.startswith(_ARTICLES) else key
+
+
+_BULK_KEY = {**_ASCII_KEY, ord("\n"): "\n"}
+_BULK_SPACES = re.compile(r"  +")
+_BULK_ARTICLE = re.compile(r"^(?:the|a|an) ", re.MULTILINE)
+
+
+def fast_name_keys(names: Sequence[str]) -> list[str]:
+    """`[fast_name_key(n) for n in names]`, the simple names all at once: one line each in one
+    string, so that translating, squeezing spaces and dropping articles run once, in C."""
+    if not names:
+        return []
+    odd = [i for i, name in enumerate(names) if not name.isascii() or "'" in name or "\n" in name]
+    simple = list(names)
+    for i in odd:
+        simple[i] = ""
+    text = _BULK_SPACES.sub(" ", "\n".join(simple).translate(_BULK_KEY))
+    keys = _BULK_ARTICLE.sub("", text.replace(" \n", "\n").replace("\n ", "\n").strip(" ")).split("\n")
+    for i in odd:
+        keys[i] = name_key(names[i])
+    return keys
+
+
+@contextmanager
+def gc_paused() -> Iterator[None]:
+    """Bulk loading makes many long-lived objects and no garbage: without this, the cyclic
+    collector walks the growing heap again and again (a third of the load at 75k entities)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
 def name_variants(key: str) -> list[str]:
     """Rule-based spellings of the same name: plural/singular of the last word."""
     out = [key]
@@ -90,6 +146,18 @@ def _differ_in_numbers(a: str, b: str) -> bool:
     return any(_NUMBERISH.match(w) for w in words_a ^ words_b)
 
 
+def _words_of(keys: Iterable[str]) -> dict[str, set[str]]:
+    """word -> the keys containing it."""
+    words: dict[str, set[str]] = {}
+    for key in keys:
+        for word in set(key.split()):
+            if word in words:
+                words[word].add(key)
+            else:
+                words[word] = {key}
+    return words
+
+
 def _specific(type_: str) -> bool:
     return type_ not in GENERIC_TYPES
 
@@ -99,8 +167,16 @@ class EntityIndex:
                  judge: EntityJudge | None = None, ambiguous_floor: float = 0.8) -> None:
         self.records: dict[str, EntityRecord] = {}
         self.by_key: dict[str, str] = {}
-        self.by_word: dict[str, set[str]] = {}  # word -> keys containing it (fuzzy blocking)
-        self.acronyms: dict[str, str] = {}  # initials of multi-word names -> entity id
+        # Blocking for the fuzzy tier: word -> the name keys containing it (see by_word), kept in
+        # two parts so that loading the graph's entities does not have to split every key:
+        self._loaded_keys: list[str] = []  # keys registered by from_columns, searched for words
+        self._loaded_text: str | None = None  # " key \n" per loaded key, made on the first search
+        self._loaded_hits: dict[str, set[str] | None] = {}  # word -> loaded keys with it (None: too many)
+        self._loaded_words: dict[str, set[str]] | None = None  # all of them, once searching is not worth it
+        self._later_words: dict[str, set[str]] = {}  # word -> keys registered one by one since
+        self._acronyms: dict[str, str] = {}  # see acronyms
+        # (entity id, its name's key) registered but not yet in acronyms, built on first use
+        self._unindexed: list[tuple[str, str]] = []
         self.canonical: dict[str, str] = {}  # merged entity -> the entity it is an alias of
         self.slugs: set[str] = set()
         self.links: list[AliasLink] = []  # merges made during this compile
@@ -113,14 +189,113 @@ class EntityIndex:
     @classmethod
     def from_rows(cls, rows: list[dict[str, Any]], alias_edges: list[dict[str, Any]] | None = None,
                   embedder: Embedder | None = None, judge: EntityJudge | None = None) -> EntityIndex:
+        return cls.from_columns(
+            [r["id"] for r in rows], [r["name"] for r in rows], [r["type"] for r in rows],
+            [list(r["aliases"] or []) for r in rows], [r["summary"] for r in rows], [r["status"] for r in rows],
+            [(edge["src"], edge["dst"]) for edge in alias_edges or []], embedder=embedder, judge=judge,
+        )
+
+    @classmethod
+    def from_columns(cls, ids: Sequence[str], names: Sequence[str], types: Sequence[str],
+                     aliases: Sequence[list[str] | None], summaries: Sequence[str | None],
+                     statuses: Sequence[str | None], alias_edges: Iterable[tuple[str, str]] = (),
+                     embedder: Embedder | None = None, judge: EntityJudge | None = None) -> EntityIndex:
+        """The index of the entities in the graph, one column per property (`aliases` lists are
+        kept, not copied). The same index as registering them one by one in id order, built a
+        column at a time. ALIAS_OF edges (src, dst): src merged into dst."""
         index = cls(embedder, judge=judge)
-        for edge in alias_edges or []:
-            index.canonical[edge["src"]] = edge["dst"]
-        for row in sorted(rows, key=lambda r: r["id"]):
-            record = EntityRecord(row["id"], row["name"], row["type"], list(row["aliases"] or []), row["summary"] or "",
-                                  row["status"] or "live")
-            index._register(record)
+        for src, dst in alias_edges:
+            index.canonical[src] = dst
+        with gc_paused():
+            if list(ids) != sorted(ids):
+                order = sorted(range(len(ids)), key=ids.__getitem__)
+                ids, names, types = [ids[i] for i in order], [names[i] for i in order], [types[i] for i in order]
+                aliases, summaries = [aliases[i] for i in order], [summaries[i] for i in order]
+                statuses = [statuses[i] for i in order]
+            known = [a or [] for a in aliases]
+            index.records = dict(zip(ids, map(EntityRecord, ids, names, types, known,
+                                              [s or "" for s in summaries], [s or "live" for s in statuses]),
+                                     strict=True))
+            index.slugs.update(ids)
+            name_keys = fast_name_keys(names)
+            alias_keys = fast_name_keys(list(chain.from_iterable(known)))
+            # by_key: each key to the first entity (in id order) with it as name or alias key
+            count = len(ids)
+            first = dict(zip(reversed(name_keys), range(count - 1, -1, -1), strict=True))  # last write wins
+            owners = [at for at, names_of in enumerate(known) for _ in names_of]
+            for key, at in zip(alias_keys, owners, strict=True):
+                if at < first.get(key, count):
+                    first[key] = at
+            first.pop("", None)
+            index.by_key = {key: ids[at] for key, at in first.items()}
+            index._loaded_keys = list(filter(None, chain(name_keys, alias_keys)))
+            index._unindexed = list(zip(ids, name_keys, strict=True))
         return index
+
+    # Blocking: a word shared by more than this many known names narrows nothing down.
+    BLOCK_LIMIT = 500
+    # Words looked up by searching the loaded keys before indexing all their words instead (a
+    # search costs a pass over the keys, ~1/50 of indexing their words; a one-source compile
+    # asks for a handful of words, a bulk one for thousands).
+    SEARCH_LIMIT = 32
+
+    def _keys_with(self, word: str) -> set[str] | None:
+        """by_word.get(word, set()), or None when that has more than BLOCK_LIMIT keys.
+
+        Loaded keys are first found by searching one string of them all for " word " (memoised),
+        which costs far less than splitting every key into a word dict when a compile loads
+        the graph and then resolves the few names of one source."""
+        if self._loaded_words is None and word not in self._loaded_hits and len(self._loaded_hits) >= self.SEARCH_LIMIT:
+            self._loaded_words = _words_of(self._loaded_keys)
+            self._loaded_hits.clear()
+            self._loaded_text = None
+        hits: set[str] | None
+        if self._loaded_words is not None:
+            hits = self._loaded_words.get(word, set())
+            if len(hits) > self.BLOCK_LIMIT:
+                hits = None
+        elif word in self._loaded_hits:
+            hits = self._loaded_hits[word]
+        else:
+            hits = self._loaded_hits[word] = self._search_loaded(word)
+        later = self._later_words.get(word)
+        if hits is None or not later:
+            return hits
+        union = hits | later
+        return union if len(union) <= self.BLOCK_LIMIT else None
+
+    def _search_loaded(self, word: str) -> set[str] | None:
+        if self._loaded_text is None:
+            self._loaded_text = " " + " \n ".join(self._loaded_keys) + " \n" if self._loaded_keys else ""
+        text, needle, found = self._loaded_text, f" {word} ", set()
+        at = text.find(needle)
+        while at >= 0:  # keys have no newlines: each line is " key "
+            start, end = text.rfind("\n", 0, at) + 1, text.find("\n", at)
+            found.add(text[start + 1 : end - 1])
+            if len(found) > self.BLOCK_LIMIT:
+                return None
+            at = text.find(needle, end)
+        return found
+
+    @property
+    def by_word(self) -> dict[str, set[str]]:
+        """word -> the name keys (of names and aliases when registered) containing it. Built on
+        each access: resolution itself uses `_keys_with`."""
+        words = _words_of(self._loaded_keys)
+        for word, keys in self._later_words.items():
+            words.setdefault(word, set()).update(keys)
+        return words
+
+    @property
+    def acronyms(self) -> dict[str, str]:
+        """Initials of multi-word names -> entity id (the first registered wins)."""
+        if self._unindexed:  # add the entities registered since the last use, in order
+            for record_id, key in self._unindexed:
+                words = key.split()
+                if len(words) >= 2:
+                    self._acronyms.setdefault("".join(w[0] for w in words if w not in ("of", "and", "the", "for")), record_id)
+            self._unindexed.clear()
+        return self._acronyms
 
     def resolve_id(self, entity_id: str) -> str:
         """Follow ALIAS_OF edges to the canonical entity (cycles cannot be created; guard anyway)."""
@@ -133,15 +308,13 @@ class EntityIndex:
     def _register(self, record: EntityRecord) -> None:
         self.records[record.id] = record
         self.slugs.add(record.id)
-        for name in (record.name, *record.aliases):
-            key = name_key(name)
+        keys = [fast_name_key(name) for name in (record.name, *record.aliases)]
+        for key in keys:
             if key:
                 self.by_key.setdefault(key, record.id)
                 for word in set(key.split()):
-                    self.by_word.setdefault(word, set()).add(key)
-        words = name_key(record.name).split()
-        if len(words) >= 2:
-            self.acronyms.setdefault("".join(w[0] for w in words if w not in ("of", "and", "the", "for")), record.id)
+                    self._later_words.setdefault(word, set()).add(key)
+        self._unindexed.append((record.id, keys[0]))
 
     def mentioned_in(self, text: str, limit: int = 100, max_words: int = 5) -> list[str]:
         """Canonical names of known entities that `text` mentions (word n-grams looked up by key)."""
@@ -149,7 +322,7 @@ class EntityIndex:
         found: dict[str, None] = {}
         for size in range(max_words, 0, -1):
             for i in range(len(words) - size + 1):
-                entity_id = self.by_key.get(name_key(" ".join(words[i : i + size])))
+                entity_id = self.by_key.get(fast_name_key(" ".join(words[i : i + size])))
                 if entity_id is not None:
                     found.setdefault(self.records[self.resolve_id(entity_id)].name, None)
                     if len(found) >= limit:
@@ -158,7 +331,7 @@ class EntityIndex:
 
     def lookup(self, name: str) -> str | None:
         """Tier 1: exact normalised name or alias, and plural/singular (no new merge needed)."""
-        key = name_key(name)
+        key = fast_name_key(name)
         if not key:
             return None
         for variant in name_variants(key):
@@ -167,7 +340,7 @@ class EntityIndex:
         return None
 
     def _rules(self, name: str) -> tuple[str, float] | None:
-        key = name_key(name)
+        key = fast_name_key(name)
         untitled = _TITLES.sub("", key)
         if untitled != key and (found := self.lookup(untitled)):
             return found, 1.0
@@ -178,13 +351,13 @@ class EntityIndex:
 
     def _similar(self, name: str, floor: float) -> list[tuple[float, str]]:
         """Known name keys with a string similarity >= floor, best first."""
-        key = name_key(name)
+        key = fast_name_key(name)
         if len(key) < 8:
             return []
         candidates: set[str] = set()
         for word in set(key.split()):
-            keys = self.by_word.get(word, set())
-            if len(keys) <= 500:  # a very common word blocks nothing useful
+            keys = self._keys_with(word)
+            if keys is not None:  # a very common word blocks nothing useful
                 candidates |= keys
         found = []
         for other in sorted(candidates):
@@ -199,7 +372,7 @@ class EntityIndex:
         return sorted(found, key=lambda t: (-t[0], t[1]))
 
     def _fuzzy(self, name: str) -> tuple[str, float] | None:
-        key = name_key(name)
+        key = fast_name_key(name)
         # "Harvard Mark I" / "Harvard Mark II", "Apollo 11" / "Apollo 13": numbers make different things.
         best = [(s, k) for s, k in self._similar(name, self.fuzzy_threshold) if not _differ_in_numbers(key, k)][:1]
         return (self.resolve_id(self.by_key[best[0][1]]), round(best[0][0], 3)) if best else None
@@ -245,7 +418,7 @@ class EntityIndex:
             if found is None and any(tier(entity.name) for tier in (self._rules, self._fuzzy, self._embedded)):
                 continue
             for other in self._questions(entity, found):
-                pairs.setdefault((name_key(entity.name), other), (entity, self.records[other]))
+                pairs.setdefault((fast_name_key(entity.name), other), (entity, self.records[other]))
         if pairs:
             self.judge.judge(list(pairs.values()))
 
@@ -272,7 +445,7 @@ class EntityIndex:
             found = self.lookup(typed)  # a different thing with the same name: its own entity
             if found is None:
                 same = self._judged_same(entity, self._questions(entity, clash))
-                record_id = self._create(entity, name=entity.name, identity=name_key(typed), alias=typed)
+                record_id = self._create(entity, name=entity.name, identity=fast_name_key(typed), alias=typed)
                 if same is not None:
                     self._link(record_id, same[0], "llm", same[1])
                 return record_id, "new"
@@ -293,11 +466,11 @@ class EntityIndex:
     def _create(self, entity: ExtractedEntity, name: str | None = None, identity: str | None = None,
                 alias: str | None = None) -> str:
         name = name or entity.name
-        aliases = {a for a in entity.aliases if name_key(a) != name_key(name)}
+        aliases = {a for a in entity.aliases if fast_name_key(a) != fast_name_key(name)}
         if alias:
             aliases.add(alias)
         record = EntityRecord(
-            id=unique_slug(name, self.slugs, identity=identity or name_key(name)),
+            id=unique_slug(name, self.slugs, identity=identity or fast_name_key(name)),
             name=name, type=entity.type, aliases=sorted(aliases), summary=entity.description,
         )
         self._register(record)
@@ -305,12 +478,12 @@ class EntityIndex:
 
     def _update(self, record: EntityRecord, entity: ExtractedEntity) -> str:
         changed = False
-        known = {name_key(n) for n in (record.name, *record.aliases)}
+        known = {fast_name_key(n) for n in (record.name, *record.aliases)}
         for name in (entity.name, *entity.aliases):
-            if name_key(name) and name_key(name) not in known:
+            if fast_name_key(name) and fast_name_key(name) not in known:
                 record.aliases.append(name)
-                known.add(name_key(name))
-                self.by_key.setdefault(name_key(name), record.id)
+                known.add(fast_name_key(name))
+                self.by_key.setdefault(fast_name_key(name), record.id)
                 changed = True
         if not record.summary and entity.description:
             record.summary = entity.description

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
+import os
 import re
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
+from stat import S_ISREG
 
 from kg.errors import SourceError
 from kg.models import SourceDoc
@@ -30,14 +32,62 @@ def is_supported(path: Path) -> bool:
 
 def scan(raw: Path) -> list[Path]:
     """Every supported file under raw/, sorted, skipping hidden files and folders."""
+    return [raw / rel for rel, _, _ in scan_files(raw)]
+
+
+# A supported file under raw/: (posix path relative to raw/, full path, stat taken when found)
+FoundFile = tuple[str, str, os.stat_result]
+
+
+def scan_files(raw: Path) -> list[FoundFile]:
+    """`scan`, with each file's stat, sorted by relative path.
+
+    Same files as `sorted(raw.rglob("*"))` filtered like `scan` always did: regular files
+    (or symlinks to files) with a supported suffix, nothing hidden, and no descent into
+    symlinked folders. os.scandir on string paths, plain tuples: little work per file.
+    """
     if not raw.is_dir():
         return []
-    found = [
-        p
-        for p in raw.rglob("*")
-        if p.is_file() and is_supported(p) and not any(part.startswith(".") for part in p.relative_to(raw).parts)
-    ]
-    return sorted(found, key=lambda p: p.relative_to(raw).as_posix())
+    found: list[FoundFile] = []
+    pending = [(os.fspath(raw), "")]
+    while pending:
+        folder, prefix = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:  # unreadable or vanished folder: nothing to compile in it
+            continue
+        for entry in entries:
+            name = entry.name
+            if name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, f"{prefix}{name}/"))
+                    continue
+                dot = name.rfind(".")  # is_supported: Path.suffix, whose dot is not the first character
+                if dot <= 0 or name[dot:].lower() not in SUPPORTED_SUFFIXES:
+                    continue
+                stat = entry.stat()  # follows a symlink, like Path.is_file
+            except OSError:  # vanished while scanning, or a broken symlink
+                continue
+            if S_ISREG(stat.st_mode):
+                found.append((prefix + name, entry.path, stat))
+    found.sort()  # by relative path: they are unique
+    return found
+
+
+def stat_signature(stat: os.stat_result) -> str:
+    """What the compiler records of a file's stat: size, mtime and ctime in nanoseconds.
+
+    Any write changes mtime and ctime; ctime cannot be set back by tools that restore mtimes
+    (`touch -d`, `cp -p`, rsync), so a restored older mtime still shows as a change.
+    """
+    return f"{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ctime_ns}"
+
+
+def sha256_file(path: str | Path) -> str:
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def rel_path(raw: Path, path: Path) -> str:

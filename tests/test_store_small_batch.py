@@ -1,0 +1,60 @@
+"""Small updates and id lookups go row by row (keyed statements), large ones through one
+LOAD FROM / UNWIND: both must leave the same graph and give the same answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kg import store as store_module
+from kg.store import SMALL_BATCH, Store, WriteBatch
+
+
+def source(i: int) -> dict[str, Any]:
+    return {"path": f"s{i:03d}.md", "slug": f"s{i:03d}", "sha256": "a" * 64, "title": f"S {i}", "kind": "markdown",
+            "bytes": 10 + i, "authority": 0, "ingested_at": "t0", "compiled_at": "t0", "status": "compiled",
+            "error": None, "extractor": "heuristic", "chunks": 1, "unverified": 0, "file_stat": f"{10 + i}:1:1"}
+
+
+def claim(i: int) -> dict[str, Any]:
+    return {"id": f"c{i:03d}", "text": f"claim {i}", "claim_type": "fact", "predicate": "is", "object": None,
+            "value": float(i), "unit": None, "polarity": 1, "confidence": 0.5, "extractor": "heuristic",
+            "prompt_version": "v", "valid_from": None, "valid_to": None, "recorded_at": "t0", "retracted_at": None,
+            "status": "live"}
+
+
+def graph_after(path: Path, small: int, n: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[str]]:
+    """Create n sources and claims, update them all in one batch, look the ids up."""
+    store_module.SMALL_BATCH = small
+    with Store(path) as store:
+        batch = WriteBatch()
+        for i in range(n):
+            batch.add("Source", source(i))
+            batch.add("Claim", claim(i))
+        store.write(batch)
+        batch = WriteBatch()
+        for i in range(n):
+            batch.update("Source", {**source(i), "sha256": "b" * 64, "bytes": 99, "error": "e" if i % 2 else None,
+                                    "file_stat": None if i % 3 else "1:2:3", "compiled_at": "t1"})
+            batch.update("Claim", {"id": f"c{i:03d}", "status": "retracted" if i % 2 else "live",
+                                   "retracted_at": "t1" if i % 2 else None, "value": i + 1, "confidence": 1})
+        batch.update("Claim", {"id": "missing", "status": "retracted", "retracted_at": "t1", "value": 0, "confidence": 0})
+        store.write(batch)
+        sources = store.query("MATCH (s:Source) RETURN s.* ORDER BY s.path")
+        claims = store.query("MATCH (c:Claim) RETURN c.* ORDER BY c.id")
+        found = store.existing_ids("Claim", [f"c{i:03d}" for i in range(0, n + 3, 2)] + ["c000"])
+    return sources, claims, found
+
+
+@pytest.mark.parametrize("n", [3, SMALL_BATCH])
+def test_row_by_row_and_load_from_write_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, n: int) -> None:
+    monkeypatch.setattr(store_module, "SMALL_BATCH", SMALL_BATCH)
+    by_row = graph_after(tmp_path / "a.kuzu", SMALL_BATCH, n)
+    by_load = graph_after(tmp_path / "b.kuzu", 0, n)
+    assert by_row == by_load
+    sources, claims, found = by_row
+    assert [s["s.sha256"] for s in sources] == ["b" * 64] * n and sources[1]["s.error"] == "e"
+    assert claims[0]["c.value"] == 1.0 and isinstance(claims[0]["c.value"], float) and claims[1]["c.retracted_at"] == "t1"
+    assert found == {f"c{i:03d}" for i in range(0, n, 2)}
