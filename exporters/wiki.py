@@ -451,41 +451,72 @@ def _subgraph(store: Store, pages: set[str]) -> Graph:
                          {p[8:] for p in pages if p.startswith("sources/")})
 
 
-def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> tuple[set[str], Graph, dict[str, set[str]]]:
+@dataclass
+class BlastRadius:
+    """What an incremental render rewrites: `pages` rendered from `graph` (the subgraph that holds
+    everything they show, with its `links`), and `backlinks`: pages whose only change is in their
+    Backlinks section, {page: {linking page: its title, or None when it no longer links}}."""
+
+    pages: set[str]
+    backlinks: dict[str, dict[str, str | None]]
+    graph: Graph
+    links: dict[str, set[str]]
+
+    def all_pages(self) -> set[str]:
+        return self.pages | set(self.backlinks)
+
+
+def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRadius:
     """Pages whose bytes a change to these sources can alter: the seed pages (`seed_pages`), the
-    pages a seed page stops or starts linking to (their backlinks change), every page a seed links
+    pages a seed page starts or stops linking to (their backlinks change), every page a seed links
     to if the seed's title changed (backlinks show titles), and the sources that mention an entity
-    that gets its first page (they start linking to it). Returns the pages, the subgraph they are
-    rendered from and its links."""
+    that gets its first page (they start linking to it)."""
     seeds = seed_pages(store, changed_sources)
     graph = _subgraph(store, seeds)
     links = compute_links(graph)
-    radius = set(seeds)
     titles = {f"sources/{s['slug']}": s["title"] for s in graph.sources.values()}
     titles |= {f"entities/{e}": entity["name"] for e, entity in graph.entities.items()}
-    born = []
+    backlinks: dict[str, dict[str, str | None]] = defaultdict(dict)
+    pages, born = set(seeds), []
     for page in sorted(seeds):
         current = wiki / f"{page}.md"
-        new = links.get(page, set())
-        if not current.is_file():
-            radius |= new
+        new = _page_kind(links.get(page, set())) - {page}
+        old: set[str] = set()
+        retitled = False
+        if current.is_file():
+            text = current.read_text(encoding="utf-8")
+            old = _page_kind(page_links(text)) - {page}
+            retitled = page.startswith("sources/") and f"\ntitle: {yaml_str(titles[page])}\n" not in text
+        else:
             born.append(page)
-            continue
-        text = current.read_text(encoding="utf-8")
-        old = page_links(text)
-        retitled = f"\ntitle: {yaml_str(titles.get(page, ''))}\n" not in text if page.startswith("sources/") else False
-        radius |= (old | new) if retitled else (old ^ new)
+        for target in (old | new) if retitled else (old ^ new):
+            backlinks[target][page] = titles[page] if target in new else None
     born_entities = [p[9:] for p in born if p.startswith("entities/") and graph.has_page(p[9:])]
-    if born_entities:
-        ids = Aliases(store).expand(born_entities)
-        radius |= {f"sources/{r['slug']}" for r in store.query(
+    if born_entities:  # sources mentioning an entity that gets its first page start linking to it
+        pages |= {f"sources/{r['slug']}" for r in store.query(
             "UNWIND $ids AS i MATCH (s:Source)-[:MENTIONS]->(:Entity {id: i}) RETURN DISTINCT s.slug AS slug",
-            {"ids": id_list(ids)})}
-    radius = _page_kind(radius)
-    if radius != seeds:
-        graph = _subgraph(store, radius)
+            {"ids": id_list(Aliases(store).expand(born_entities))})}
+    pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
+    if pages != seeds:
+        graph = _subgraph(store, pages)
         links = compute_links(graph)
-    return radius, graph, links
+    return BlastRadius(pages, {p: b for p, b in backlinks.items() if p not in pages}, graph, links)
+
+
+def patch_backlinks(text: str, changes: dict[str, str | None]) -> str:
+    """A rendered page with its Backlinks section updated: {linking page: title, or None to drop it}.
+    Gives the bytes a full render would, because the section is the sorted list of linking pages."""
+    head, marker, tail = text.partition("\n## Backlinks\n\n")
+    lines = {m.group(1): line for line in tail.split("\n") if (m := _BACKLINK.match(line))}
+    for page, title in changes.items():
+        if title is None:
+            lines.pop(page, None)
+        else:
+            lines[page] = f"- [[{page}|{link_label(title)}]]"
+    return head + marker + ("\n".join(lines[p] for p in sorted(lines)) or "- none") + "\n"
+
+
+_BACKLINK = re.compile(r"^- \[\[([^|\]]+)\|")
 
 
 RENDER_FORMAT = "2"  # index.md records it; an incremental render of a wiki in another format renders everything
@@ -502,10 +533,12 @@ def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = Non
         finally:
             gc.unfreeze()
         return RenderReport(pages=len(files), bytes=write_atomically(files, wiki), path=wiki, written=len(files))
-    radius, graph, links = blast_radius(store, changed_sources, wiki)
-    builder = WikiBuilder(graph)
-    files = builder.build(only=radius, links=links)
-    files |= splice_pages(builder, store, wiki, radius)
+    radius = blast_radius(store, changed_sources, wiki)
+    builder = WikiBuilder(radius.graph)
+    files = builder.build(only=radius.pages, links=radius.links)
+    for page, changes in sorted(radius.backlinks.items()):
+        files[f"{page}.md"] = patch_backlinks((wiki / f"{page}.md").read_text(encoding="utf-8"), changes)
+    files |= splice_pages(builder, store, wiki, radius.pages)
     size, written = write_in_place(files, wiki)
     return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
 

@@ -121,7 +121,7 @@ def explain(kb: KnowledgeBase) -> dict[str, Any]:
     with open_store(kb, read_only=True) as store:
         plan = plan_compile(kb.raw, load_source_states(store))
         changed = set(plan.to_compile) | set(plan.vanished)
-        pages = sorted(blast_radius(store, changed, kb.wiki)[0]) if changed else []
+        pages = sorted(blast_radius(store, changed, kb.wiki).all_pages()) if changed else []
     if changed:
         pages += ["contradictions", "index", "log"]
     return {"plan": plan.as_dict(), "pages": pages}

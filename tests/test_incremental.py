@@ -195,7 +195,7 @@ def _random_edit(raw: Path, rng: random.Random, step: int) -> str:
     return kind
 
 
-@pytest.mark.parametrize("seed", [1, 2])
+@pytest.mark.parametrize("seed", [1, 2, 3])
 def test_incremental_render_equals_full_render_after_random_edits(tmp_path: Path, seed: int) -> None:
     kb, _ = init(tmp_path / "kb")
     _corpus(kb.raw, 12)
@@ -220,3 +220,15 @@ def test_an_edit_rewrites_only_pages_whose_bytes_depend_on_it(example_kb: Knowle
     assert "sources/eniac.md" in changed and {"index.md", "log.md"} <= changed
     assert rendered is not None and rendered.pages < len(after) / 4  # the blast radius, not the wiki
     assert changed <= explained  # `kg compile --explain` named every page the compile rewrote
+
+
+def test_patch_backlinks_keeps_the_section_sorted_and_says_none_when_empty() -> None:
+    from exporters.wiki import patch_backlinks
+
+    page = "# ENIAC\n\nText with [[sources/x|X]].\n\n## Backlinks\n\n- [[entities/a|A]]\n- [[sources/c|C]]\n"
+    patched = patch_backlinks(page, {"entities/b": "B [1]", "sources/c": None})
+    assert patched.endswith("## Backlinks\n\n- [[entities/a|A]]\n- [[entities/b|B (1)]]\n")
+    assert patched.startswith("# ENIAC\n\nText with [[sources/x|X]].\n")
+    assert patch_backlinks(patched, {"entities/a": None, "entities/b": None}).endswith("## Backlinks\n\n- none\n")
+    assert patch_backlinks(page.replace("- [[entities/a|A]]\n- [[sources/c|C]]\n", "- none\n"),
+                           {"sources/d": "D"}).endswith("## Backlinks\n\n- [[sources/d|D]]\n")
