@@ -101,3 +101,12 @@ def test_tables_become_claims_per_cell() -> None:
 def test_deterministic() -> None:
     text = "# A\n\nAlan Turing worked at Bletchley Park in 1940. He was probably right."
     assert extract(text) == extract(text)
+
+
+def test_document_section_headings_are_not_entities() -> None:
+    r = extract("# Fort Anis\n\n## Figures\n\nA survey in 1956 measured 175 km of roads.\n\n## See also\n\n"
+                "A later survey found 4242 records in 2031.\n")
+    names = {name_key(e.name) for e in r.entities}
+    assert "figures" not in names and "see also" not in names
+    assert claim_with(r, "175 km").subject == "Fort Anis"  # under a generic heading: the title's topic
+    assert claim_with(r, "4242 records").subject == "Fort Anis"

@@ -15,7 +15,16 @@ WEEKDAYS = {"monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 SECTION_WORDS = set(
     ["abstract", "background", "introduction", "objective", "objectives", "aim", "aims", "purpose", "methods", "method", "design", "setting", "settings", "participants", "patients", "interventions", "measurements", "main", "outcome", "outcomes", "results", "result", "conclusion", "conclusions", "discussion", "summary", "context", "findings", "importance", "evidence", "note", "notes", "overview", "history", "references", "contents", "details", "description", "see", "also", "legacy", "impact", "early", "life", "career"]
 )
-GENERIC_HEADINGS = SECTION_WORDS | {"see also", "further reading", "external links", "early life", "how it works"}
+# Section headings that name a part of a document, not a thing: never entities, and a sentence
+# under one is about the enclosing heading's entity (usually the title's).
+GENERIC_HEADINGS = SECTION_WORDS | {
+    "see also", "further reading", "external links", "early life", "how it works", "figures", "figure", "tables",
+    "table", "facts", "key facts", "facts and figures", "figures and facts", "statistics", "data", "timeline",
+    "sources", "bibliography", "acknowledgements", "acknowledgments", "appendix", "glossary", "links",
+    "related", "related work", "future work", "limitations", "methodology", "analysis", "examples", "usage",
+    "features", "specifications", "reception", "trivia", "gallery", "personal life", "later life", "todo",
+    "open questions", "questions", "key points", "takeaways", "highlights", "quotes", "next steps",
+}
 NAME_PARTICLES = {"of", "the", "de", "da", "del", "der", "di", "du", "van", "von", "la", "le", "y", "bin", "al"}
 
 ORG_WORDS = set(
