@@ -113,7 +113,7 @@ def explain(kb: KnowledgeBase) -> dict[str, Any]:
     """What a compile would do, before doing it: the plan and the pages it would rewrite
     (estimated from the graph as it is: the changed sources' pages, the entities they touch,
     pages linked to or from those, and index, log and contradictions)."""
-    from exporters.wiki import blast_radius
+    from exporters.incremental import blast_radius
 
     if not kb.db_path.exists():
         plan = plan_compile(kb.raw, {})

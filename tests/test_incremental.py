@@ -69,12 +69,12 @@ def test_backlinks_are_the_inverse_of_links(example_kb: KnowledgeBase) -> None:
 def test_a_killed_render_is_finished_by_the_next_compile(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     ops.compile_kb(example_kb)
     (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes.\n")
-    import exporters.wiki as wiki
+    import exporters.incremental as incremental
 
     def crash(*args: object, **kwargs: object) -> int:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(wiki, "write_in_place", crash)
+    monkeypatch.setattr(incremental, "write_in_place", crash)
     with pytest.raises(KeyboardInterrupt):
         ops.compile_kb(example_kb)
     monkeypatch.undo()
@@ -223,7 +223,7 @@ def test_an_edit_rewrites_only_pages_whose_bytes_depend_on_it(example_kb: Knowle
 
 
 def test_patch_backlinks_keeps_the_section_sorted_and_says_none_when_empty() -> None:
-    from exporters.wiki import patch_backlinks
+    from exporters.incremental import patch_backlinks
 
     page = "# ENIAC\n\nText with [[sources/x|X]].\n\n## Backlinks\n\n- [[entities/a|A]]\n- [[sources/c|C]]\n"
     patched = patch_backlinks(page, {"entities/b": "B [1]", "sources/c": None})

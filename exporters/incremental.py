@@ -1,0 +1,206 @@
+"""Incremental render: after a compile changed some sources, rewrite only the pages whose bytes
+depend on them (the blast radius), reading only the part of the graph those pages show.
+
+A full `kg render` of the same graph gives the same bytes: pages are rendered by the same
+`WikiBuilder` from a subgraph that holds everything they show, pages whose only change is a
+backlink are patched, and index, contradictions and log are spliced entry by entry
+(exporters/splice.py). tests/test_incremental.py checks this after random edits.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+from pathlib import Path
+
+from exporters.graphdata import Aliases, Graph, id_list, load_subgraph
+from exporters.splice import IndexEntries, count_log_entries, parse_contradictions
+from exporters.wiki import (
+    RenderReport,
+    WikiBuilder,
+    compute_links,
+    link_label,
+    page_links,
+    yaml_str,
+)
+from kg.errors import KgError
+from kg.store import Store
+
+
+def render_incremental(store: Store, wiki: Path, changed_sources: set[str]) -> RenderReport:
+    radius = blast_radius(store, changed_sources, wiki)
+    builder = WikiBuilder(radius.graph)
+    files = builder.build(only=radius.pages, links=radius.links)
+    for page, changes in sorted(radius.backlinks.items()):
+        files[f"{page}.md"] = patch_backlinks((wiki / f"{page}.md").read_text(encoding="utf-8"), changes)
+    files |= splice_pages(builder, store, wiki, radius.pages)
+    size, written = write_in_place(files, wiki)
+    return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
+
+
+def seed_pages(store: Store, changed_sources: set[str]) -> set[str]:
+    """Pages whose own content a change to these sources may alter: their source pages, the pages
+    of the entities they mention, and the entity and source pages of every claim with evidence in
+    them (retracted evidence included) or contradicting, superseding or superseded by such a claim."""
+    aliases = Aliases(store)
+    paths = {"ids": id_list(changed_sources)}
+    touched = {r["id"] for r in store.query(
+        "UNWIND $ids AS i MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: i}) RETURN DISTINCT c.id AS id", paths)}
+    touched |= {r["id"] for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:CONTRADICTS|SUPERSEDES]-(b:Claim) RETURN DISTINCT b.id AS id",
+        {"ids": id_list(touched)})}
+    claims = {"ids": id_list(touched)}
+    pages = {f"entities/{aliases.canon(r['id'])}" for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:ABOUT]->(e:Entity) RETURN DISTINCT e.id AS id", claims)}
+    pages |= {f"sources/{r['slug']}" for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:EXTRACTED_FROM]->(s:Source) RETURN DISTINCT s.slug AS slug", claims)}
+    pages |= {f"sources/{r['slug']}" for r in store.query(
+        "UNWIND $ids AS i MATCH (s:Source {path: i}) RETURN s.slug AS slug", paths)}
+    # Entities the sources mention may have been updated (aliases, type, summary): those with a page.
+    mentioned = {aliases.canon(r["id"]) for r in store.query(
+        "UNWIND $ids AS i MATCH (:Source {path: i})-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id AS id", paths)}
+    pages |= {f"entities/{aliases.canon(r['id'])}" for r in store.query(
+        "UNWIND $ids AS i MATCH (:Claim)-[:ABOUT]->(e:Entity {id: i}) RETURN DISTINCT e.id AS id",
+        {"ids": id_list(aliases.expand(mentioned))})}
+    return pages
+
+
+def _page_kind(pages: set[str]) -> set[str]:
+    return {p for p in pages if p.startswith(("entities/", "sources/"))}
+
+
+def _subgraph(store: Store, pages: set[str]) -> Graph:
+    return load_subgraph(store, {p[9:] for p in pages if p.startswith("entities/")},
+                         {p[8:] for p in pages if p.startswith("sources/")})
+
+
+@dataclass
+class BlastRadius:
+    """What an incremental render rewrites: `pages` rendered from `graph` (the subgraph that holds
+    everything they show, with its `links`), and `backlinks`: pages whose only change is in their
+    Backlinks section, {page: {linking page: its title, or None when it no longer links}}."""
+
+    pages: set[str]
+    backlinks: dict[str, dict[str, str | None]]
+    graph: Graph
+    links: dict[str, set[str]]
+
+    def all_pages(self) -> set[str]:
+        return self.pages | set(self.backlinks)
+
+
+def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRadius:
+    """Pages whose bytes a change to these sources can alter: the seed pages (`seed_pages`), the
+    pages a seed page starts or stops linking to (their backlinks change), every page a seed links
+    to if the seed's title changed (backlinks show titles), and the sources that mention an entity
+    that gets its first page (they start linking to it)."""
+    seeds = seed_pages(store, changed_sources)
+    graph = _subgraph(store, seeds)
+    links = compute_links(graph)
+    titles = {f"sources/{s['slug']}": s["title"] for s in graph.sources.values()}
+    titles |= {f"entities/{e}": entity["name"] for e, entity in graph.entities.items()}
+    backlinks: dict[str, dict[str, str | None]] = defaultdict(dict)
+    pages, born = set(seeds), []
+    for page in sorted(seeds):
+        current = wiki / f"{page}.md"
+        new = _page_kind(links.get(page, set())) - {page}
+        old: set[str] = set()
+        retitled = False
+        if current.is_file():
+            text = current.read_text(encoding="utf-8")
+            old = _page_kind(page_links(text)) - {page}
+            retitled = page.startswith("sources/") and f"\ntitle: {yaml_str(titles[page])}\n" not in text
+        else:
+            born.append(page)
+        for target in (old | new) if retitled else (old ^ new):
+            backlinks[target][page] = titles[page] if target in new else None
+    born_entities = [p[9:] for p in born if p.startswith("entities/") and graph.has_page(p[9:])]
+    if born_entities:  # sources mentioning an entity that gets its first page start linking to it
+        pages |= {f"sources/{r['slug']}" for r in store.query(
+            "UNWIND $ids AS i MATCH (s:Source)-[:MENTIONS]->(:Entity {id: i}) RETURN DISTINCT s.slug AS slug",
+            {"ids": id_list(Aliases(store).expand(born_entities))})}
+    pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
+    if pages != seeds:
+        graph = _subgraph(store, pages)
+        links = compute_links(graph)
+    return BlastRadius(pages, {p: b for p, b in backlinks.items() if p not in pages}, graph, links)
+
+
+def patch_backlinks(text: str, changes: dict[str, str | None]) -> str:
+    """A rendered page with its Backlinks section updated: {linking page: title, or None to drop it}.
+    Gives the bytes a full render would, because the section is the sorted list of linking pages."""
+    head, marker, tail = text.partition("\n## Backlinks\n\n")
+    lines = {m.group(1): line for line in tail.split("\n") if (m := _BACKLINK.match(line))}
+    for page, title in changes.items():
+        if title is None:
+            lines.pop(page, None)
+        else:
+            lines[page] = f"- [[{page}|{link_label(title)}]]"
+    return head + marker + ("\n".join(lines[p] for p in sorted(lines)) or "- none") + "\n"
+
+
+_BACKLINK = re.compile(r"^- \[\[([^|\]]+)\|")
+
+
+def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str]) -> dict[str, str]:
+    """index.md, contradictions.md and log.md after a change: the current pages with the entries
+    of the pages in `radius` (and the contradictions of their claims) replaced, and new log entries
+    appended. The subgraph holds every claim of those pages with all its contradictions."""
+    g = builder.g
+    complete = g.complete or set()
+    blocks = parse_contradictions((wiki / "contradictions.md").read_text(encoding="utf-8"))
+    blocks = {key: block for key, block in blocks.items() if key[0] not in complete and key[1] not in complete}
+    blocks |= dict(builder.contradiction_entry(row) for row in g.contradictions)
+    index = IndexEntries.parse((wiki / "index.md").read_text(encoding="utf-8"))
+    slugs = {source["slug"]: path for path, source in g.sources.items()}
+    for page in sorted(radius):
+        kind, name = page.split("/", 1)
+        if kind == "entities":
+            index.entities.pop(name, None)
+            if name in g.entities and g.has_page(name) and (entry := builder.index_entity_entry(name)) is not None:
+                index.entities[name] = entry
+        elif name in slugs:
+            slug, line = builder.index_source_entry(slugs[name])
+            index.sources[slug] = line
+    log = (wiki / "log.md").read_text(encoding="utf-8") if (wiki / "log.md").is_file() else ""
+    logged = count_log_entries(log)
+    if not log or logged > store.query("MATCH (l:LogEntry) RETURN count(*) AS n")[0]["n"]:
+        log, logged = builder.env.get_template("log.md.j2").render(), 0
+    entries = store.query(f"MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
+                          f"l.detail AS detail ORDER BY l.seq SKIP {logged}")
+    return {"contradictions.md": builder.contradictions_page(blocks), "index.md": builder.index_page(index, len(blocks)),
+            "log.md": log + builder.log_entries(entries)}
+
+
+def write_in_place(files: dict[str, str], wiki: Path) -> tuple[int, int]:
+    """Replace the given pages, all or nothing as far as the file system allows.
+
+    Used for the blast radius of an incremental compile. Every changed page is first written to a
+    temporary file beside it; only when all are written (a full disk fails here, and the wiki is
+    left as it was) are they renamed over the old pages. The caller keeps a marker of the changed
+    sources until this returns, so a crash during the renames is finished by the next compile.
+    Pages whose bytes did not change are not touched. Returns (bytes written, files written).
+    """
+    staged: list[tuple[Path, Path]] = []
+    total = 0
+    try:
+        for rel in sorted(files):
+            data = files[rel].encode("utf-8")
+            target = wiki / rel
+            if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+            staged.append((tmp, target))
+            tmp.write_bytes(data)
+            total += len(data)
+        for tmp, target in staged:
+            os.replace(tmp, target)
+    except OSError as exc:
+        for tmp, _ in staged:
+            tmp.unlink(missing_ok=True)
+        raise KgError(f"Could not write the wiki at {wiki}: {exc.strerror or exc}. The wiki was left as it was; "
+                      "free disk space or fix write permission, then run `kg compile` again to finish.") from exc
+    return total, len(staged)
