@@ -12,6 +12,7 @@ import importlib.util  # noqa: F401  (kuzu's LOAD FROM on Arrow needs importlib.
 import json
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -135,6 +136,7 @@ _KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Pa
 # a hash join over a scan of the whole table: ~20 ms at 180k claims, growing with the graph, which
 # a one-source compile would pay for its handful of rows.
 SMALL_BATCH = 32
+PREPARED_CACHE = 256  # parameterised query texts kept prepared per open store
 
 
 @dataclass
@@ -241,6 +243,7 @@ class Store:
             # Kuzu's default buffer pool is 80% of the machine's memory; cap it (pages spill to disk).
             self._db: Any = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool_mb * 1024 * 1024)
             self._conn: Any = kuzu.Connection(self._db)
+            self._prepared: dict[str, Any] = {}  # query text -> prepared statement (see _exec)
         except RuntimeError as exc:
             self._lock.release()
             if "lock" in str(exc).lower():
@@ -259,6 +262,7 @@ class Store:
 
     def close(self) -> None:
         conn, db = getattr(self, "_conn", None), getattr(self, "_db", None)
+        self._prepared = {}
         if conn is not None:
             conn.close()
             self._conn = None
@@ -311,7 +315,18 @@ class Store:
         if self._conn is None:
             raise StoreError("The graph is closed.")
         try:
-            return self._conn.execute(cypher, params or {})
+            if not params or "LOAD FROM $" in cypher:  # a scanned table binds only with its value
+                return self._conn.execute(cypher, params or {})
+            # Kuzu 0.11.3 leaks about 20 KB of native memory on every `execute(text, params)` (it
+            # prepares a statement that is never freed: 50k sources took 6.7 GB), but not when a
+            # prepared statement is executed again. So each parameterised query is prepared once.
+            with warnings.catch_warnings():  # Kuzu deprecates prepare + execute, the calls that do not leak
+                warnings.simplefilter("ignore", DeprecationWarning)
+                statement = self._prepared.pop(cypher, None) or self._conn.prepare(cypher)
+                self._prepared[cypher] = statement  # most recently used last
+                if len(self._prepared) > PREPARED_CACHE:
+                    del self._prepared[next(iter(self._prepared))]
+                return self._conn.execute(statement, params)
         except RuntimeError as exc:
             raise QueryError(f"{exc}".strip()) from exc
 
