@@ -10,6 +10,7 @@ import os
 import re
 import shutil
 from collections import defaultdict
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -112,14 +113,17 @@ class WikiBuilder:
         return f"[[{self.entity_page(entity_id)}|{link_label(self.g.entities[entity_id]['name'])}]]"
 
     def build(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> dict[str, str]:
-        """{path: text} of every page, or only of the entity and source pages named in `only` (an
-        incremental render splices index, contradictions and log: see `splice_pages`). Backlinks
-        come from `compute_links`, so a partial build writes exactly the bytes a full build would."""
+        """{path: text} of every page, or only of the entity and source pages named in `only`."""
+        return dict(self.pages(only, links))
+
+    def pages(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> Iterator[tuple[str, str]]:
+        """(path, text) of every page, one at a time (a large wiki is never all in memory), or only
+        of the entity and source pages named in `only` (an incremental render splices index,
+        contradictions and log: see exporters/incremental.py). Backlinks come from
+        `compute_links`, so a partial build writes exactly the bytes a full build would."""
         g = self.g
         visible_entities = sorted(e for e in g.entities if g.has_page(e))
         wanted = (lambda page: True) if only is None else (lambda page: page in only)
-        entity_models = {e: self._entity_model(e) for e in visible_entities if wanted(self.entity_page(e))}
-        source_models = {p: self._source_model(p) for p in sorted(g.sources) if wanted(self.source_page(p))}
         backlinks: dict[str, set[str]] = defaultdict(set)
         for page, targets in (links if links is not None else compute_links(g)).items():
             for target in targets:
@@ -133,27 +137,27 @@ class WikiBuilder:
         def backlink_list(page: str) -> list[tuple[str, str]]:
             return sorted((p, titles.get(p, p)) for p in backlinks.get(page, set()))
 
-        files: dict[str, str] = {}
         entity_tpl = self.env.get_template("entity.md.j2")
-        for entity_id, model in entity_models.items():
+        for entity_id in visible_entities:
             page = self.entity_page(entity_id)
-            files[page + ".md"] = entity_tpl.render(**model, backlinks=backlink_list(page))
+            if wanted(page):
+                yield page + ".md", entity_tpl.render(**self._entity_model(entity_id), backlinks=backlink_list(page))
         source_tpl = self.env.get_template("source.md.j2")
-        for path, model in source_models.items():
+        for path in sorted(g.sources):
             page = self.source_page(path)
-            files[page + ".md"] = source_tpl.render(**model, backlinks=backlink_list(page))
+            if wanted(page):
+                yield page + ".md", source_tpl.render(**self._source_model(path), backlinks=backlink_list(page))
         if only is None:
             blocks = dict(self.contradiction_entry(row) for row in g.contradictions)
-            files["contradictions.md"] = self.contradictions_page(blocks)
+            yield "contradictions.md", self.contradictions_page(blocks)
             index = IndexEntries()
             for entity_id in visible_entities:
                 if (entry := self.index_entity_entry(entity_id)) is not None:
                     index.entities[entity_id] = entry
             index.sources = dict(self.index_source_entry(p) for p in g.sources)
-            files["index.md"] = self.index_page(index, len(blocks))
-            files["log.md"] = self.env.get_template("log.md.j2").render() + self.log_entries(g.log)
-        files.update(answer_pages(self.env, g.pages))
-        return files
+            yield "index.md", self.index_page(index, len(blocks))
+            yield "log.md", self.env.get_template("log.md.j2").render() + self.log_entries(g.log)
+        yield from answer_pages(self.env, g.pages).items()
 
     # index, contradictions and log: one entry at a time (exporters/splice.py) -------------------
 
@@ -342,30 +346,29 @@ def compute_links(g: Graph) -> dict[str, set[str]]:
     return links
 
 
-def write_atomically(files: dict[str, str], wiki: Path, partial: bool = False) -> int:
-    """Write the wiki into a fresh folder beside `wiki`, then swap it in.
-
-    `partial`: `files` holds only the pages that changed; every other file of the old wiki is
-    hard-linked into the new folder (cheap, and the old files are never modified).
-    Hidden entries of the old wiki (an `.obsidian/` vault config) are carried over. A crash
-    before the swap leaves the old wiki untouched; stale temporary folders are cleared on the
-    next render. Returns the bytes written.
-    """
+def write_atomically(files: Iterable[tuple[str, str]], wiki: Path) -> tuple[int, int]:
+    """Write the wiki, page by page as `files` yields them, into a fresh folder beside `wiki`,
+    then swap it in. Hidden entries of the old wiki (an `.obsidian/` vault config) are carried
+    over. A crash before the swap leaves the old wiki untouched; stale temporary folders are
+    cleared on the next render. Returns (bytes written, files written)."""
     parent = wiki.parent
     tmp = parent / f".wiki.tmp-{os.getpid()}"
     old = parent / f".wiki.old-{os.getpid()}"
     for stale in list(parent.glob(".wiki.tmp-*")) + list(parent.glob(".wiki.old-*")):
         shutil.rmtree(stale, ignore_errors=True)
-    total = 0
+    total = count = 0
     try:
         tmp.mkdir(parents=True)
-        folders = {str(Path(rel).parent) for rel in files}
-        for folder in sorted(folders):
-            (tmp / folder).mkdir(parents=True, exist_ok=True)
-        for rel in sorted(files):
-            data = files[rel].encode("utf-8")
-            (tmp / rel).write_bytes(data)
+        folders: set[Path] = set()
+        for rel, text in files:
+            target = tmp / rel
+            if target.parent not in folders:
+                target.parent.mkdir(parents=True, exist_ok=True)
+                folders.add(target.parent)
+            data = text.encode("utf-8")
+            target.write_bytes(data)
             total += len(data)
+            count += 1
         if wiki.exists():
             for entry in sorted(wiki.iterdir()):
                 if entry.name.startswith("."):
@@ -373,8 +376,6 @@ def write_atomically(files: dict[str, str], wiki: Path, partial: bool = False) -
                         shutil.copytree(entry, tmp / entry.name, symlinks=True)
                     else:
                         shutil.copy2(entry, tmp / entry.name)
-                elif partial:
-                    _link_tree(entry, tmp / entry.name, files, entry.name)
             os.rename(wiki, old)
         os.rename(tmp, wiki)
     except OSError as exc:
@@ -384,21 +385,7 @@ def write_atomically(files: dict[str, str], wiki: Path, partial: bool = False) -
         raise KgError(f"Could not write the wiki at {wiki}: {exc.strerror or exc}. The previous wiki is unchanged; "
                       "check free disk space and write permission on the folder.") from exc
     shutil.rmtree(old, ignore_errors=True)
-    return total
-
-
-def _link_tree(source: Path, target: Path, replaced: dict[str, str], rel: str) -> None:
-    """Hard-link the files under `source` into `target`, except those being replaced."""
-    if source.is_dir():
-        target.mkdir(exist_ok=True)
-        with os.scandir(source) as entries:
-            for entry in entries:
-                _link_tree(Path(entry.path), target / entry.name, replaced, f"{rel}/{entry.name}")
-    elif rel not in replaced:
-        try:
-            os.link(source, target)
-        except OSError:
-            shutil.copy2(source, target)
+    return total, count
 
 
 _LINK = re.compile(r"\[\[([^\]|#\n]+)")
@@ -420,10 +407,10 @@ def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = Non
         graph = load_graph(store)
         gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
         try:
-            files = WikiBuilder(graph).build()
+            size, count = write_atomically(WikiBuilder(graph).pages(), wiki)
         finally:
             gc.unfreeze()
-        return RenderReport(pages=len(files), bytes=write_atomically(files, wiki), path=wiki, written=len(files))
+        return RenderReport(pages=count, bytes=size, path=wiki, written=count)
     from exporters.incremental import render_incremental  # it builds on this module
 
     return render_incremental(store, wiki, changed_sources)
