@@ -47,6 +47,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from compile import disk_bytes
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "scale.json"
 RSS_LIMIT_MB = 4096.0
@@ -181,14 +184,6 @@ def generate(raw: Path, n: int, seed: int) -> tuple[int, int]:
 
 
 # measuring ---------------------------------------------------------------------------------
-
-
-def disk_bytes(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    if not path.exists():
-        return 0
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
 def rss_mb() -> float:

@@ -199,7 +199,8 @@ def _claim_ids(store: Store, cypher: str, ids: Iterable[str]) -> set[str]:
     return {r["id"] for r in _rows(store, cypher, {"ids": id_list(ids)})}
 
 
-def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterable[str]) -> Graph:
+def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterable[str],
+                  aliases: Aliases | None = None) -> Graph:
     """What the pages of the given (canonical) entities and sources depend on: every claim shown
     on them, fully (evidence, entities, contradictions, supersession), the claims these contradict
     or supersede, and every claim, mention or relation through which another page links to them
@@ -207,7 +208,7 @@ def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterabl
     Every lookup is by primary key (`UNWIND $ids AS i MATCH (c:Claim {id: i})`), so the rows read follow
     the pages; Kuzu 0.11.3 still runs each as a hash join over a scan of the table (a few ms per query at
     10k sources, about 5x that at 50k: benchmarks/README.md)."""
-    aliases = Aliases(store)
+    aliases = aliases if aliases is not None else Aliases(store)
     entity_ids = aliases.expand(entity_ids)
     paths = {r["path"] for r in _rows(store, "MATCH (s:Source) WHERE s.slug IN $slugs RETURN s.path AS path",
                                        {"slugs": id_list(source_slugs)})}

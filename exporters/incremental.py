@@ -40,11 +40,10 @@ def render_incremental(store: Store, wiki: Path, changed_sources: set[str]) -> R
     return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
 
 
-def seed_pages(store: Store, changed_sources: set[str]) -> set[str]:
+def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases) -> set[str]:
     """Pages whose own content a change to these sources may alter: their source pages, the pages
     of the entities they mention, and the entity and source pages of every claim with evidence in
     them (retracted evidence included) or contradicting, superseding or superseded by such a claim."""
-    aliases = Aliases(store)
     paths = {"ids": id_list(changed_sources)}
     touched = {r["id"] for r in store.query(
         "UNWIND $ids AS i MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: i}) RETURN DISTINCT c.id AS id", paths)}
@@ -71,9 +70,9 @@ def _page_kind(pages: set[str]) -> set[str]:
     return {p for p in pages if p.startswith(("entities/", "sources/"))}
 
 
-def _subgraph(store: Store, pages: set[str]) -> Graph:
+def _subgraph(store: Store, pages: set[str], aliases: Aliases) -> Graph:
     return load_subgraph(store, {p[9:] for p in pages if p.startswith("entities/")},
-                         {p[8:] for p in pages if p.startswith("sources/")})
+                         {p[8:] for p in pages if p.startswith("sources/")}, aliases)
 
 
 @dataclass
@@ -96,8 +95,9 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRa
     pages a seed page starts or stops linking to (their backlinks change), every page a seed links
     to if the seed's title changed (backlinks show titles), and the sources that mention an entity
     that gets its first page (they start linking to it)."""
-    seeds = seed_pages(store, changed_sources)
-    graph = _subgraph(store, seeds)
+    aliases = Aliases(store)  # ALIAS_OF edges: few, read once
+    seeds = seed_pages(store, changed_sources, aliases)
+    graph = _subgraph(store, seeds, aliases)
     links = compute_links(graph)
     titles = {f"sources/{s['slug']}": s["title"] for s in graph.sources.values()}
     titles |= {f"entities/{e}": entity["name"] for e, entity in graph.entities.items()}
@@ -120,10 +120,10 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRa
     if born_entities:  # sources mentioning an entity that gets its first page start linking to it
         pages |= {f"sources/{r['slug']}" for r in store.query(
             "UNWIND $ids AS i MATCH (s:Source)-[:MENTIONS]->(:Entity {id: i}) RETURN DISTINCT s.slug AS slug",
-            {"ids": id_list(Aliases(store).expand(born_entities))})}
+            {"ids": id_list(aliases.expand(born_entities))})}
     pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
     if pages != seeds:
-        graph = _subgraph(store, pages)
+        graph = _subgraph(store, pages, aliases)
         links = compute_links(graph)
     return BlastRadius(pages, {p: b for p, b in backlinks.items() if p not in pages}, graph, links)
 

@@ -19,18 +19,22 @@ CONTRADICTION_ANCHOR = re.compile(r" \^(?P<a>[\w]+)--(?P<b>[\w]+)$", re.MULTILIN
 LOG_HEADING = re.compile(r"(?m)^## \[")
 
 
+class WikiEdited(ValueError):
+    """A page kg rendered no longer has the shape kg gave it (edited by hand): render everything."""
+
+
 def entity_line_key(line: str) -> tuple[str, str]:
     """Index order of an entity line: by its label, case-insensitively, then by id."""
     match = ENTITY_LINE.match(line)
     if match is None:
-        raise ValueError(f"not an index entity line: {line!r}")
+        raise WikiEdited(f"not an index entity line: {line!r}")
     return match["label"].casefold(), match["id"]
 
 
 def source_line_key(line: str) -> str:
     match = SOURCE_LINE.match(line)
     if match is None:
-        raise ValueError(f"not an index source line: {line!r}")
+        raise WikiEdited(f"not an index source line: {line!r}")
     return match["slug"]
 
 
@@ -42,7 +46,7 @@ def contradiction_anchor(a: str, b: str) -> str:
 def contradiction_key(block: str) -> tuple[str, str]:
     match = CONTRADICTION_ANCHOR.search(block)
     if match is None:
-        raise ValueError("a contradiction without its block id")
+        raise WikiEdited("a contradiction without its block id")
     return match["a"], match["b"]
 
 

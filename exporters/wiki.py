@@ -26,6 +26,7 @@ from exporters.graphdata import (
 )
 from exporters.splice import (
     IndexEntries,
+    WikiEdited,
     assemble_contradictions,
     contradiction_anchor,
 )
@@ -401,16 +402,22 @@ RENDER_FORMAT = "2"  # index.md records it; an incremental render of a wiki in a
 
 
 def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = None) -> RenderReport:
-    """Render the whole wiki, or (given the sources a compile changed) only the blast radius."""
+    """Render the whole wiki, or (given the sources a compile changed) only the blast radius. A wiki
+    in another format, or whose index or contradictions page is missing or was edited by hand, is
+    rendered whole."""
     index = wiki / "index.md"
-    if changed_sources is None or not index.is_file() or f"\nrender: {RENDER_FORMAT}\n" not in index.read_text(encoding="utf-8"):
-        graph = load_graph(store)
-        gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
-        try:
-            size, count = write_atomically(WikiBuilder(graph).pages(), wiki)
-        finally:
-            gc.unfreeze()
-        return RenderReport(pages=count, bytes=size, path=wiki, written=count)
-    from exporters.incremental import render_incremental  # it builds on this module
+    if (changed_sources is not None and index.is_file() and (wiki / "contradictions.md").is_file()
+            and f"\nrender: {RENDER_FORMAT}\n" in index.read_text(encoding="utf-8")):
+        from exporters.incremental import render_incremental  # it builds on this module
 
-    return render_incremental(store, wiki, changed_sources)
+        try:
+            return render_incremental(store, wiki, changed_sources)
+        except WikiEdited:
+            pass
+    graph = load_graph(store)
+    gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
+    try:
+        size, count = write_atomically(WikiBuilder(graph).pages(), wiki)
+    finally:
+        gc.unfreeze()
+    return RenderReport(pages=count, bytes=size, path=wiki, written=count)

@@ -232,3 +232,20 @@ def test_patch_backlinks_keeps_the_section_sorted_and_says_none_when_empty() -> 
     assert patch_backlinks(patched, {"entities/a": None, "entities/b": None}).endswith("## Backlinks\n\n- none\n")
     assert patch_backlinks(page.replace("- [[entities/a|A]]\n- [[sources/c|C]]\n", "- none\n"),
                            {"sources/d": "D"}).endswith("## Backlinks\n\n- [[sources/d|D]]\n")
+
+
+@pytest.mark.parametrize("damage", ["delete", "edit"])
+def test_a_hand_edited_or_missing_contradictions_page_gets_a_full_render(
+    example_kb: KnowledgeBase, tmp_path: Path, damage: str
+) -> None:
+    ops.compile_kb(example_kb)
+    page = example_kb.wiki / "contradictions.md"
+    if damage == "delete":
+        page.unlink()
+    else:  # a user's note over a contradiction: its block id is gone, so it cannot be spliced
+        page.write_text(page.read_text().replace("^c", "(checked) c"))
+    note = example_kb.raw / "eniac.md"
+    note.write_text(note.read_text() + "\nENIAC was moved in 1947.\n")
+    _, rendered = ops.compile_kb(example_kb)
+    assert rendered is not None
+    assert tree_digest(example_kb.wiki) == full_render_digest(example_kb, tmp_path)
