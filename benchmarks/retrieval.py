@@ -78,13 +78,15 @@ from typing import Any
 
 import numpy as np
 
+from kg.walk import STOPWORDS as STOP
+from kg.walk import question_ngrams
+
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "retrieval.json"
 KS = (2, 5, 10)
 DEPTH = 10  # results kept per mode
 RRF_K = 60
 WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
-STOP = frozenset(["a", "an", "the", "of", "in", "on", "at", "to", "for", "from", "by", "with", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "which", "who", "whom", "whose", "what", "when", "where", "why", "how", "that", "this", "these", "those", "it", "its", "as", "than", "then", "there", "their", "they", "he", "she", "his", "her", "him", "them", "do", "does", "did", "has", "have", "had", "not", "no", "yes", "both", "either", "same", "also", "one", "first", "name", "named", "known", "other", "another", "more", "most", "many", "much", "any", "all", "some", "into", "about", "after", "before", "during", "between", "over", "under", "what's", "whats", "which's"])
 
 
 def default_data() -> Path:
@@ -102,6 +104,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="data set folder with corpus.jsonl and questions.jsonl (default: "
                              "$KG_DATA_DIR/hotpotqa-100, else ../shared/data/hotpotqa-100 beside the repo)")
     parser.add_argument("--limit", type=int, default=None, help="use only the first N questions")
+    parser.add_argument("--split", choices=("all", "odd", "even"), default="all",
+                        help="questions at odd or even 0-based positions of questions.jsonl (after --limit), or "
+                             "all (default; recall@5 is then also reported per split). Settings new since the "
+                             "first run (kg.walk's alias weight, kg.query's walk prior) were chosen on odd")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"JSON results (default {DEFAULT_OUT.relative_to(REPO)})")
     parser.add_argument("--modes", default="bm25,dense,hybrid,nav,graph,graph+dense,graph+bm25",
                         help="comma-separated modes (default all)")
@@ -159,17 +165,6 @@ class Corpus:
     title_of: dict[str, str]       # path -> title
     chunk_texts: list[str] = field(default_factory=list)
     chunk_doc: list[int] = field(default_factory=list)
-
-
-def question_ngrams(question: str, max_n: int = 6) -> list[tuple[int, int, str]]:
-    """(start, end, text) word n-grams of the question, longest first."""
-    words = [w.strip(".,?!;:\"'’()") for w in WORD.findall(question)]
-    words = [w for w in words if w]
-    grams = []
-    for n in range(min(max_n, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
-            grams.append((i, i + n, " ".join(words[i:i + n])))
-    return grams
 
 
 def content_terms(text: str) -> list[str]:
@@ -402,140 +397,52 @@ class BenchNavigator:
 
 
 class GraphMode:
-    """Entity linking + personalised PageRank over the kg graph (read once via kg.ops.cypher)."""
+    """Entity linking + personalised PageRank over the kg graph: kg.walk.GraphWalk, read once."""
 
-    HOME_WEIGHT = 5.0
+    def __init__(self, kb: Any, dense: DenseMode | None = None) -> None:
+        from kg.store import Store
+        from kg.walk import GraphWalk
 
-    def __init__(self, kb: Any, dense: DenseMode | None = None, damping: float = 0.85) -> None:
-        from kg import ops
-        from kg.names import name_key
-
-        self.key = name_key
         self.dense = dense
-        self.damping = damping
-        ents = ops.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases ORDER BY e.id")
-        srcs = ops.cypher(kb, "MATCH (s:Source) WHERE s.status = 'compiled' RETURN s.path AS path, s.title AS title ORDER BY s.path")
-        self.ent_ids = [e["id"] for e in ents]
-        self.ent_name = {e["id"]: e["name"] for e in ents}
-        self.src_paths = [s["path"] for s in srcs]
-        self.n_e, self.n_s = len(self.ent_ids), len(self.src_paths)
-        e_idx = {e: i for i, e in enumerate(self.ent_ids)}
-        s_idx = {p: self.n_e + i for i, p in enumerate(self.src_paths)}
-        self.s_idx = s_idx
-        self.by_key: dict[str, set[int]] = defaultdict(set)
-        for e in ents:
-            for name in [e["name"], *(e["aliases"] or [])]:
-                k = name_key(name or "")
-                if k:
-                    self.by_key[k].add(e_idx[e["id"]])
-        self.title_key: dict[str, set[int]] = defaultdict(set)
-        for s in srcs:
-            for t in {s["title"] or "", re.sub(r"\s*\([^()]*\)\s*$", "", s["title"] or "")}:
-                if name_key(t):
-                    self.title_key[name_key(t)].add(s_idx[s["path"]])
-        edges: dict[tuple[int, int], float] = defaultdict(float)
-        for r in ops.cypher(kb, "MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS c"):
-            if r["s"] in s_idx:
-                edges[(s_idx[r["s"]], e_idx[r["e"]])] += 1.0 + np.log1p(r["c"] or 1)
-        # an entity whose name is a source's title is that source's subject: a strong edge
-        self.home_edges = 0
-        for e in ents:
-            for node in self.title_key.get(name_key(e["name"] or ""), set()):
-                edges[(node, e_idx[e["id"]])] += self.HOME_WEIGHT
-                self.home_edges += 1
-        for r in ops.cypher(kb, "MATCH (a:Entity)-[:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b"):
-            if r["a"] != r["b"]:
-                edges[(e_idx[r["a"]], e_idx[r["b"]])] += 0.5
-        # claims: text per source, entities per claim (for the token count and the context)
-        self.claims_of: dict[str, list[tuple[str, set[int]]]] = defaultdict(list)
-        claim_ents: dict[str, set[int]] = defaultdict(set)
-        for r in ops.cypher(kb, "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE c.status = 'live' RETURN c.id AS c, e.id AS e"):
-            claim_ents[r["c"]].add(e_idx[r["e"]])
-        for r in ops.cypher(kb, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' "
-                                "RETURN c.id AS c, c.text AS text, s.path AS s, x.char_start AS start ORDER BY s.path, start, c.id"):
-            self.claims_of[r["s"]].append((r["text"], claim_ents.get(r["c"], set())))
-        self.n = self.n_e + self.n_s
-        rows = np.array([a for a, _ in edges] + [b for _, b in edges], dtype=np.int64)
-        cols = np.array([b for _, b in edges] + [a for a, _ in edges], dtype=np.int64)
-        vals = np.array(list(edges.values()) * 2, dtype=np.float64)
-        from scipy.sparse import csr_matrix  # scipy comes with bm25s / sentence-transformers
-
-        adj = csr_matrix((vals, (rows, cols)), shape=(self.n, self.n))
-        out = np.asarray(adj.sum(axis=1)).ravel()
-        out[out == 0] = 1.0
-        self.degree = np.asarray((adj > 0).sum(axis=1)).ravel()
-        # column-stochastic transition: P[j, i] = w(i, j) / out(i)
-        self.trans = (adj.multiply(1.0 / out[:, None])).T.tocsr()
-        self.edge_count = len(edges)
-        self.last_seeds: dict[int, float] = {}
-        self.last_reached: set[int] = set()
-
-    def link(self, question: str) -> dict[int, float]:
-        """Question n-grams -> entity / source-title nodes, weighted by specificity."""
-        seeds: dict[int, float] = {}
-        covered: set[int] = set()
-        for start, end, gram in question_ngrams(question):
-            k = self.key(gram)
-            if not k or k in STOP or len(k) < 3 or any(i in covered for i in range(start, end)):
-                continue
-            nodes = set(self.by_key.get(k, set())) | set(self.title_key.get(k, set()))
-            if not nodes:
-                continue
-            covered.update(range(start, end))
-            named = any(w[:1].isupper() or w[:1].isdigit() for w in gram.split())
-            for node in nodes:
-                # specific names weigh more than hubs ("film", "company") and common nouns
-                spec = 1.0 / np.sqrt(1.0 + self.degree[node])
-                seeds[node] = max(seeds.get(node, 0.0), (end - start) * spec * (1.0 if named else 0.1))
-        return seeds
+        with Store(kb.db_path, read_only=True) as store:
+            self.walker = GraphWalk(store)
+            graph = self.walker.graph  # kept by the walker: the walk needs no store afterwards
+            # claims: text per source, entities per claim (for the token count and the context)
+            claim_ents: dict[str, set[str]] = defaultdict(set)
+            about = store.table("MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE c.status = 'live' RETURN c.id AS c, e.id AS e")
+            for claim, entity in zip(about.column("c").to_pylist(), about.column("e").to_pylist(), strict=True):
+                claim_ents[claim].add(entity)
+            self.claims_of: dict[str, list[tuple[str, set[str]]]] = defaultdict(list)
+            for r in store.query("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' "
+                                 "RETURN c.id AS c, c.text AS text, s.path AS s, x.char_start AS start "
+                                 "ORDER BY s.path, start, c.id"):
+                self.claims_of[r["s"]].append((r["text"], claim_ents.get(r["c"], set())))
+        self.ent_name = dict(zip(graph.entity_ids, graph.entity_names, strict=True))
+        self.n_e, self.n_s, self.edge_count = len(graph.entity_ids), len(graph.source_paths), graph.edge_count
+        self.last_linked: dict[str, float] = {}
+        self.last_reached: set[str] = set()
 
     def __call__(self, question: str) -> Result:
-        seeds = self.link(question)
-        reset = np.zeros(self.n)
-        for node, w in seeds.items():
-            reset[node] += w
-        if self.dense is not None:
-            top = self.dense.scores(question, k=10)
-            if reset.sum() > 0:
-                reset /= reset.sum()
-            dense_mass = np.zeros(self.n)
-            for rank, (chunk, score) in enumerate(top):
-                path = self.dense.corpus.paths[self.dense.corpus.chunk_doc[chunk]]
-                node = self.s_idx.get(path)
-                if node is not None:
-                    dense_mass[node] += max(score, 0.0) / (1 + rank)
-            if dense_mass.sum() > 0:
-                reset += dense_mass / dense_mass.sum()
-        if reset.sum() == 0:
-            self.last_seeds, self.last_reached = {}, set()
-            return Result([], 0, 0, {"linked": 0})
-        reset /= reset.sum()
-        p = reset.copy()
-        for _ in range(30):
-            nxt = (1 - self.damping) * reset + self.damping * (self.trans @ p)
-            if np.abs(nxt - p).sum() < 1e-8:
-                p = nxt
-                break
-            p = nxt
-        src_scores = p[self.n_e:]
-        order = np.argsort(-src_scores, kind="stable")[:DEPTH]
-        ranked = [self.src_paths[i] for i in order if src_scores[i] > 0]
-        self.last_reached = {int(i) for i in np.flatnonzero(p[: self.n_e] > 1e-4)} | {s for s in seeds if s < self.n_e}
-        self.last_seeds = seeds
-        return self.context(ranked)
+        prior: dict[str, float] | None = None
+        if self.dense is not None:  # HippoRAG-2 style: the top dense passages seed the walk too
+            prior = defaultdict(float)
+            for rank, (chunk, score) in enumerate(self.dense.scores(question, k=10)):
+                prior[self.dense.corpus.paths[self.dense.corpus.chunk_doc[chunk]]] += max(score, 0.0) / (1 + rank)
+        walked = self.walker.walk(question, DEPTH, prior)
+        self.last_linked, self.last_reached = walked.linked_entities, set(walked.entity_ids)
+        return self.context(walked.source_paths)
 
     def context(self, ranked: list[str]) -> Result:
         """Tokens for the top 5: the linked entity names, and per source its claims about an
         entity the walk reached (at least its first claim); tokens_all: all its claims."""
-        seeds, reached = self.last_seeds, self.last_reached
-        read = sum(tokens(self.ent_name[self.ent_ids[s]]) for s in seeds if s < self.n_e)
+        read = sum(tokens(self.ent_name[e]) for e in self.last_linked)
         read_all = read
         for path in ranked[:5]:
             claims = self.claims_of.get(path, [])
-            chosen = [t for t, es in claims if es & reached] or [t for t, _ in claims[:1]]
+            chosen = [t for t, es in claims if es & self.last_reached] or [t for t, _ in claims[:1]]
             read += sum(tokens(t) for t in chosen)
             read_all += sum(tokens(t) for t, _ in claims)
-        return Result(ranked, read, read_all, {"linked": len(seeds)})
+        return Result(ranked, read, read_all, {"linked": len(self.last_linked)})
 
 
 class GraphBm25Mode:
@@ -577,6 +484,7 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
     per: dict[str, list[float]] = defaultdict(list)
     lat: list[float] = []
     misses = []
+    top5_read: list[float] = []
     tok_all: list[float] = []
     for q, g in zip(questions, gold, strict=True):
         started = time.perf_counter()
@@ -588,6 +496,9 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
         per["tokens"].append(float(res.tokens))
         if res.tokens_all is not None:
             tok_all.append(float(res.tokens_all))
+        if "sources_read" in res.extra:
+            top5 = res.ranked[:5]
+            top5_read.append(len(set(top5) & set(res.extra["sources_read"])) / len(top5) if top5 else 0.0)
         if not g <= set(res.ranked[:5]):
             misses.append({"id": q["id"], "type": q.get("type"), "missing": sorted(g - set(res.ranked[:5]))})
     out: dict[str, Any] = {"mode": name, "questions": len(questions), "build_seconds": round(build_seconds, 3)}
@@ -596,6 +507,12 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
         out[f"{metric}_ci95"] = bootstrap(values, args.bootstrap, args.seed)
     if tok_all:
         out["tokens_all"] = round(statistics.fmean(tok_all), 1)
+    if top5_read:  # navigators: share of their top 5 sources they read some text of
+        out["top5_sources_read"] = round(statistics.fmean(top5_read), 4)
+    for split, parity in (("odd", 1), ("even", 0)):
+        sel = [i for i, q in enumerate(questions) if q.get("_position", i) % 2 == parity]
+        if sel and len(sel) < len(questions):
+            out[f"recall@5_{split}"] = round(statistics.fmean(per["recall@5"][i] for i in sel), 4)
     out["latency_p50_ms"] = round(pct(lat, 0.5), 2)
     out["latency_p95_ms"] = round(pct(lat, 0.95), 2)
     for qtype in sorted({q.get("type") or "" for q in questions}):
@@ -630,7 +547,8 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
             for budget in budgets:
                 def fn(q: str, nav: Any = nav, budget: int = budget, search_mode: str = search_mode) -> Result:
                     res = nav.navigate(q, budget, search_mode)
-                    return Result(list(res.source_paths)[:DEPTH], int(res.tokens_read))
+                    return Result(list(res.source_paths)[:DEPTH], int(res.tokens_read),
+                                  extra={"sources_read": res.sources_read})
                 name = f"nav kg.query {search_mode} b={budget}"
                 out.append(evaluate(name, fn, questions, gold, compile_seconds + load, args, log))
     return out
@@ -650,6 +568,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         sys.exit(f"No corpus.jsonl / questions.jsonl in {data}. Pass --data DIR or set KG_DATA_DIR.")
     docs = load_jsonl(data / "corpus.jsonl")
     questions = load_jsonl(data / "questions.jsonl")[: args.limit]
+    for position, q in enumerate(questions):
+        q["_position"] = position
+    if args.split != "all":
+        questions = [q for q in questions if q["_position"] % 2 == (1 if args.split == "odd" else 0)]
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
 
     paths = [f"{re.sub(r'[^A-Za-z0-9_.-]', '_', str(d['id']))}.md" for d in docs]
@@ -673,6 +595,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "passages": len(docs),
         "chunks": len(corpus.chunk_texts),
         "questions": len(questions),
+        "split": args.split,
         "token_count": "characters / 4 (rounded up) of the text each mode reads or hands over for its top 5",
         "modes": [],
     }
@@ -770,10 +693,18 @@ def print_table(r: dict[str, Any]) -> None:
         tok = f"{m['tokens']:.0f}" + (f" (all claims {m['tokens_all']:.0f})" if "tokens_all" in m else "")
         print(f"| {m['mode']} | {c('recall@2')} | {c('recall@5')} | {c('recall@10')} | {c('all@5')} | {tok} | "
               f"{m['latency_p50_ms']:.1f} | {m['latency_p95_ms']:.1f} | {m['build_seconds']:.1f} |")
-    types = sorted(k.removeprefix("recall@5_") for k in (r["modes"][0] if r["modes"] else {}) if k.startswith("recall@5_") and not k.endswith("ci95"))
+    splits = ("odd", "even")
+    types = sorted(k.removeprefix("recall@5_") for k in (r["modes"][0] if r["modes"] else {})
+                   if k.startswith("recall@5_") and not k.endswith("ci95") and k.removeprefix("recall@5_") not in splits)
     if types:
         print("\nrecall@5 by question type: " + "; ".join(
             f"{m['mode']}: " + ", ".join(f"{t} {m['recall@5_' + t]:.2f}" for t in types) for m in r["modes"]))
+    if any("recall@5_odd" in m for m in r["modes"]):
+        print("\nrecall@5 on odd / even question positions (kg settings new since the first run were chosen on odd): "
+              + "; ".join(f"{m['mode']}: {m['recall@5_odd']:.3f} / {m['recall@5_even']:.3f}" for m in r["modes"]))
+    if any("top5_sources_read" in m for m in r["modes"]):
+        print("\nshare of the top-5 sources the navigator read some text of: " + "; ".join(
+            f"{m['mode']}: {m['top5_sources_read']:.2f}" for m in r["modes"] if "top5_sources_read" in m))
 
 
 def main(argv: list[str] | None = None) -> int:

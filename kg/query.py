@@ -6,13 +6,20 @@
    scanning index.md for the words of the question), and their index lines are read;
 2. search (hybrid when an embedder is given, else BM25) over claims, source chunks and
    answer pages; the hits' snippets are read;
-3. pages are ranked (entity pages by name match and by the hits about them; source pages by
-   their chunk and claim hits), then drilled into in rank order: an entity page's claims
-   most relevant to the question, then the cited source spans, until the budget is spent.
+3. the graph walk (`kg.walk`): personalised PageRank restarting on the entities and source
+   titles the question names and on the search's best sources ranks the sources, and the
+   entities it reaches join the entity ranking (name matches, the entities of claim hits);
+4. claims are drilled into: those of the best entity pages and those of the top sources
+   about an entity the walk reached, scored by overlap with the question, search rank,
+   confidence, entity and source rank. The best claim of each top source is read first (the
+   evidence behind the ranking), then the rest by score, each with its cited source span when
+   that says more, until the budget is spent.
 
 Tokens read are counted as ceil(characters / 4) of every piece of text the navigator read
-(index lines, hit snippets, claims, source spans); name lookups and graph hops are not text
-and are not counted. A piece that does not fit in what is left of the budget is skipped.
+(index lines, hit snippets, claims, source spans); name lookups, the search engine's ranking
+and graph hops (the walk) are not text and are not counted. A piece that does not fit in what
+is left of the budget is skipped. The source ranking does not depend on the budget: a small
+budget reads less evidence for the same ranking.
 """
 
 from __future__ import annotations
@@ -30,9 +37,16 @@ from kg.kb import KnowledgeBase
 from kg.names import name_key
 from kg.search import Hit, Searcher
 from kg.store import Store
+from kg.walk import GraphWalk, WalkResult
 
 DEFAULT_BUDGET = 2000
 SNIPPET_CHARS = 400
+WALK_DEPTH = 20  # sources the walk ranks
+PRIOR_SOURCES = 10  # the search's best sources seed the walk ...
+PRIOR_WEIGHT = 0.5  # ... with half the restart mass of the names (chosen on odd questions)
+WALK_ENTITIES = 10  # reached entities that count towards the entity ranking
+DRILL_ENTITIES = 8  # entity pages whose claims are candidates
+SOURCE_EVIDENCE = 5  # top sources whose claims about reached entities are candidates
 _WORD = re.compile(r"[a-z0-9]+")
 _STOP = (
     "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
@@ -95,6 +109,7 @@ class Read:
     kind: str  # index | hit | claim | span
     ref: str
     tokens: int
+    source: str = ""  # the source path the text came from (hits of chunks, claims, spans)
 
 
 @dataclass
@@ -110,6 +125,11 @@ class NavigationResult:
     entity_names: dict[str, str] = field(default_factory=dict)
     counting: str = "ceil(characters / 4) of every text the navigator read"
 
+    @property
+    def sources_read(self) -> list[str]:
+        """Sources some read text came from, in reading order."""
+        return list(dict.fromkeys(r.source for r in self.reads if r.source))
+
     def as_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["hits"] = [h.as_dict() for h in self.hits]
@@ -119,9 +139,11 @@ class NavigationResult:
 class Navigator:
     """Holds what is worth keeping between questions (the name index, the searcher)."""
 
-    def __init__(self, store: Store, embedder: Embedder | None = None, searcher: Searcher | None = None) -> None:
+    def __init__(self, store: Store, embedder: Embedder | None = None, searcher: Searcher | None = None,
+                 walk: GraphWalk | None = None) -> None:
         self.store = store
         self.searcher = searcher or Searcher(store, embedder)
+        self.walk = walk or GraphWalk(store)  # reads the graph on the first question
         self._names: dict[str, set[str]] | None = None
         self._entities: dict[str, dict[str, Any]] = {}
 
@@ -159,20 +181,20 @@ class Navigator:
         row = self._entities.get(entity_id) or {"name": entity_id, "summary": ""}
         return f"- [[entities/{entity_id}|{row['name']}]] — {row.get('summary') or ''}"
 
-    # the walk ---------------------------------------------------------------------------
+    # navigation -------------------------------------------------------------------------
 
     def navigate(self, question: str, budget: int = DEFAULT_BUDGET, mode: str | None = None, k: int = 12) -> NavigationResult:
         budget = max(0, int(budget))
         spent = 0
         reads: list[Read] = []
 
-        def read(kind: str, ref: str, text: str, limit: int = budget) -> bool:
+        def read(kind: str, ref: str, text: str, limit: int = budget, source: str = "") -> bool:
             nonlocal spent
             cost = tokens_of(text)
             if spent + cost > limit:
                 return False
             spent += cost
-            reads.append(Read(kind, ref, cost))
+            reads.append(Read(kind, ref, cost, source))
             return True
 
         wanted = terms(question)
@@ -181,7 +203,7 @@ class Navigator:
         hits = self.searcher.search(question, mode, k).hits if question.strip() else []
 
         entity_score: dict[str, float] = defaultdict(float)
-        source_score: dict[str, float] = defaultdict(float)
+        search_score: dict[str, float] = defaultdict(float)  # sources, by the search hits in them
         page_score: dict[str, float] = defaultdict(float)
         for entity, weight in matched.items():
             entity_score[entity] += weight
@@ -191,11 +213,22 @@ class Navigator:
                 for i, entity in enumerate(hit.entities):
                     entity_score[entity] += w if i == 0 else w / 3
                 if hit.source_path:
-                    source_score[hit.source_path] += w
+                    search_score[hit.source_path] += w
             elif hit.kind == "chunk":
-                source_score[hit.source_path] += 1.5 * w
+                search_score[hit.source_path] += 1.5 * w
             elif hit.kind == "page":
                 page_score[f"answers/{hit.id}"] += w
+
+        # the graph walk ranks the sources: restart on the entities and titles the question
+        # names and on the search's best sources, spread along mentions, relations and aliases
+        searched = sorted(search_score, key=lambda p: (-search_score[p], p))
+        walked = self.walk.walk(question, WALK_DEPTH, {p: 1.0 / (1 + i) for i, p in enumerate(searched[:PRIOR_SOURCES])},
+                                PRIOR_WEIGHT) if question.strip() else WalkResult([], [])
+        sources = walked.source_paths + [p for p in searched if p not in set(walked.source_paths)]
+        reached = [(e, m) for e, m in walked.entities if e in self._entities]  # with a page (see names())
+        top_mass = max((m for _, m in reached), default=0.0) or 1.0
+        for entity, mass in reached[:WALK_ENTITIES]:
+            entity_score[entity] += mass / top_mass
 
         # 1. index lines of the named entities, then the snippets of the chunk and page hits
         #    (claim hits are read in step 2), with at most half of the budget
@@ -203,50 +236,81 @@ class Navigator:
             read("index", f"entities/{entity}", self.index_line(entity), budget // 2)
         for hit in hits:
             if hit.kind != "claim":
-                read("hit", f"{hit.kind}:{hit.id}", hit.text[:SNIPPET_CHARS], budget // 2)
+                read("hit", f"{hit.kind}:{hit.id}", hit.text[:SNIPPET_CHARS], budget // 2, hit.source_path)
 
-        # 2. drill into pages in rank order
+        # 2. claims: of the best entity pages, and of the best sources about entities reached,
+        #    scored by overlap with the question, search rank, confidence, entity and source rank
         ranked_entities = sorted(entity_score, key=lambda e: (-entity_score[e], e))
-        claim_scores: dict[str, float] = {}
         hit_rank = {h.id: r for r, h in enumerate(hits, 1) if h.kind == "claim"}
+        candidates = self.entity_claims(ranked_entities[:DRILL_ENTITIES])
+        reached_ids = {e for e, _ in walked.entities} | set(matched)
+        by_source = self.source_claims(sources[:SOURCE_EVIDENCE], reached_ids)
+        source_rank = {p: r for r, p in enumerate(sources[:SOURCE_EVIDENCE], 1)}
+        for rows in by_source.values():
+            candidates.extend(rows)
+        claim_scores: dict[str, float] = {}
         relevant = set(hit_rank)
-        drill = ranked_entities[:8]
-        rows_of: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in self.store.query(
-                "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.status = 'live' "
-                "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id", {"ids": drill}):
-            rows_of[r["eid"]].append(r)
-        for entity in drill:
-            for r in rows_of[entity]:
-                overlap = len(wanted & terms(r["text"])) / (len(wanted) or 1)
-                if overlap > 0 or r["id"] in hit_rank:
-                    relevant.add(r["id"])
-                bonus = 1.0 / (hit_rank[r["id"]] + 1) if r["id"] in hit_rank else 0.0
-                score = overlap + bonus + 0.1 * float(r["conf"] or 0) + 0.2 * entity_score[entity]
-                claim_scores[r["id"]] = max(claim_scores.get(r["id"], 0.0), score)
+        for row in candidates:
+            overlap = len(wanted & terms(row["text"])) / (len(wanted) or 1)
+            from_source = row.get("path") in source_rank
+            if overlap > 0 or row["id"] in hit_rank or from_source:
+                relevant.add(row["id"])
+            bonus = 1.0 / (hit_rank[row["id"]] + 1) if row["id"] in hit_rank else 0.0
+            score = overlap + bonus + 0.1 * float(row["conf"] or 0) + 0.2 * entity_score.get(row["eid"], 0.0)
+            if from_source:
+                score += 0.5 / (source_rank[row["path"]] + 1)
+            claim_scores[row["id"]] = max(claim_scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             claim_scores.setdefault(claim_id, 1.0 / (rank + 1))
-        ordered = sorted(relevant, key=lambda c: (-claim_scores[c], c))
-        details = {c.id: c for c in self.claim_refs(ordered[:60], claim_scores)}
+        ordered = sorted(relevant, key=lambda c: (-claim_scores[c], c))[:60]
+        # first the best claim of each top source (the evidence behind the ranking), then the rest
+        best_of_source = [max(by_source[p], key=lambda r: (claim_scores[r["id"]], r["id"]))["id"]
+                          for p in sources[:SOURCE_EVIDENCE] if by_source.get(p)]
+        reading = list(dict.fromkeys([*best_of_source, *ordered]))
+        details = {c.id: c for c in self.claim_refs(reading, claim_scores)}
         kept: list[ClaimRef] = []
-        for claim_id in ordered[:60]:
+        for claim_id in reading:
             ref = details.get(claim_id)
-            if ref is None or not read("claim", claim_id, ref.text):
+            cited = ref.citations[0].source_path if ref and ref.citations else ""
+            if ref is None or not read("claim", claim_id, ref.text, source=cited):
                 continue
             kept.append(ref)
             for citation in ref.citations[:1]:  # the cited span, when it says more than the claim
-                if " ".join(citation.quote.split()) != " ".join(ref.text.split()) and read("span", f"{citation.source_path}:{citation.char_start}-{citation.char_end}", citation.quote):
-                    source_score[citation.source_path] += 0.5 * claim_scores[claim_id] / (len(kept) + 2)
+                if " ".join(citation.quote.split()) != " ".join(ref.text.split()):
+                    read("span", f"{citation.source_path}:{citation.char_start}-{citation.char_end}", citation.quote,
+                         source=citation.source_path)
             if len(kept) >= 25:
                 break
+        kept.sort(key=lambda c: (-claim_scores[c.id], c.id))
 
-        sources = sorted(source_score, key=lambda p: (-source_score[p], p))
         slugs = self.source_slugs(sources)
         pages = [f"entities/{e}" for e in ranked_entities[:10]]
         pages += [f"sources/{slugs[p]}" for p in sources[:10] if p in slugs]
         pages += sorted(page_score, key=lambda p: (-page_score[p], p))
         names = {e: (self._entities.get(e) or {}).get("name") or e for e in ranked_entities[:10]}
         return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names)
+
+    def entity_claims(self, entities: list[str]) -> list[dict[str, Any]]:
+        """Live claims about these entities: eid, id, text, conf."""
+        if not entities:
+            return []
+        return self.store.query(
+            "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.status = 'live' "
+            "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id", {"ids": entities})
+
+    def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[dict[str, Any]]]:
+        """Per source, its live claims about one of `entities` (path, eid, id, text, conf)."""
+        if not paths or not entities:
+            return {}
+        rows = self.store.query(
+            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE s.path IN $paths AND c.status = 'live' "
+            "AND x.retracted_at IS NULL MATCH (c)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids "
+            "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf "
+            "ORDER BY path, id, eid", {"paths": paths, "ids": sorted(entities)})
+        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for row in rows:
+            out[row["path"]].append(row)
+        return dict(out)
 
     def claim_refs(self, ids: list[str], scores: dict[str, float]) -> list[ClaimRef]:
         if not ids:

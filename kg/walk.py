@@ -1,0 +1,261 @@
+"""A graph walk from the question to sources: entity linking, then personalised PageRank.
+
+The graph is every Entity and compiled Source, with undirected weighted edges:
+
+- Source–MENTIONS–Entity, weight 1 + log(1 + count);
+- Entity–RELATED–Entity, weight 0.5 (edges whose claim was retracted are left out);
+- Source–Entity "home" edges, weight 5.0, where the entity's name is the source's title: the
+  entity a source is about is the strongest way into that source;
+- Entity–ALIAS_OF–Entity, weight 1.0: a merge says both are the same thing (the weight was
+  chosen on the odd-indexed hotpotqa-100 questions among 0, 1 and 5: 0 and 1 tie, 5 loses one).
+
+Linking: word n-grams of the question (longest first, a word used once) whose
+`kg.names.name_key` is an entity name or alias, or a source title (also without a trailing
+parenthetical, "Mercury (planet)" -> "mercury"). A linked node is seeded with
+n * 1/sqrt(1 + degree) (long names weigh more, hubs such as "film" less), times 0.1 when no
+word of the n-gram starts with a capital or a digit (common nouns are weak evidence).
+
+Personalised PageRank (damping 0.85, at most 30 power iterations) spreads the seeds' mass over
+the graph; sources are ranked by the mass they end with, and the entities holding mass are
+"reached". Kuzu 0.11.3's `page_rank` has no restart vector, so the walk is a sparse
+matrix-vector product in numpy/scipy over edges read once with Arrow.
+
+These settings are the ones of the walk first written in benchmarks/retrieval.py, ported as
+they were (ALIAS_OF edges are new here); see benchmarks/README.md for how they were chosen.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from kg.names import name_key
+from kg.store import Store
+
+_WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
+_EDGE_PUNCT = ".,?!;:\"'’()"
+_TRAILING_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
+# question words that are never worth linking, even when an entity happens to carry the name
+STOPWORDS = frozenset(
+    "a an the of in on at to for from by with and or but is are was were be been being which who whom "
+    "whose what when where why how that this these those it its as than then there their they he she "
+    "his her him them do does did has have had not no yes both either same also one first name named "
+    "known other another more most many much any all some into about after before during between over "
+    "under what's whats which's".split())
+
+
+@dataclass(frozen=True)
+class WalkSettings:
+    home_weight: float = 5.0        # Source–Entity edge when the entity's name is the source's title
+    alias_weight: float = 1.0       # Entity–ALIAS_OF–Entity (new here; chosen on odd questions)
+    related_weight: float = 0.5     # Entity–RELATED–Entity
+    common_noun_weight: float = 0.1  # seed factor of an n-gram without a capital or digit
+    damping: float = 0.85
+    iterations: int = 30
+    max_ngram: int = 6
+    reached_mass: float = 1e-4      # an entity holding more mass than this is "reached"
+
+
+@dataclass
+class WalkResult:
+    sources: list[tuple[str, float]]  # (source path, mass), best first, mass > 0
+    entities: list[tuple[str, float]]  # (entity id, mass) reached, best first; linked ones always
+    linked_entities: dict[str, float] = field(default_factory=dict)  # entity id -> seed weight
+    linked_sources: dict[str, float] = field(default_factory=dict)  # source path -> seed weight (by title)
+
+    @property
+    def source_paths(self) -> list[str]:
+        return [path for path, _ in self.sources]
+
+    @property
+    def entity_ids(self) -> list[str]:
+        return [entity for entity, _ in self.entities]
+
+
+@dataclass
+class Graph:
+    """The walk's graph: node i < len(entity_ids) is an entity, the rest are sources."""
+
+    entity_ids: list[str]
+    entity_names: list[str]
+    source_paths: list[str]
+    names: dict[str, list[int]]  # name key -> entity and source nodes (names, aliases, titles)
+    degree: np.ndarray  # neighbours per node
+    transition: Any  # scipy.sparse CSR, column-stochastic: transition[j, i] = w(i, j) / w(i)
+    edge_count: int  # node pairs joined by an edge
+
+    @property
+    def node_count(self) -> int:
+        return len(self.entity_ids) + len(self.source_paths)
+
+
+def question_ngrams(question: str, max_n: int = 6) -> list[tuple[int, int, str]]:
+    """(start, end, text) word n-grams of the question, longest first, then left to right."""
+    words = [w.strip(_EDGE_PUNCT) for w in _WORD.findall(question)]
+    words = [w for w in words if w]
+    grams = []
+    for n in range(min(max_n, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            grams.append((i, i + n, " ".join(words[i : i + n])))
+    return grams
+
+
+def title_keys(title: str) -> set[str]:
+    """Name keys a source title is linked by: as written, and without a trailing parenthetical."""
+    return {key for key in (name_key(title), name_key(_TRAILING_PARENTHETICAL.sub("", title))) if key}
+
+
+def load_graph(store: Store, settings: WalkSettings) -> Graph:
+    """Read entities, compiled sources and their edges (five bulk Arrow reads) into a sparse graph."""
+    from scipy.sparse import coo_matrix
+
+    entities = store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases ORDER BY id")
+    sources = store.table("MATCH (s:Source) WHERE s.status = 'compiled' RETURN s.path AS path, s.title AS title "
+                          "ORDER BY path")
+    entity_ids: list[str] = entities.column("id").to_pylist()
+    entity_names: list[str] = [name or "" for name in entities.column("name").to_pylist()]
+    source_paths: list[str] = sources.column("path").to_pylist()
+    entity_node = {entity: i for i, entity in enumerate(entity_ids)}
+    source_node = {path: len(entity_ids) + i for i, path in enumerate(source_paths)}
+
+    names: dict[str, set[int]] = defaultdict(set)
+    for node, (name, aliases) in enumerate(zip(entity_names, entities.column("aliases").to_pylist(), strict=True)):
+        for value in (name, *(aliases or [])):
+            if key := name_key(value or ""):
+                names[key].add(node)
+    for path, title in zip(source_paths, sources.column("title").to_pylist(), strict=True):
+        for key in title_keys(title or ""):
+            names[key].add(source_node[path])
+
+    rows: list[int] = []
+    cols: list[int] = []
+    weights: list[float] = []
+
+    def edge(a: int, b: int, weight: float) -> None:
+        if weight <= 0:  # a kind of edge switched off: not even a neighbour (degree)
+            return
+        rows.append(a)
+        cols.append(b)
+        weights.append(weight)
+
+    mentions = store.table("MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS n")
+    for path, entity, count in zip(*(mentions.column(c).to_pylist() for c in ("s", "e", "n")), strict=True):
+        if path in source_node:
+            edge(source_node[path], entity_node[entity], 1.0 + math.log1p(count or 1))
+    for node, name in enumerate(entity_names):  # an entity named like a source's title is its subject
+        for source in names.get(name_key(name), ()):
+            if source >= len(entity_ids):
+                edge(source, node, settings.home_weight)
+    retracted = set(store.table("MATCH (c:Claim) WHERE c.status = 'retracted' RETURN c.id AS id").column("id").to_pylist())
+    related = store.table("MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b, r.claim_id AS c")
+    for a, b, claim in zip(*(related.column(c).to_pylist() for c in ("a", "b", "c")), strict=True):
+        if a != b and claim not in retracted:
+            edge(entity_node[a], entity_node[b], settings.related_weight)
+    aliases = store.table("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b")
+    for a, b in zip(aliases.column("a").to_pylist(), aliases.column("b").to_pylist(), strict=True):
+        if a != b:
+            edge(entity_node[a], entity_node[b], settings.alias_weight)
+
+    n = len(entity_ids) + len(source_paths)
+    # symmetric: each edge both ways; duplicate (row, col) entries are summed by the conversion
+    both_rows = np.array(rows + cols, dtype=np.int64)
+    both_cols = np.array(cols + rows, dtype=np.int64)
+    adjacency = coo_matrix((np.array(weights * 2, dtype=np.float64), (both_rows, both_cols)), shape=(n, n)).tocsr()
+    out_weight = np.asarray(adjacency.sum(axis=1)).ravel()
+    out_weight[out_weight == 0] = 1.0
+    degree = np.diff(adjacency.indptr)
+    transition = adjacency.multiply(1.0 / out_weight[:, None]).T.tocsr()
+    return Graph(entity_ids, entity_names, source_paths, {k: sorted(v) for k, v in names.items()},
+                 degree, transition, int(adjacency.nnz // 2))
+
+
+class GraphWalk:
+    """Personalised PageRank from the entities a question names to the sources about them.
+
+    The graph is read from the store on first use and kept: later changes to the store are
+    not seen (make a new GraphWalk after a compile).
+    """
+
+    def __init__(self, store: Store, settings: WalkSettings | None = None) -> None:
+        self.store = store
+        self.settings = settings or WalkSettings()
+        self._graph: Graph | None = None
+
+    @property
+    def graph(self) -> Graph:
+        if self._graph is None:
+            self._graph = load_graph(self.store, self.settings)
+        return self._graph
+
+    def link(self, question: str) -> dict[int, float]:
+        """Question n-grams -> entity and source nodes, weighted by length and specificity."""
+        graph, settings = self.graph, self.settings
+        seeds: dict[int, float] = {}
+        covered: set[int] = set()
+        for start, end, gram in question_ngrams(question, settings.max_ngram):
+            key = name_key(gram)
+            if not key or key in STOPWORDS or len(key) < 3 or any(i in covered for i in range(start, end)):
+                continue
+            nodes = graph.names.get(key)
+            if not nodes:
+                continue
+            covered.update(range(start, end))
+            named = any(word[:1].isupper() or word[:1].isdigit() for word in gram.split())
+            factor = (end - start) * (1.0 if named else settings.common_noun_weight)
+            for node in nodes:
+                weight = factor / math.sqrt(1.0 + float(graph.degree[node]))
+                seeds[node] = max(seeds.get(node, 0.0), weight)
+        return seeds
+
+    def walk(self, question: str, depth: int = 10, source_prior: Mapping[str, float] | None = None,
+             prior_weight: float = 1.0) -> WalkResult:
+        """Rank sources for a question (at most `depth`).
+
+        `source_prior` (source path -> non-negative weight, e.g. a retriever's top hits) adds
+        restart mass on those sources: `prior_weight` times as much in total as the linked names
+        have (HippoRAG 2 seeds its walk with dense passage hits this way). With no linked name,
+        the walk starts from the prior alone.
+        """
+        graph, settings = self.graph, self.settings
+        seeds = self.link(question)
+        restart = np.zeros(graph.node_count)
+        for node, weight in seeds.items():
+            restart[node] += weight
+        if source_prior:
+            if restart.sum() > 0:
+                restart /= restart.sum()
+            prior = np.zeros(graph.node_count)
+            offset = len(graph.entity_ids)
+            position = {path: offset + i for i, path in enumerate(graph.source_paths)}
+            for path, weight in source_prior.items():
+                if path in position:
+                    prior[position[path]] += max(weight, 0.0)
+            if prior.sum() > 0:
+                restart += prior_weight * prior / prior.sum()
+        if restart.sum() == 0:
+            return WalkResult([], [])
+        restart /= restart.sum()
+        mass = restart.copy()
+        for _ in range(settings.iterations):
+            step = (1 - settings.damping) * restart + settings.damping * (graph.transition @ mass)
+            converged = np.abs(step - mass).sum() < 1e-8
+            mass = step
+            if converged:
+                break
+        n_e = len(graph.entity_ids)
+        source_mass = mass[n_e:]
+        order = np.argsort(-source_mass, kind="stable")[:depth]
+        sources = [(graph.source_paths[i], float(source_mass[i])) for i in order if source_mass[i] > 0]
+        reached = set(np.flatnonzero(mass[:n_e] > settings.reached_mass).tolist()) | {s for s in seeds if s < n_e}
+        entities = sorted(((graph.entity_ids[i], float(mass[i])) for i in reached), key=lambda em: (-em[1], em[0]))
+        return WalkResult(
+            sources, entities,
+            {graph.entity_ids[s]: w for s, w in sorted(seeds.items()) if s < n_e},
+            {graph.source_paths[s - n_e]: w for s, w in sorted(seeds.items()) if s >= n_e},
+        )
