@@ -14,28 +14,34 @@ scores its ranked list of passages (source paths) against the gold passages
   hybrid       reciprocal rank fusion (k=60) of bm25 and dense
   nav          index navigation over the compiled wiki: kg.query.Navigator when kg.query
                exists (BM25 search, and hybrid with MiniLM when the dense mode runs, at the
-               budgets of --nav-budgets), and always the benchmark-local deterministic
+               budgets of --nav-budgets; it ranks sources with kg.walk, restarting on the
+               question's names and on its search's best sources), and always the
+               benchmark-local deterministic
                navigator below (`nav (bench-local)`): look question n-grams and rare terms up
                in wiki/index.md, open the entity/source pages found (front matter and
                heading only), follow their [[links]] one hop, map pages back to source paths
                through the index's source lines and the pages' `sources:` front matter
-  graph        link the question's entities (question n-grams -> kg.names.name_key of
-               Entity names and aliases, and of source titles; n-grams without a capital
-               or digit weigh 0.1; weight / sqrt(1 + degree)), then personalised PageRank
-               (numpy power iteration, damping 0.85, 30 iterations) over the graph read once
-               with kg.ops.cypher: Source-MENTIONS-Entity (weight 1 + log(1 + count)),
-               Entity-RELATED-Entity (0.5), and Source-Entity "home" edges (5.0) where the
-               entity's name is the source's title; sources ranked by their PPR mass.
-               Kuzu 0.11.3's ALGO page_rank has no personalisation (restart) vector, so
-               the walk runs in numpy over edges read with kg.ops.cypher.
+  graph        kg.walk.GraphWalk (first written here, now library code): link the
+               question's entities (question n-grams -> kg.names.name_key of Entity names
+               and aliases, and of source titles; n-grams without a capital or digit weigh
+               0.1; weight / sqrt(1 + degree)), then personalised PageRank (sparse power
+               iteration, damping 0.85, 30 iterations) over the graph read once with Arrow:
+               Source-MENTIONS-Entity (weight 1 + log(1 + count)), Entity-RELATED-Entity
+               (0.5; not from retracted claims), Entity-ALIAS_OF-Entity (1.0, new in
+               kg.walk) and Source-Entity "home" edges (5.0) where the entity's name is the
+               source's title; sources ranked by their PPR mass. Kuzu 0.11.3's ALGO
+               page_rank has no personalisation (restart) vector, hence numpy/scipy.
   graph+dense  the same walk, its restart vector also seeded with the top dense passages
                (HippoRAG-2 style) -- kg's graph plus its embedder
   graph+bm25   reciprocal rank fusion (k=60, equal weights) of the graph walk's ranking and
                bm25's ranking
 
 The graph settings (damping, home-edge weight, the fusion) were chosen by trying a handful
-of values on these same 100 questions: there is no held-out split, so read the kg figures
-as optimistic by the spread reported in benchmarks/README.md.
+of values on these same 100 questions: there is no held-out split for them, so read the
+graph figures as optimistic by the spread reported in benchmarks/README.md. Settings added
+later (kg.walk's ALIAS_OF weight; kg.query's walk prior: the search's top 10 sources with
+half the names' restart mass) were chosen on the odd-positioned questions only (--split
+odd); recall@5 is reported on odd and even positions separately.
 
 Reported per mode: recall@2/@5/@10 (share of a question's gold passages in the top k,
 averaged), all@5 (share of questions with every gold passage in the top 5), tokens read
@@ -45,7 +51,10 @@ over questions.
 Tokens are counted as characters / 4 of the text a mode reads or hands to a reader to
 cover its top 5 results:
   bm25/dense/hybrid  the 5 chunk texts
-  nav                every index line it looked at plus every page part it opened
+  nav                kg.query: its own count (index lines, hit snippets, claims, source
+                     spans read within the budget; "top5_sources_read" is the share of its
+                     top-5 sources it read some text of); bench-local: every index line it
+                     looked at plus every page part it opened
   graph modes        the claims (kg's extracted sentences) of the top-5 sources that are
                      about an entity the walk reached from the question (at least the
                      source's first claim), plus the linked entity names; "tokens_all"

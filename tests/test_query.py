@@ -28,6 +28,7 @@ def test_navigate_finds_pages_sources_and_claims_within_budget(compiled: Knowled
     assert any("17,468" in c.text for c in nav.claims)
     assert 0 < nav.tokens_read <= 800 and nav.tokens_read == sum(r.tokens for r in nav.reads)
     assert {r.kind for r in nav.reads} >= {"index", "claim"}
+    assert "eniac.md" in nav.sources_read and all(r.source for r in nav.reads if r.kind in ("claim", "span"))
 
 
 def test_navigate_is_deterministic_and_respects_small_budgets(compiled: KnowledgeBase) -> None:
