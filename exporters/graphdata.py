@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.store import Store
+from kg.store import NO_OFFSETS, Store
 
 CLAIM_TYPE_TITLES = [
     ("definition", "Definitions"),
@@ -133,8 +133,11 @@ class Aliases:
             entity_id = self.parent[entity_id][0]
         return entity_id
 
-    def ids(self) -> set[str]:
-        return set(self.parent) | {b for b, _, _ in self.parent.values()}
+    def closure(self, entity_ids: Iterable[str]) -> set[str]:
+        """The given entities, the entities they are merged into, and everything merged into those:
+        the rows `fold` needs to show them."""
+        given = set(entity_ids)
+        return given | self.expand({self.canon(e) for e in given})
 
     def expand(self, canonical_ids: Iterable[str]) -> set[str]:
         """The given canonical entities and every entity merged into them."""
@@ -195,8 +198,9 @@ class _Scope:
         return list(seen.values())
 
 
-def _claim_ids(store: Store, cypher: str, ids: Iterable[str]) -> set[str]:
-    return {r["id"] for r in _rows(store, cypher, {"ids": id_list(ids)})}
+def _keyed(store: Store, cypher: str, offsets: list[int]) -> dict[str, int]:
+    """id -> node offset of what `cypher` (filtered by `$o`, returning `id` and `o`) finds."""
+    return {r["id"]: r["o"] for r in _rows(store, cypher, {"o": offsets})}
 
 
 def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterable[str],
@@ -205,37 +209,38 @@ def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterabl
     on them, fully (evidence, entities, contradictions, supersession), the claims these contradict
     or supersede, and every claim, mention or relation through which another page links to them
     (their backlinks). Index, contradictions and log are not loaded (see exporters/splice.py).
-    Every lookup is by primary key (`UNWIND $ids AS i MATCH (c:Claim {id: i})`), so the rows read follow
-    the pages; Kuzu 0.11.3 still runs each as a hash join over a scan of the table (a few ms per query at
-    10k sources, about 5x that at 50k: benchmarks/README.md)."""
+    Rows are found from node offsets (`Store.offsets`: primary-key lookups), so what is read
+    follows the pages, not the size of the graph."""
     aliases = aliases if aliases is not None else Aliases(store)
     entity_ids = aliases.expand(entity_ids)
     paths = {r["path"] for r in _rows(store, "MATCH (s:Source) WHERE s.slug IN $slugs RETURN s.path AS path",
                                        {"slugs": id_list(source_slugs)})}
-    core = _claim_ids(store, "UNWIND $ids AS i MATCH (c:Claim)-[:ABOUT]->(:Entity {id: i}) RETURN DISTINCT c.id AS id",
-                      entity_ids)
-    core |= _claim_ids(store, "UNWIND $ids AS i MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: i}) "
-                       "RETURN DISTINCT c.id AS id", paths)
-    partners = _claim_ids(store, "UNWIND $ids AS i MATCH (:Claim {id: i})-[:CONTRADICTS|SUPERSEDES]-(b:Claim) "
-                          "RETURN DISTINCT b.id AS id", core)
-    by_claim = "UNWIND $claims AS i MATCH (c:Claim {id: i})"
+    entity_o, path_o = store.offsets("Entity", entity_ids), store.offsets("Source", paths)
+    core = _keyed(store, "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o "
+                  "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", entity_o)
+    core |= _keyed(store, "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o "
+                   "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", path_o)
+    core_o = sorted(core.values()) or NO_OFFSETS
+    partners = _keyed(store, "MATCH (a:Claim)-[:CONTRADICTS|SUPERSEDES]-(c:Claim) WHERE offset(id(a)) IN $o "
+                      "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", core_o)
+    by_claim = "WHERE offset(id(c)) IN $claims"
     scope = _Scope(
-        claims=(by_claim,),
-        about=(f"{by_claim}-[a:ABOUT]->(e:Entity)",),
-        evidence=(f"{by_claim}-[x:EXTRACTED_FROM]->(s:Source)",),
-        mentions=("UNWIND $paths AS i MATCH (s:Source {path: i})-[m:MENTIONS]->(e:Entity)",
-                  "UNWIND $ids AS i MATCH (s:Source)-[m:MENTIONS]->(e:Entity {id: i})"),
-        related=("UNWIND $ids AS i MATCH (a:Entity {id: i})-[:RELATED]->(b:Entity)",
-                 "UNWIND $ids AS i MATCH (a:Entity)-[:RELATED]->(b:Entity {id: i})"),
-        contradicts=("UNWIND $core AS i MATCH (a:Claim {id: i})-[r:CONTRADICTS]->(b:Claim)",
-                     "UNWIND $core AS i MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim {id: i})"),
-        supersedes=("UNWIND $core AS i MATCH (a:Claim {id: i})-[s:SUPERSEDES]->(b:Claim)",
-                    "UNWIND $core AS i MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim {id: i})"),
-        params={"ids": id_list(entity_ids), "paths": id_list(paths), "claims": id_list(core | partners),
-                "core": id_list(core)},
+        claims=(f"MATCH (c:Claim) {by_claim}",),
+        about=(f"MATCH (c:Claim)-[a:ABOUT]->(e:Entity) {by_claim}",),
+        evidence=(f"MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) {by_claim}",),
+        mentions=("MATCH (s:Source)-[m:MENTIONS]->(e:Entity) WHERE offset(id(s)) IN $paths",
+                  "MATCH (s:Source)-[m:MENTIONS]->(e:Entity) WHERE offset(id(e)) IN $ids"),
+        related=("MATCH (a:Entity)-[:RELATED]->(b:Entity) WHERE offset(id(a)) IN $ids",
+                 "MATCH (a:Entity)-[:RELATED]->(b:Entity) WHERE offset(id(b)) IN $ids"),
+        contradicts=("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $core",
+                     "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(b)) IN $core"),
+        supersedes=("MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) WHERE offset(id(a)) IN $core",
+                    "MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) WHERE offset(id(b)) IN $core"),
+        params={"ids": entity_o, "paths": path_o, "claims": sorted((core | partners).values()) or NO_OFFSETS,
+                "core": core_o},
     )
     graph = _assemble(store, aliases, scope, log=False, wanted_entities=entity_ids, wanted_sources=paths)
-    graph.complete = core
+    graph.complete = set(core)
     return graph
 
 
@@ -269,7 +274,7 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
     else:
         needed = wanted_sources | {r["path"] for r in evidence_rows} | {r["s"] for r in mention_rows}
         sources = {r["path"]: r for r in _rows(
-            store, f"UNWIND $paths AS i MATCH (s:Source {{path: i}}) RETURN {SOURCE_FIELDS}", {"paths": id_list(needed)})}
+            store, f"MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN {SOURCE_FIELDS}", {"o": store.offsets("Source", needed)})}
     claims_of_source: dict[str, list[str]] = defaultdict(list)
     for r in evidence_rows:
         source = sources[r["path"]]
@@ -295,13 +300,13 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
         entities = {r["id"]: r for r in _rows(store, f"MATCH (e:Entity) RETURN {ENTITY_FIELDS}")}
     else:
         shown = set(claims_of_entity) | set(related) | {e for pairs in mentions.values() for e, _ in pairs}
-        needed = aliases.expand(shown) | aliases.ids() | wanted_entities
+        needed = aliases.closure(shown | wanted_entities)
         entities = {r["id"]: r for r in _rows(
-            store, f"UNWIND $ids AS i MATCH (e:Entity {{id: i}}) RETURN {ENTITY_FIELDS}", {"ids": id_list(needed)})}
+            store, f"MATCH (e:Entity) WHERE offset(id(e)) IN $o RETURN {ENTITY_FIELDS}", {"o": store.offsets("Entity", needed)})}
         unknown = aliases.expand(shown - set(claims_of_entity))
         visible = set(claims_of_entity) | {canon(r["id"]) for r in _rows(
-            store, "UNWIND $ids AS i MATCH (:Claim)-[:ABOUT]->(e:Entity {id: i}) RETURN DISTINCT e.id AS id",
-            {"ids": id_list(unknown)})}
+            store, "MATCH (:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o RETURN DISTINCT e.id AS id",
+            {"o": store.offsets("Entity", unknown)})}
     aliases.fold(entities)
 
     contradictions = scope.rows(store, scope.contradicts, "a.id AS a, b.id AS b, r.reason AS reason, "

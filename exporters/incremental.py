@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from exporters.graphdata import Aliases, Graph, id_list, load_subgraph
+from exporters.graphdata import Aliases, Graph, load_subgraph
 from exporters.splice import IndexEntries, count_log_entries, parse_contradictions
 from exporters.wiki import (
     RenderReport,
@@ -26,7 +26,7 @@ from exporters.wiki import (
     yaml_str,
 )
 from kg.errors import KgError
-from kg.store import Store
+from kg.store import NO_OFFSETS, Store
 
 
 def render_incremental(store: Store, wiki: Path, changed_sources: set[str]) -> RenderReport:
@@ -44,25 +44,26 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases) -> set
     """Pages whose own content a change to these sources may alter: their source pages, the pages
     of the entities they mention, and the entity and source pages of every claim with evidence in
     them (retracted evidence included) or contradicting, superseding or superseded by such a claim."""
-    paths = {"ids": id_list(changed_sources)}
-    touched = {r["id"] for r in store.query(
-        "UNWIND $ids AS i MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: i}) RETURN DISTINCT c.id AS id", paths)}
-    touched |= {r["id"] for r in store.query(
-        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:CONTRADICTS|SUPERSEDES]-(b:Claim) RETURN DISTINCT b.id AS id",
-        {"ids": id_list(touched)})}
-    claims = {"ids": id_list(touched)}
+    source_o = {"o": store.offsets("Source", changed_sources)}
+    touched = {r["id"]: r["o"] for r in store.query(
+        "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o "
+        "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", source_o)}
+    touched |= {r["id"]: r["o"] for r in store.query(
+        "MATCH (a:Claim)-[:CONTRADICTS|SUPERSEDES]-(c:Claim) WHERE offset(id(a)) IN $o "
+        "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", {"o": sorted(touched.values()) or NO_OFFSETS})}
+    claim_o = {"o": sorted(touched.values()) or NO_OFFSETS}
     pages = {f"entities/{aliases.canon(r['id'])}" for r in store.query(
-        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:ABOUT]->(e:Entity) RETURN DISTINCT e.id AS id", claims)}
+        "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(c)) IN $o RETURN DISTINCT e.id AS id", claim_o)}
     pages |= {f"sources/{r['slug']}" for r in store.query(
-        "UNWIND $ids AS i MATCH (:Claim {id: i})-[:EXTRACTED_FROM]->(s:Source) RETURN DISTINCT s.slug AS slug", claims)}
+        "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o RETURN DISTINCT s.slug AS slug", claim_o)}
     pages |= {f"sources/{r['slug']}" for r in store.query(
-        "UNWIND $ids AS i MATCH (s:Source {path: i}) RETURN s.slug AS slug", paths)}
+        "MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN s.slug AS slug", source_o)}
     # Entities the sources mention may have been updated (aliases, type, summary): those with a page.
     mentioned = {aliases.canon(r["id"]) for r in store.query(
-        "UNWIND $ids AS i MATCH (:Source {path: i})-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id AS id", paths)}
+        "MATCH (s:Source)-[:MENTIONS]->(e:Entity) WHERE offset(id(s)) IN $o RETURN DISTINCT e.id AS id", source_o)}
     pages |= {f"entities/{aliases.canon(r['id'])}" for r in store.query(
-        "UNWIND $ids AS i MATCH (:Claim)-[:ABOUT]->(e:Entity {id: i}) RETURN DISTINCT e.id AS id",
-        {"ids": id_list(aliases.expand(mentioned))})}
+        "MATCH (:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o RETURN DISTINCT e.id AS id",
+        {"o": store.offsets("Entity", aliases.expand(mentioned))})}
     return pages
 
 
@@ -119,8 +120,8 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRa
     born_entities = [p[9:] for p in born if p.startswith("entities/") and graph.has_page(p[9:])]
     if born_entities:  # sources mentioning an entity that gets its first page start linking to it
         pages |= {f"sources/{r['slug']}" for r in store.query(
-            "UNWIND $ids AS i MATCH (s:Source)-[:MENTIONS]->(:Entity {id: i}) RETURN DISTINCT s.slug AS slug",
-            {"ids": id_list(aliases.expand(born_entities))})}
+            "MATCH (s:Source)-[:MENTIONS]->(e:Entity) WHERE offset(id(e)) IN $o RETURN DISTINCT s.slug AS slug",
+            {"o": store.offsets("Entity", aliases.expand(born_entities))})}
     pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
     if pages != seeds:
         graph = _subgraph(store, pages, aliases)

@@ -334,17 +334,7 @@ def load_claim_records(store: Store, ids: Sequence[str] | None = None,
     `stems`: content stems already known by claim id (the others are stemmed here)."""
     if ids is not None and not ids:
         return []
-    rows = store.query(
-        ("UNWIND $ids AS i MATCH (c:Claim {id: i})" if ids is not None else "MATCH (c:Claim)")
-        + "-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
-        "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at IS NULL "
-        "OPTIONAL MATCH (c)-[:ABOUT]->(m:Entity) "
-        "RETURN c.id AS id, c.text AS text, e.id AS subject, c.predicate AS predicate, c.claim_type AS claim_type, "
-        "c.polarity AS polarity, c.object AS object, c.confidence AS confidence, max(s.authority) AS authority, "
-        "c.valid_from AS valid_from, c.recorded_at AS recorded_at, collect(DISTINCT s.path) AS sources, "
-        "collect(DISTINCT m.id) AS entities ORDER BY id",
-        {"ids": list(ids)} if ids is not None else None,
-    )
+    rows = store.query(_RECORD_ROWS) if ids is None else _record_rows(store, store.offsets("Claim", ids))
     known = stems or {}
     records = []
     for r in rows:
@@ -356,6 +346,40 @@ def load_claim_records(store: Store, ids: Sequence[str] | None = None,
 
 
 _DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", (), ())
+_CLAIM_COLUMNS = ("c.id AS id, c.text AS text, e.id AS subject, c.predicate AS predicate, c.claim_type AS claim_type, "
+                  "c.polarity AS polarity, c.object AS object, c.confidence AS confidence")
+_RECORD_ROWS = (
+    "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
+    "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at IS NULL "
+    "OPTIONAL MATCH (c)-[:ABOUT]->(m:Entity) "
+    f"RETURN {_CLAIM_COLUMNS}, max(s.authority) AS authority, c.valid_from AS valid_from, c.recorded_at AS recorded_at, "
+    "collect(DISTINCT s.path) AS sources, collect(DISTINCT m.id) AS entities ORDER BY id"
+)
+
+
+def _record_rows(store: Store, offsets: list[int]) -> list[dict[str, Any]]:
+    """`_RECORD_ROWS` for the claims at these node offsets, as three flat queries: Kuzu plans the
+    OPTIONAL MATCHes of the one query over every evidence edge of the graph (270 ms at 50k sources)."""
+    where = {"o": offsets}
+    evidence: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
+    for r in store.query("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o "
+                         "AND x.retracted_at IS NULL RETURN c.id AS id, s.path AS path, s.authority AS authority", where):
+        evidence[r["id"]].append((r["path"], r["authority"]))
+    entities: dict[str, list[str]] = defaultdict(list)
+    for r in store.query("MATCH (c:Claim)-[:ABOUT]->(m:Entity) WHERE offset(id(c)) IN $o RETURN c.id AS id, m.id AS m",
+                         where):
+        entities[r["id"]].append(r["m"])
+    rows = []
+    for r in store.query(f"MATCH (c:Claim)-[:ABOUT {{role: 'subject'}}]->(e:Entity) WHERE c.status = 'live' "
+                         f"AND offset(id(c)) IN $o RETURN {_CLAIM_COLUMNS}, c.valid_from AS valid_from, "
+                         "c.recorded_at AS recorded_at ORDER BY id, subject", where):
+        authorities = [a for _, a in evidence[r["id"]] if a is not None]
+        rows.append({**{k: r[k] for k in ("id", "text", "subject", "predicate", "claim_type", "polarity", "object",
+                                          "confidence")},
+                     "authority": max(authorities) if authorities else None, "valid_from": r["valid_from"],
+                     "recorded_at": r["recorded_at"], "sources": [p for p, _ in evidence[r["id"]]],
+                     "entities": entities[r["id"]]})
+    return rows
 _LIVE_ROWS = "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(:Entity) WHERE c.status = 'live' RETURN count(*) AS n"
 
 
@@ -407,15 +431,16 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     report.candidates = len(pairs)
     found = [(a, b, f) for (a, b), f in zip(pairs, judge.judge(pairs), strict=True) if f is not None]
     existing = {(r["a"], r["b"]) for r in store.query(
-        "UNWIND $ids AS i MATCH (a:Claim {id: i})-[:CONTRADICTS]-(b:Claim) RETURN a.id AS a, b.id AS b",
-        {"ids": sorted({c.id for a, b, _ in found for c in (a, b)})})} if found else set()
+        "MATCH (a:Claim)-[:CONTRADICTS]-(b:Claim) WHERE offset(id(a)) IN $o RETURN a.id AS a, b.id AS b",
+        {"o": store.offsets("Claim", {c.id for a, b, _ in found for c in (a, b)})})} if found else set()
     for a, b, finding in found:
         if (a.id, b.id) in existing or (b.id, a.id) in existing:
             continue
         batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,
                                      "method": finding.method, "detected_at": now})
         report.found += 1
-    batch.after.append(("UNWIND $ids AS i MATCH (c:Claim {id: i}) SET c.checked_at = $now", {"ids": sorted(new_ids), "now": now}))
+    batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = $now",
+                        {"o": store.offsets("Claim", new_ids), "now": now}))
     store.write(batch)
     return report
 
@@ -462,16 +487,16 @@ def _neighbourhood(store: Store, index: StemIndex, new: Mapping[str, str],
     postings = index.postings([s for s in wanted if stored[s] - (total - live) <= MAX_DF])
     ask = sorted(set(new).union(*postings.values()))
     rows = {r["id"]: (r["subject"], r["predicate"] or "") for r in store.query(  # live claims with a subject: the full path's
-        "UNWIND $ids AS i MATCH (c:Claim {id: i})-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
-        "RETURN c.id AS id, e.id AS subject, c.predicate AS predicate", {"ids": ask})}
+        "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' AND offset(id(c)) IN $o "
+        "RETURN c.id AS id, e.id AS subject, c.predicate AS predicate", {"o": store.offsets("Claim", ask)})}
     fresh = {cid: new_stems[cid] for cid in sorted(new) if cid in rows}
     lexical = lexical_neighbours(fresh, {s: [c for c in ids if c in rows] for s, ids in postings.items()}, live,
                                  NEIGHBOURS, MAX_DF)
     needed = set(fresh).union(*lexical.values())
     by_subject: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for r in store.query("UNWIND $ids AS i MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity {id: i}) "
-                         "WHERE c.status = 'live' RETURN c.id AS id, e.id AS subject, c.predicate AS predicate",
-                         {"ids": sorted({rows[cid][0] for cid in fresh})}):
+    for r in store.query("MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE offset(id(e)) IN $o "
+                         "AND c.status = 'live' RETURN c.id AS id, e.id AS subject, c.predicate AS predicate",
+                         {"o": store.offsets("Entity", {rows[cid][0] for cid in fresh})}):
         by_subject[r["subject"]].append((r["id"], r["predicate"] or ""))
     for cid in fresh:
         subject, predicate = rows[cid]

@@ -13,7 +13,7 @@ import json
 import os
 import sys
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -137,6 +137,8 @@ _KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Pa
 # a one-source compile would pay for its handful of rows.
 SMALL_BATCH = 32
 PREPARED_CACHE = 256  # parameterised query texts kept prepared per open store
+KEYED_LOOKUPS = 64  # up to this many keys are looked up one by one through the primary-key index
+NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
 
 
 @dataclass
@@ -429,6 +431,26 @@ class Store:
             return {r["k"] for i in ids for r in self.query(cypher, {"i": i})}
         rows = self.query(f"UNWIND $ids AS i MATCH (n:{table} {{{key}: i}}) RETURN n.{key} AS k", {"ids": list(ids)})
         return {r["k"] for r in rows}
+
+    def offsets(self, table: str, keys: Iterable[str]) -> list[int]:
+        """Node offsets, `offset(id(n))`, of the rows of `table` with these primary keys (sorted; keys
+        not found are left out; never empty), for queries filtered with `WHERE offset(id(n)) IN $list`.
+
+        Why: Kuzu 0.11.3 runs `UNWIND $keys AS k MATCH (n {id: k})` and `n.id IN $keys` as a scan and
+        hash join over the whole table's key column, so a lookup of a few rows took 100-400 ms at 50k
+        sources. A single keyed MATCH uses the primary-key index (0.2 ms at any size), and a filter on
+        offsets reads only internal ids (5-10x faster than on the key column)."""
+        wanted = sorted(set(keys))
+        if not wanted:
+            return NO_OFFSETS
+        key = _KEYS[table]
+        if len(wanted) <= KEYED_LOOKUPS:
+            cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN offset(id(n)) AS o"
+            found = [r["o"] for k in wanted for r in self.query(cypher, {"k": k})]
+        else:
+            found = [r["o"] for r in self.query(f"MATCH (n:{table}) WHERE n.{key} IN $k RETURN offset(id(n)) AS o",
+                                                {"k": wanted})]
+        return sorted(found) or NO_OFFSETS
 
     def counts(self) -> dict[str, int]:
         out = {}

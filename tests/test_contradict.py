@@ -71,3 +71,16 @@ def test_single_valued_predicates_are_superseded_by_time(kb: KnowledgeBase) -> N
     rows = ops.cypher(kb, "MATCH (n:Claim)-[:SUPERSEDES]->(o:Claim) RETURN n.object AS new, o.object AS old, o.status AS s")
     assert rows == [{"new": "Bob Jones", "old": "Alice Smith", "s": "superseded"}]
     assert "Superseded by “Acme CEO: Bob Jones”" in (kb.wiki / "entities/acme.md").read_text()
+
+
+def test_claim_records_by_id_equal_the_full_load(example_kb: KnowledgeBase) -> None:
+    from kg.contradict import load_claim_records
+    from kg.store import Store
+
+    ops.compile_kb(example_kb)
+    with Store(example_kb.db_path, read_only=True) as store:
+        every = load_claim_records(store)
+        some = [r.id for r in every[::3]] + ["no-such-claim"]
+        by_id = load_claim_records(store, some)
+    assert len(every) > 20 and any(r.authority for r in every) and any(len(r.sources) for r in every)
+    assert by_id == [r for r in every if r.id in set(some)]

@@ -5,7 +5,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kg.names import name_key, slugify, unique_slug
+from kg.names import _folded_key, name_key, slugify, unique_slug
 
 
 @given(st.text(max_size=300))
@@ -47,3 +47,8 @@ def test_name_key_folds_case_possessive_article_and_hyphen() -> None:
     assert name_key("The Manchester Baby") == "manchester baby"
     assert name_key("Stored-program computer") == "stored program computer"
     assert name_key("Café") == "cafe"
+
+
+@given(st.one_of(st.text(max_size=40), st.from_regex(r"(?:The |A |An |the |a )?[A-Za-z0-9]{1,8}(?: [A-Za-z0-9]{1,8}){0,4}", fullmatch=True)))
+def test_name_key_fast_path_agrees_with_the_general_one(name: str) -> None:
+    assert name_key(name) == _folded_key(name)
