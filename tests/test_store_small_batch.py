@@ -58,3 +58,21 @@ def test_row_by_row_and_load_from_write_the_same(tmp_path: Path, monkeypatch: py
     assert [s["s.sha256"] for s in sources] == ["b" * 64] * n and sources[1]["s.error"] == "e"
     assert claims[0]["c.value"] == 1.0 and isinstance(claims[0]["c.value"], float) and claims[1]["c.retracted_at"] == "t1"
     assert found == {f"c{i:03d}" for i in range(0, n, 2)}
+
+
+@pytest.mark.parametrize("keyed", [0, 1000])
+def test_offsets_find_the_rows_by_primary_key_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                          keyed: int) -> None:
+    monkeypatch.setattr(store_module, "KEYED_LOOKUPS", keyed)  # 0: one IN scan; 1000: one lookup per key
+    with Store(tmp_path / "g.kuzu") as store:
+        batch = WriteBatch()
+        for i in range(40):
+            batch.add("Claim", claim(i))
+        store.write(batch)
+        wanted = ["c007", "c031", "c007", "missing"]
+        offsets = store.offsets("Claim", wanted)
+        rows = store.query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN c.id AS id ORDER BY id", {"o": offsets})
+        assert [r["id"] for r in rows] == ["c007", "c031"]
+        assert offsets == sorted(offsets) and len(offsets) == 2
+        assert store.offsets("Claim", []) == store.offsets("Claim", ["missing"]) == [-1]
+        assert store.query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN count(*) AS n", {"o": [-1]})[0]["n"] == 0
