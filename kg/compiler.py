@@ -219,6 +219,8 @@ class Compiler:
             for path in plan.vanished:
                 seq = self._remove_source(path, batch, seq)
             self.store.write(batch)
+        if len(todo) >= self.config.compile.index_rebuild_sources:
+            self.store.checkpoint()  # a bulk compile's last writes leave memory before detection needs it
         with StemIndex(self.kb.state / "stems.sqlite") as stems:  # a cache: see kg/stems.py
             found = detect(self.store, self.judge, self.config.single_valued, stems)
         # Full-text indexes (kg/search.py) cannot be updated in place on Kuzu 0.11.3, and a rebuild

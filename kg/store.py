@@ -355,6 +355,10 @@ class Store:
         result = self._exec(cypher, params)
         return result.get_as_arrow(chunk_size=100_000)
 
+    def checkpoint(self) -> None:
+        """Write committed changes from the WAL into the database file (and free the memory holding them)."""
+        self._exec("CHECKPOINT")
+
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:
         if self.read_only:
