@@ -213,8 +213,8 @@ def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterabl
     follows the pages, not the size of the graph."""
     aliases = aliases if aliases is not None else Aliases(store)
     entity_ids = aliases.expand(entity_ids)
-    paths = {r["path"] for r in _rows(store, "MATCH (s:Source) WHERE s.slug IN $slugs RETURN s.path AS path",
-                                       {"slugs": id_list(source_slugs)})}
+    paths = {r["path"] for r in _rows(store, "UNWIND $slugs AS k MATCH (s:Source {slug: k}) RETURN s.path AS path",
+                                       {"slugs": id_list(source_slugs)})}  # one join: `IN` tests each row against the list
     entity_o, path_o = store.offsets("Entity", entity_ids), store.offsets("Source", paths)
     core = _keyed(store, "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o "
                   "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", entity_o)

@@ -143,7 +143,7 @@ PREPARED_CACHE = 256  # parameterised query texts kept prepared per open store
 # 25k synthetic sources compiled with the default gave a 606 MB graph whose every later edit paid a
 # 0.8 s checkpoint; with 128 MB, 271 MB and 0.1 s, for +180 MB peak RSS (256 MB: 235 MB, +520 MB).
 CHECKPOINT_MB = 128
-KEYED_LOOKUPS = 64  # up to this many keys are looked up one by one through the primary-key index
+KEYED_LOOKUPS = 32  # up to this many keys are looked up one by one through the primary-key index
 NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
 
 
@@ -424,6 +424,14 @@ class Store:
         src, dst = _REL_ENDS[table]
         src_key, dst_key = _KEYS[src], _KEYS[dst]
         names = [n for n in WRITE_SCHEMAS[table].names if n not in ("src", "dst")]
+        schema = WRITE_SCHEMAS[table]
+        if len(rows) <= SMALL_BATCH and not any(pa.types.is_list(schema.field(n).type) for n in names):
+            # keyed: two primary-key lookups per row instead of a join over both whole tables
+            props = " {" + ", ".join(f"{n}: ${n}" for n in names) + "}" if names else ""
+            cypher = f"MATCH (a:{src} {{{src_key}: $src}}), (b:{dst} {{{dst_key}: $dst}}) CREATE (a)-[:{table}{props}]->(b)"
+            for row in rows:
+                self._exec(cypher, {n: _param(schema.field(n).type, row.get(n)) for n in ("src", "dst", *names)})
+            return
         props = " {" + ", ".join(f"{n}: {n}" for n in names) + "}" if names else ""
         self._exec(
             f"LOAD FROM $rows MATCH (a:{src} {{{src_key}: src}}) MATCH (b:{dst} {{{dst_key}: dst}}) "
@@ -447,10 +455,11 @@ class Store:
         """Node offsets, `offset(id(n))`, of the rows of `table` with these primary keys (sorted; keys
         not found are left out; never empty), for queries filtered with `WHERE offset(id(n)) IN $list`.
 
-        Why: Kuzu 0.11.3 runs `UNWIND $keys AS k MATCH (n {id: k})` and `n.id IN $keys` as a scan and
-        hash join over the whole table's key column, so a lookup of a few rows took 100-400 ms at 50k
-        sources. A single keyed MATCH uses the primary-key index (0.2 ms at any size), and a filter on
-        offsets reads only internal ids (5-10x faster than on the key column)."""
+        Why: Kuzu 0.11.3 runs `UNWIND $keys AS k MATCH (n {id: k})-[...]` as a scan and hash join over
+        the whole table (100-400 ms per query at 50k sources), and `n.id IN $keys` tests every row
+        against the list (640 ms for 1,000 keys). A single keyed MATCH uses the primary-key index
+        (0.2-0.25 ms at any size); above KEYED_LOOKUPS keys one UNWIND join (15 ms at 50k, whatever
+        the number of keys) is cheaper. A filter on offsets then reads only internal ids."""
         wanted = sorted(set(keys))
         if not wanted:
             return NO_OFFSETS
@@ -459,7 +468,7 @@ class Store:
             cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN offset(id(n)) AS o"
             found = [r["o"] for k in wanted for r in self.query(cypher, {"k": k})]
         else:
-            found = [r["o"] for r in self.query(f"MATCH (n:{table}) WHERE n.{key} IN $k RETURN offset(id(n)) AS o",
+            found = [r["o"] for r in self.query(f"UNWIND $k AS k MATCH (n:{table} {{{key}: k}}) RETURN offset(id(n)) AS o",
                                                 {"k": wanted})]
         return sorted(found) or NO_OFFSETS
 

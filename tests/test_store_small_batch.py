@@ -41,9 +41,17 @@ def graph_after(path: Path, small: int, n: int) -> tuple[list[dict[str, Any]], l
             batch.update("Claim", {"id": f"c{i:03d}", "status": "retracted" if i % 2 else "live",
                                    "retracted_at": "t1" if i % 2 else None, "value": i + 1, "confidence": 1})
         batch.update("Claim", {"id": "missing", "status": "retracted", "retracted_at": "t1", "value": 0, "confidence": 0})
+        for i in range(n):
+            batch.relate("EXTRACTED_FROM", {"src": f"c{i:03d}", "dst": f"s{(i * 7) % n:03d}.md", "quote": f"q {i}",
+                                            "char_start": i, "char_end": 2 * i + 1, "source_sha256": "a" * 64,
+                                            "recorded_at": "t1", "retracted_at": None if i % 2 else "t2"})
+        batch.relate("EXTRACTED_FROM", {"src": "missing", "dst": "s000.md", "quote": "q", "char_start": 0, "char_end": 1,
+                                        "source_sha256": "a", "recorded_at": "t1", "retracted_at": None})
         store.write(batch)
         sources = store.query("MATCH (s:Source) RETURN s.* ORDER BY s.path")
         claims = store.query("MATCH (c:Claim) RETURN c.* ORDER BY c.id")
+        claims += store.query("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) RETURN c.id, s.path, x.quote, x.char_start, "
+                              "x.char_end, x.source_sha256, x.recorded_at, x.retracted_at ORDER BY c.id")
         found = store.existing_ids("Claim", [f"c{i:03d}" for i in range(0, n + 3, 2)] + ["c000"])
     return sources, claims, found
 
@@ -58,12 +66,15 @@ def test_row_by_row_and_load_from_write_the_same(tmp_path: Path, monkeypatch: py
     assert [s["s.sha256"] for s in sources] == ["b" * 64] * n and sources[1]["s.error"] == "e"
     assert claims[0]["c.value"] == 1.0 and isinstance(claims[0]["c.value"], float) and claims[1]["c.retracted_at"] == "t1"
     assert found == {f"c{i:03d}" for i in range(0, n, 2)}
+    evidence = [c for c in claims if "x.quote" in c]
+    assert len(evidence) == n and evidence[1]["x.quote"] == "q 1" and evidence[1]["x.retracted_at"] is None
+    assert evidence[0]["x.retracted_at"] == "t2" and evidence[2]["x.char_end"] == 5
 
 
 @pytest.mark.parametrize("keyed", [0, 1000])
 def test_offsets_find_the_rows_by_primary_key_either_way(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                           keyed: int) -> None:
-    monkeypatch.setattr(store_module, "KEYED_LOOKUPS", keyed)  # 0: one IN scan; 1000: one lookup per key
+    monkeypatch.setattr(store_module, "KEYED_LOOKUPS", keyed)  # 0: one UNWIND join; 1000: one lookup per key
     with Store(tmp_path / "g.kuzu") as store:
         batch = WriteBatch()
         for i in range(40):
