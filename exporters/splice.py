@@ -83,8 +83,19 @@ class IndexEntries:
 
 
 def parse_contradictions(text: str) -> dict[tuple[str, str], str]:
-    """contradictions.md -> {(claim a, claim b): entry text without its numbered heading}."""
-    blocks = CONTRADICTION_HEADING.split(text)[1:]
+    """contradictions.md -> {(claim a, claim b): entry text without its numbered heading}.
+
+    The same split as `CONTRADICTION_HEADING.split(text)[1:]`, done with str.split (the regex
+    took 0.19 s on the 45k entries of a 50k-source graph)."""
+    blocks: list[str] = []
+    for part in text.split("\n## ")[1:]:
+        number, dot, rest = part.partition(". ")
+        if dot and number.isascii() and number.isdigit():
+            if blocks:
+                blocks[-1] += "\n"
+            blocks.append(rest)
+        elif blocks:  # a "## " line that is not a numbered heading belongs to the entry above
+            blocks[-1] += "\n## " + part
     return {contradiction_key(block): block for block in blocks}
 
 
