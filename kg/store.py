@@ -462,7 +462,7 @@ class Store:
         the number of keys) is cheaper. A filter on offsets then reads only internal ids."""
         wanted = sorted(set(keys))
         if not wanted:
-            return NO_OFFSETS
+            return list(NO_OFFSETS)
         key = _KEYS[table]
         if len(wanted) <= KEYED_LOOKUPS:
             cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN offset(id(n)) AS o"
@@ -470,7 +470,7 @@ class Store:
         else:
             found = [r["o"] for r in self.query(f"UNWIND $k AS k MATCH (n:{table} {{{key}: k}}) RETURN offset(id(n)) AS o",
                                                 {"k": wanted})]
-        return sorted(found) or NO_OFFSETS
+        return sorted(found) or list(NO_OFFSETS)
 
     def counts(self) -> dict[str, int]:
         out = {}
