@@ -93,6 +93,6 @@ def stale_claims(store: Store, changed_or_gone: list[str]) -> list[dict[str, Any
     if not changed_or_gone:
         return []
     return store.query(
-        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE s.path IN $paths AND x.retracted_at IS NULL "
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o AND x.retracted_at IS NULL "
         "AND c.status = 'live' RETURN c.id AS id, c.text AS text, s.path AS source ORDER BY source, id",
-        {"paths": sorted(changed_or_gone)})
+        {"o": store.offsets("Source", changed_or_gone)})

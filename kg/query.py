@@ -295,18 +295,19 @@ class Navigator:
         if not entities:
             return []
         return self.store.query(
-            "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.status = 'live' "
-            "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id", {"ids": entities})
+            "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o AND c.status = 'live' "
+            "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id",
+            {"o": self.store.offsets("Entity", entities)})
 
     def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[dict[str, Any]]]:
         """Per source, its live claims about one of `entities` (path, eid, id, text, conf)."""
         if not paths or not entities:
             return {}
         rows = self.store.query(
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE s.path IN $paths AND c.status = 'live' "
-            "AND x.retracted_at IS NULL MATCH (c)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids "
+            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
+            "AND x.retracted_at IS NULL MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
             "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf "
-            "ORDER BY path, id, eid", {"paths": paths, "ids": sorted(entities)})
+            "ORDER BY path, id, eid", {"paths": self.store.offsets("Source", paths), "ids": self.store.offsets("Entity", entities)})
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             out[row["path"]].append(row)
@@ -315,10 +316,10 @@ class Navigator:
     def claim_refs(self, ids: list[str], scores: dict[str, float]) -> list[ClaimRef]:
         if not ids:
             return []
+        where = {"o": self.store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
         rows = self.store.query(
-            "MATCH (c:Claim) WHERE c.id IN $ids OPTIONAL MATCH (c)-[a:ABOUT]->(e:Entity) "
-            "RETURN c.id AS id, c.text AS text, c.confidence AS conf, e.id AS e, e.name AS name, a.role AS role",
-            {"ids": ids})
+            "MATCH (c:Claim) WHERE offset(id(c)) IN $o OPTIONAL MATCH (c)-[a:ABOUT]->(e:Entity) "
+            "RETURN c.id AS id, c.text AS text, c.confidence AS conf, e.id AS e, e.name AS name, a.role AS role", where)
         refs: dict[str, ClaimRef] = {}
         for r in sorted(rows, key=lambda r: (r["id"], r["role"] != "subject", r["e"] or "")):
             ref = refs.get(r["id"])
@@ -329,9 +330,9 @@ class Navigator:
             if r["e"] and r["e"] not in ref.entities:
                 ref.entities.append(r["e"])
         for r in self.store.query(
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.id IN $ids AND x.retracted_at IS NULL "
+            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o AND x.retracted_at IS NULL "
             "RETURN c.id AS id, s.path AS path, s.slug AS slug, s.title AS title, x.char_start AS cs, "
-            "x.char_end AS ce, x.quote AS quote ORDER BY id, path, cs", {"ids": ids}):
+            "x.char_end AS ce, x.quote AS quote ORDER BY id, path, cs", where):
             if r["id"] in refs:
                 refs[r["id"]].citations.append(Citation(r["path"], r["slug"], r["title"], r["cs"], r["ce"], r["quote"]))
         return list(refs.values())
@@ -339,8 +340,8 @@ class Navigator:
     def source_slugs(self, paths: list[str]) -> dict[str, str]:
         if not paths:
             return {}
-        rows = self.store.query("MATCH (s:Source) WHERE s.path IN $p RETURN s.path AS path, s.slug AS slug",
-                                {"p": paths[:50]})
+        rows = self.store.query("MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN s.path AS path, s.slug AS slug",
+                                {"o": self.store.offsets("Source", paths[:50])})
         return {r["path"]: r["slug"] for r in rows}
 
 

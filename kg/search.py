@@ -282,9 +282,10 @@ class Searcher:
                 out[("claim", hit.id)] = hit
         if ids := by_kind.get("chunk"):
             for r in self.store.query(
-                "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE k.id IN $ids "
+                "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE offset(id(k)) IN $o "
                 "AND s.status = 'compiled' AND s.sha256 = k.sha256 RETURN k.id AS id, k.text AS text, "
-                "k.char_start AS cs, k.char_end AS ce, s.path AS path, s.slug AS slug, s.title AS title", {"ids": ids}):
+                "k.char_start AS cs, k.char_end AS ce, s.path AS path, s.slug AS slug, s.title AS title",
+                {"o": self.store.offsets("Chunk", ids)}):
                 out[("chunk", r["id"])] = Hit("chunk", r["id"], r["text"], 0.0, page=f"sources/{r['slug']}",
                                               citation=f"[[sources/{r['slug']}|{_label(r['title'])}]]",
                                               source_path=r["path"], char_start=r["cs"], char_end=r["ce"],
@@ -350,13 +351,14 @@ class Searcher:
                 return best, roles
         else:
             best, roles = {}, {}
-        rows = self.store.query(self._CLAIM_ROWS.format(where="c.id IN $ids"), {"ids": ids})
+        where = {"o": self.store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
+        rows = self.store.query(self._CLAIM_ROWS.format(where="offset(id(c)) IN $o"), where)
         if missing := sorted(set(ids) - {r["id"] for r in rows}):  # claims without live evidence
-            rows += self.store.query("MATCH (c:Claim) WHERE c.id IN $ids RETURN c.id AS id, c.text AS text, "
+            rows += self.store.query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN c.id AS id, c.text AS text, "
                                      "c.confidence AS conf, NULL AS path, NULL AS slug, NULL AS title, "
-                                     "NULL AS cs, NULL AS ce", {"ids": missing})
+                                     "NULL AS cs, NULL AS ce", {"o": self.store.offsets("Claim", missing)})
         best.update(self._first_evidence(rows))
-        roles.update(self._roles(self.store.query(self._ABOUT_ROWS.format(where="c.id IN $ids"), {"ids": ids})))
+        roles.update(self._roles(self.store.query(self._ABOUT_ROWS.format(where="offset(id(c)) IN $o"), where)))
         return best, roles
 
     def entities_of(self, hits: Sequence[Hit]) -> list[str]:
