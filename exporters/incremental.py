@@ -145,37 +145,40 @@ def patch_backlinks(text: str, changes: dict[str, str | None]) -> str:
 _BACKLINK = re.compile(r"^- \[\[([^|\]]+)\|")
 
 
-def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str]) -> dict[str, str]:
+def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str]) -> dict[str, str | bytes]:
     """index.md, contradictions.md and log.md after a change: the current pages with the entries
     of the pages in `radius` (and the contradictions of their claims) replaced, and new log entries
     appended. The subgraph holds every claim of those pages with all its contradictions."""
     g = builder.g
-    complete = g.complete or set()
-    blocks = parse_contradictions((wiki / "contradictions.md").read_text(encoding="utf-8"))
+    complete = {claim.encode() for claim in g.complete or ()}
+    blocks = parse_contradictions((wiki / "contradictions.md").read_bytes())
     blocks = {key: block for key, block in blocks.items() if key[0] not in complete and key[1] not in complete}
     blocks |= dict(builder.contradiction_entry(row) for row in g.contradictions)
-    index = IndexEntries.parse((wiki / "index.md").read_text(encoding="utf-8"))
+    index = IndexEntries.parse((wiki / "index.md").read_bytes())
     slugs = {source["slug"]: path for path, source in g.sources.items()}
     for page in sorted(radius):
         kind, name = page.split("/", 1)
         if kind == "entities":
-            index.entities.pop(name, None)
+            index.remove_entity(name)
             if name in g.entities and g.has_page(name) and (entry := builder.index_entity_entry(name)) is not None:
-                index.entities[name] = entry
+                index.put_entity(*entry)
         elif name in slugs:
-            slug, line = builder.index_source_entry(slugs[name])
-            index.sources[slug] = line
-    log = (wiki / "log.md").read_text(encoding="utf-8") if (wiki / "log.md").is_file() else ""
-    logged = count_log_entries(log)
-    if not log or logged > store.query("MATCH (l:LogEntry) RETURN count(*) AS n")[0]["n"]:
-        log, logged = builder.env.get_template("log.md.j2").render(), 0
-    entries = store.query(f"MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
-                          f"l.detail AS detail ORDER BY l.seq SKIP {logged}")
+            index.put_source(*builder.index_source_entry(slugs[name]))
+    log = (wiki / "log.md").read_bytes() if (wiki / "log.md").is_file() else b""
+    logged, total = count_log_entries(log), store.query("MATCH (l:LogEntry) RETURN count(*) AS n")[0]["n"]
+    if not log or logged > total:
+        log, logged = builder.env.get_template("log.md.j2").render().encode("utf-8"), 0
+    fields = "l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, l.detail AS detail"
+    # Sequence numbers run 1, 2, 3, ... (Store.next_log_seq): the page's n entries are seq 1..n, and
+    # the new ones are found without sorting the whole log. Should that not hold, skip n in order.
+    entries = store.query(f"MATCH (l:LogEntry) WHERE l.seq > $n RETURN {fields} ORDER BY l.seq", {"n": logged})
+    if logged + len(entries) != total:
+        entries = store.query(f"MATCH (l:LogEntry) RETURN {fields} ORDER BY l.seq SKIP {logged}")
     return {"contradictions.md": builder.contradictions_page(blocks), "index.md": builder.index_page(index, len(blocks)),
-            "log.md": log + builder.log_entries(entries)}
+            "log.md": log + builder.log_entries(entries).encode("utf-8")}
 
 
-def write_in_place(files: dict[str, str], wiki: Path) -> tuple[int, int]:
+def write_in_place(files: dict[str, str | bytes], wiki: Path) -> tuple[int, int]:
     """Replace the given pages, all or nothing as far as the file system allows.
 
     Used for the blast radius of an incremental compile. Every changed page is first written to a
@@ -188,7 +191,8 @@ def write_in_place(files: dict[str, str], wiki: Path) -> tuple[int, int]:
     total = 0
     try:
         for rel in sorted(files):
-            data = files[rel].encode("utf-8")
+            text = files[rel]
+            data = text.encode("utf-8") if isinstance(text, str) else text
             target = wiki / rel
             if target.is_file() and target.stat().st_size == len(data) and target.read_bytes() == data:
                 continue

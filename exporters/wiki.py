@@ -25,6 +25,7 @@ from exporters.graphdata import (
     load_graph,
 )
 from exporters.splice import (
+    ContradictionKey,
     IndexEntries,
     WikiEdited,
     assemble_contradictions,
@@ -113,11 +114,11 @@ class WikiBuilder:
     def entity_link(self, entity_id: str) -> str:
         return f"[[{self.entity_page(entity_id)}|{link_label(self.g.entities[entity_id]['name'])}]]"
 
-    def build(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> dict[str, str]:
+    def build(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> dict[str, str | bytes]:
         """{path: text} of every page, or only of the entity and source pages named in `only`."""
         return dict(self.pages(only, links))
 
-    def pages(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> Iterator[tuple[str, str]]:
+    def pages(self, only: set[str] | None = None, links: dict[str, set[str]] | None = None) -> Iterator[tuple[str, str | bytes]]:
         """(path, text) of every page, one at a time (a large wiki is never all in memory), or only
         of the entity and source pages named in `only` (an incremental render splices index,
         contradictions and log: see exporters/incremental.py). Backlinks come from
@@ -151,11 +152,8 @@ class WikiBuilder:
         if only is None:
             blocks = dict(self.contradiction_entry(row) for row in g.contradictions)
             yield "contradictions.md", self.contradictions_page(blocks)
-            index = IndexEntries()
-            for entity_id in visible_entities:
-                if (entry := self.index_entity_entry(entity_id)) is not None:
-                    index.entities[entity_id] = entry
-            index.sources = dict(self.index_source_entry(p) for p in g.sources)
+            entries = (self.index_entity_entry(entity_id) for entity_id in visible_entities)
+            index = IndexEntries.build((e for e in entries if e is not None), map(self.index_source_entry, g.sources))
             yield "index.md", self.index_page(index, len(blocks))
             yield "log.md", self.env.get_template("log.md.j2").render() + self.log_entries(g.log)
         yield from answer_pages(self.env, g.pages).items()
@@ -182,14 +180,16 @@ class WikiBuilder:
             claims=len(g.claims_of_source.get(path, [])))
         return source["slug"], line.rstrip("\n")
 
-    def index_page(self, index: IndexEntries, contradictions: int) -> str:
-        groups = index.groups()
-        return self.env.get_template("index.md.j2").render(
-            entity_groups=groups, source_lines=index.source_lines(), contradictions=contradictions,
+    def index_page(self, index: IndexEntries, contradictions: int) -> bytes:
+        # The template gets a NUL for each of the two long sections, filled in as bytes (see splice.py).
+        page = self.env.get_template("index.md.j2").render(
+            entity_groups="\0", source_lines="\0", contradictions=contradictions,
             answers=sorted((p for p in self.g.pages if p.get("kind") == "answer"), key=lambda p: p["id"]),
-            entity_count=len(index.entities), source_count=len(index.sources), render_format=RENDER_FORMAT)
+            entity_count=index.entity_count, source_count=len(index.sources), render_format=RENDER_FORMAT)
+        head, middle, tail = page.encode("utf-8").split(b"\0")
+        return b"".join((head, index.entity_block(), middle, index.source_block(), tail))
 
-    def contradiction_entry(self, row: dict[str, Any]) -> tuple[tuple[str, str], str]:
+    def contradiction_entry(self, row: dict[str, Any]) -> tuple[ContradictionKey, bytes]:
         a, b = self.g.claims[row["a"]], self.g.claims[row["b"]]
         if a.authority != b.authority:
             stands, overruled = (a, b) if a.authority > b.authority else (b, a)
@@ -200,11 +200,11 @@ class WikiBuilder:
         item = {"a": self._claim_row(a, "contradictions", False), "b": self._claim_row(b, "contradictions", False),
                 "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"],
                 "outcome": outcome, "anchor": contradiction_anchor(a.id, b.id)}
-        return (a.id, b.id), self.env.get_template("contradiction.md.j2").render(item=item)
+        return (a.id.encode(), b.id.encode()), self.env.get_template("contradiction.md.j2").render(item=item).encode("utf-8")
 
-    def contradictions_page(self, blocks: dict[tuple[str, str], str]) -> str:
-        header = self.env.get_template("contradictions.md.j2").render(count=len(blocks))
-        return assemble_contradictions(header, blocks, "No open contradictions.\n")
+    def contradictions_page(self, blocks: dict[ContradictionKey, bytes]) -> bytes:
+        header = self.env.get_template("contradictions.md.j2").render(count=len(blocks)).encode("utf-8")
+        return assemble_contradictions(header, blocks, b"No open contradictions.\n")
 
     def log_entries(self, entries: list[dict[str, Any]]) -> str:
         template = self.env.get_template("log_entry.md.j2")
@@ -347,7 +347,7 @@ def compute_links(g: Graph) -> dict[str, set[str]]:
     return links
 
 
-def write_atomically(files: Iterable[tuple[str, str]], wiki: Path) -> tuple[int, int]:
+def write_atomically(files: Iterable[tuple[str, str | bytes]], wiki: Path) -> tuple[int, int]:
     """Write the wiki, page by page as `files` yields them, into a fresh folder beside `wiki`,
     then swap it in. Hidden entries of the old wiki (an `.obsidian/` vault config) are carried
     over. A crash before the swap leaves the old wiki untouched; stale temporary folders are
@@ -366,7 +366,7 @@ def write_atomically(files: Iterable[tuple[str, str]], wiki: Path) -> tuple[int,
             if target.parent not in folders:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 folders.add(target.parent)
-            data = text.encode("utf-8")
+            data = text.encode("utf-8") if isinstance(text, str) else text
             target.write_bytes(data)
             total += len(data)
             count += 1
@@ -401,13 +401,21 @@ def page_links(text: str) -> set[str]:
 RENDER_FORMAT = "2"  # index.md records it; an incremental render of a wiki in another format renders everything
 
 
+def _frontmatter(page: Path) -> bytes:
+    """The first bytes of a page, enough for its frontmatter (b"" if there is no such page)."""
+    try:
+        with page.open("rb") as handle:
+            return handle.read(512)
+    except OSError:
+        return b""
+
+
 def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = None) -> RenderReport:
     """Render the whole wiki, or (given the sources a compile changed) only the blast radius. A wiki
     in another format, or whose index or contradictions page is missing or was edited by hand, is
     rendered whole."""
-    index = wiki / "index.md"
-    if (changed_sources is not None and index.is_file() and (wiki / "contradictions.md").is_file()
-            and f"\nrender: {RENDER_FORMAT}\n" in index.read_text(encoding="utf-8")):
+    if (changed_sources is not None and (wiki / "contradictions.md").is_file()
+            and f"\nrender: {RENDER_FORMAT}\n".encode() in _frontmatter(wiki / "index.md")):
         from exporters.incremental import render_incremental  # it builds on this module
 
         try:

@@ -43,6 +43,7 @@ class SourceState:
     status: str
     slug: str
     file_stat: str | None = None  # stat signature of the bytes hashed into sha256 (kg/store.py migration 4)
+    title: str | None = None
 
 
 @dataclass
@@ -99,9 +100,9 @@ def claim_id(subject_id: str, claim_type: str, predicate: str, text: str) -> str
 
 def load_source_states(store: Store) -> dict[str, SourceState]:
     table = store.table("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha, s.status AS status, "
-                        "s.slug AS slug, s.file_stat AS file_stat")
+                        "s.slug AS slug, s.file_stat AS file_stat, s.title AS title")
     with gc_paused():
-        columns = [table.column(name).to_pylist() for name in ("path", "sha", "status", "slug", "file_stat")]
+        columns = [table.column(name).to_pylist() for name in ("path", "sha", "status", "slug", "file_stat", "title")]
         return {row[0]: SourceState(*row) for row in zip(*columns, strict=True)}
 
 
@@ -280,7 +281,11 @@ class Compiler:
         if state is None:
             batch.add("Source", source_row)
         else:
-            source_row.pop("ingested_at")
+            # SET only what can differ: Kuzu 0.11.3 rewrites a string column's whole node group
+            # (131k rows) at the next checkpoint for any SET in it, and keeps the old data.
+            del source_row["ingested_at"], source_row["slug"]
+            if source_row["title"] == state.title:
+                del source_row["title"]
             batch.update("Source", source_row)
         return seq + 1
 

@@ -148,7 +148,7 @@ def check_wiki_current(kb: KnowledgeBase, g: Graph, report: LintReport) -> None:
             what = "a page the graph does not render (hand-made, or left over)"
         elif rel not in on_disk:
             what = "a page missing from the wiki"
-        elif path.read_text(encoding="utf-8", errors="replace") != files[rel]:
+        elif path.read_bytes() != (text.encode("utf-8") if isinstance(text := files[rel], str) else text):
             what = "differs from what the graph renders (edited by hand, or rendered by an older kg)"
         else:
             continue

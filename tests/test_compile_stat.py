@@ -198,3 +198,25 @@ def test_compile_reuses_the_planned_states(example_kb: KnowledgeBase, monkeypatc
     with ops.open_store(example_kb) as store:
         Compiler(example_kb, store, make_extractor(config, "heuristic"), config).compile()  # no plan: loads them
     assert len(calls) == 2
+
+
+def test_an_edited_source_sets_only_the_columns_that_can_change(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every SET of a string column costs Kuzu a rewrite of that column's node group at the next
+    checkpoint (kg/compiler.py): slug never changes, the title only with the first heading."""
+    from kg.store import Store
+
+    path = kb.raw / "a.md"
+    path.write_text("# A\n\nAlpha Corp employs 100 people.\n")
+    ops.compile_kb(kb, "heuristic", render=False)
+    updates: list[dict[str, Any]] = []
+    real = Store.write
+    monkeypatch.setattr(Store, "write", lambda self, batch: (updates.extend(batch.updates.get("Source", [])),
+                                                             real(self, batch))[1])
+    path.write_text("# A\n\nAlpha Corp employs 200 people.\n")
+    ops.compile_kb(kb, "heuristic", render=False)
+    assert len(updates) == 1 and not {"slug", "title", "ingested_at"} & set(updates[0]) and updates[0]["sha256"]
+    path.write_text("# Alpha\n\nAlpha Corp employs 300 people.\n")
+    updates.clear()
+    ops.compile_kb(kb, "heuristic", render=False)
+    assert len(updates) == 1 and updates[0]["title"] == "Alpha" and "slug" not in updates[0]
+    assert ops.cypher(kb, "MATCH (s:Source) RETURN s.title AS t, s.slug AS slug") == [{"t": "Alpha", "slug": "a"}]

@@ -84,3 +84,34 @@ def test_a_parameterised_query_is_prepared_once_and_reused(tmp_path: Path) -> No
         assert list(store._prepared) == [query]
         assert store.query("MATCH (s:Source) RETURN count(*) AS n") == [{"n": 0}]  # no parameters: not cached
         assert list(store._prepared) == [query]
+
+
+def test_small_changes_stay_in_the_wal_until_it_grows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer closes without checkpointing while the WAL is small; readers and the next writer
+    replay it. Past CLOSE_CHECKPOINT_MB, or after a schema change, the close checkpoints; a WAL
+    beside a deleted graph is dropped."""
+    from kg import store as store_module
+
+    path = tmp_path / "g.kuzu"
+    wal = Path(f"{path}.wal")
+    entity = {"name": "A", "type": "concept", "aliases": [], "summary": None, "status": "live", "created_at": "t"}
+    Store(path).close()  # creates the schema: DDL is always checkpointed
+    assert not wal.exists() or wal.stat().st_size == 0
+    with Store(path) as store:
+        store.write(WriteBatch(nodes={"Entity": [{"id": "a", **entity}]}))
+    assert 0 < wal.stat().st_size < store_module.CLOSE_CHECKPOINT_MB * 1024 * 1024
+    with Store(path, read_only=True) as store:
+        assert store.query("MATCH (e:Entity) RETURN e.id AS id") == [{"id": "a"}]
+    monkeypatch.setattr(store_module, "CLOSE_CHECKPOINT_MB", 0)
+    with Store(path) as store:
+        store.write(WriteBatch(nodes={"Entity": [{"id": "b", **entity}]}))
+    assert not wal.exists() or wal.stat().st_size == 0
+    with Store(path, read_only=True) as store:
+        assert [r["id"] for r in store.query("MATCH (e:Entity) RETURN e.id AS id ORDER BY id")] == ["a", "b"]
+    monkeypatch.setattr(store_module, "CLOSE_CHECKPOINT_MB", 4)
+    with Store(path) as store:
+        store.write(WriteBatch(nodes={"Entity": [{"id": "c", **entity}]}))
+    assert wal.stat().st_size > 0
+    path.unlink()  # the graph is lost, its WAL is not: a new graph starts empty
+    with Store(path) as store:
+        assert store.query("MATCH (e:Entity) RETURN count(*) AS n") == [{"n": 0}]

@@ -36,8 +36,11 @@ def graph_after(path: Path, small: int, n: int) -> tuple[list[dict[str, Any]], l
         store.write(batch)
         batch = WriteBatch()
         for i in range(n):
-            batch.update("Source", {**source(i), "sha256": "b" * 64, "bytes": 99, "error": "e" if i % 2 else None,
-                                    "file_stat": None if i % 3 else "1:2:3", "compiled_at": "t1"})
+            row = {**source(i), "sha256": "b" * 64, "bytes": 99, "error": "e" if i % 2 else None,
+                   "file_stat": None if i % 3 else "1:2:3", "compiled_at": "t1", "title": f"T {i}"}
+            if i % 2:  # rows of one batch may SET different columns
+                del row["title"], row["slug"]
+            batch.update("Source", row)
             batch.update("Claim", {"id": f"c{i:03d}", "status": "retracted" if i % 2 else "live",
                                    "retracted_at": "t1" if i % 2 else None, "value": i + 1, "confidence": 1})
         batch.update("Claim", {"id": "missing", "status": "retracted", "retracted_at": "t1", "value": 0, "confidence": 0})
@@ -64,6 +67,7 @@ def test_row_by_row_and_load_from_write_the_same(tmp_path: Path, monkeypatch: py
     assert by_row == by_load
     sources, claims, found = by_row
     assert [s["s.sha256"] for s in sources] == ["b" * 64] * n and sources[1]["s.error"] == "e"
+    assert [s["s.title"] for s in sources] == [f"S {i}" if i % 2 else f"T {i}" for i in range(n)]
     assert claims[0]["c.value"] == 1.0 and isinstance(claims[0]["c.value"], float) and claims[1]["c.retracted_at"] == "t1"
     assert found == {f"c{i:03d}" for i in range(0, n, 2)}
     evidence = [c for c in claims if "x.quote" in c]
