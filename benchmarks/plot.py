@@ -73,17 +73,19 @@ def plot_scale(data: dict[str, Any], path: Path) -> None:
     series = [
         ("compile_seconds", "compile (all sources)", "o-"),
         ("render_seconds", "render (whole wiki)", "s-"),
-        ("incremental_compile_seconds", "1-source edit, compile only", "^-"),
-        ("incremental_with_render_seconds", "1-source edit, `kg compile` (+render)", "v-"),
+        ("incremental_with_render_seconds", "1-source edit, compile + render (median)", "v-"),
+        ("incremental_process_seconds", "1-source edit, `kg compile` process", "^-"),
     ]
     for key, label, style in series:
+        if not all(key in r for r in runs):  # older result files lack the newer series
+            continue
         exp = growth.get(key, {}).get("exponent")
         ax.plot(ns, [r[key] for r in runs], style, label=f"{label} (exponent {exp:.2f})" if exp is not None else label)
     # N log N guide through the first compile point
     first = runs[0]
     scale = first["compile_seconds"] / (ns[0] * math.log(ns[0]))
     ax.plot(ns, [scale * n * math.log(n) for n in ns], "k:", label="N log N (through first compile)")
-    ax.plot(ns, [first["incremental_compile_seconds"]] * len(ns), color="grey", linestyle="--", linewidth=1,
+    ax.plot(ns, [first["incremental_with_render_seconds"]] * len(ns), color="grey", linestyle="--", linewidth=1,
             label="flat (target for a 1-source edit)")
     ax.set_xscale("log")
     ax.set_yscale("log")
