@@ -196,10 +196,11 @@ class Compiler:
             for path, signature in sorted(plan.restat.items()):
                 batch.update("Source", {"path": path, "file_stat": signature})
             self.store.write(batch)
-        index = load_entity_index(self.store, self.entity_judge)
+        todo = plan.to_compile
+        # Every entity, for resolving the names found (0.3 s at 50k sources): only when compiling.
+        index = load_entity_index(self.store, self.entity_judge) if todo else EntityIndex()
         slugs = {s.slug for s in states.values()}
         seq = self.store.next_log_seq()
-        todo = plan.to_compile
         if todo or plan.vanished:
             drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/search.py
         size = max(1, self.config.compile.batch_sources)
