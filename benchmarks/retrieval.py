@@ -538,10 +538,12 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
     """kg.query.Navigator (one per setting, over one open read-only Store), BM25 and MiniLM-hybrid search."""
     from kg.embed import MiniLMEmbedder, VectorCache
     from kg.query import Navigator
+    from kg.search import ensure_indexes
     from kg.store import Store
 
     out = []
     budgets = [int(b) for b in args.nav_budgets.split(",") if b.strip()]
+    ensure_indexes(kb.db_path)  # a reused knowledge base may have had a small compile since
     with Store(kb.db_path, read_only=True) as store:
         settings: list[tuple[str, Any]] = [("bm25", None)]
         if dense is not None:

@@ -221,17 +221,13 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
               embedder: str = "minilm") -> Any:
-    from kg.search import Searcher, SearchIndexMissing, refresh_indexes
+    from kg.search import Searcher, ensure_indexes
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        try:
-            with open_store(kb, read_only=True) as store:
-                return Searcher(store, emb).search(text, mode, k, expand)
-        except SearchIndexMissing:  # left to the first search after a small compile (or an older graph)
-            with open_store(kb) as store:
-                refresh_indexes(store)
-                return Searcher(store, emb).search(text, mode, k, expand)
+        ensure_indexes(kb.db_path)  # left to the first search after a small compile (or an older graph)
+        with open_store(kb, read_only=True) as store:
+            return Searcher(store, emb).search(text, mode, k, expand)
     finally:
         if emb is not None and emb.cache is not None:
             emb.cache.close()
@@ -245,16 +241,12 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     """
     from kg.answer import extractive_answer, llm_answer, make_answer_client, save_answer
     from kg.query import Navigator
-    from kg.search import indexes_ready, refresh_indexes
+    from kg.search import ensure_indexes, indexes_ready, refresh_indexes
 
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     if not save:
-        with open_store(kb, read_only=True) as store:
-            missing = not indexes_ready(store)
-        if missing:  # left to the first query after a small compile (or an older graph)
-            with open_store(kb) as store:
-                refresh_indexes(store)
+        ensure_indexes(kb.db_path)  # left to the first query after a small compile (or an older graph)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with open_store(kb, read_only=not save) as store:

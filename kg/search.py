@@ -24,6 +24,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -100,6 +101,17 @@ def indexes_ready(store: Store) -> bool:
     return {name for name, _ in FTS_INDEXES.values()} <= existing_indexes(store)
 
 
+def ensure_indexes(db_path: Path) -> bool:
+    """Build the full-text indexes if a compile left them dropped (a small change leaves them to
+    the first search: kg/compiler.py). Returns whether they were built."""
+    with Store(db_path, read_only=True) as store:
+        if indexes_ready(store):
+            return False
+    with Store(db_path) as store:
+        refresh_indexes(store)
+    return True
+
+
 # search -----------------------------------------------------------------------------------
 
 
@@ -169,7 +181,8 @@ class Searcher:
     def _check(self) -> None:
         if not self._checked:
             if not indexes_ready(self.store):
-                raise SearchIndexMissing("The search indexes are not built yet. Run `kg compile` once to build them.")
+                raise SearchIndexMissing("The search indexes are not built: a small compile leaves them to the first search. "
+                                        "Run `kg search` once (or call kg.search.ensure_indexes).")
             self._checked = True
 
     def bm25_keys(self, query: str, k: int) -> list[tuple[tuple[str, str], float]]:

@@ -9,6 +9,7 @@ import pytest
 
 from kg.kb import KnowledgeBase, init
 from kg.ledger import run_ledger
+from kg.search import ensure_indexes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
 
@@ -35,6 +36,7 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     from kg import ops
 
     ops.compile_kb(base, "heuristic")
+    ensure_indexes(base.db_path)  # as the first search would (a small compile leaves them dropped)
     return base
 
 

@@ -1,4 +1,4 @@
-"""Search: chunks in the graph, FTS indexes kept current by compile, BM25 / vector / hybrid, expand."""
+"""Search: chunks in the graph, FTS indexes rebuilt by bulk compiles or the first search, BM25 / vector / hybrid, expand."""
 
 from __future__ import annotations
 
@@ -12,7 +12,15 @@ from kg import ops
 from kg.cli import app
 from kg.embed import HashingEmbedder
 from kg.kb import KnowledgeBase
-from kg.search import FTS_INDEXES, Searcher, existing_indexes, fts_query, rrf
+from kg.search import (
+    FTS_INDEXES,
+    Searcher,
+    SearchIndexMissing,
+    ensure_indexes,
+    existing_indexes,
+    fts_query,
+    rrf,
+)
 from kg.store import Store
 from tests.conftest import EXAMPLES
 
@@ -23,14 +31,34 @@ def store(compiled: KnowledgeBase) -> Iterator[Store]:
         yield s
 
 
-def test_compile_writes_exact_chunks_and_builds_indexes(compiled: KnowledgeBase, store: Store) -> None:
+def test_compile_writes_exact_chunks(compiled: KnowledgeBase, store: Store) -> None:
     rows = store.query("MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) RETURN s.path AS path, k.text AS text, "
                        "k.char_start AS a, k.char_end AS b, k.sha256 AS sha, s.sha256 AS ssha")
     assert {r["path"] for r in rows} == {p.name for p in EXAMPLES.iterdir()}
     for r in rows:
         text = (compiled.raw / r["path"]).read_text(encoding="utf-8")
         assert text[r["a"] : r["b"]] == r["text"] and r["sha"] == r["ssha"]
-    assert {name for name, _ in FTS_INDEXES.values()} <= existing_indexes(store)
+
+
+def test_a_small_compile_leaves_the_indexes_to_the_first_search_and_a_bulk_one_builds_them(kb: KnowledgeBase) -> None:
+    names = {name for name, _ in FTS_INDEXES.values()}
+    (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
+    ops.compile_kb(kb, "heuristic")
+    with Store(kb.db_path, read_only=True) as store:
+        assert not names & existing_indexes(store)
+        with pytest.raises(SearchIndexMissing, match="kg search"):
+            Searcher(store).search("savanna", "bm25")
+    assert ops.search_kb(kb, "savanna", "bm25").hits  # builds them
+    assert not ensure_indexes(kb.db_path)
+    with Store(kb.db_path, read_only=True) as store:
+        assert names <= existing_indexes(store)
+    (kb.state.parent / "kg.toml").write_text("[compile]\nindex_rebuild_sources = 2\n")
+    (kb.raw / "b.md").write_text("# Okapi\n\nThe okapi lives in the rainforest.\n")
+    (kb.raw / "c.md").write_text("# Tapir\n\nThe tapir swims in rivers.\n")
+    ops.compile_kb(kb, "heuristic")  # two sources: a bulk change for this configuration
+    with Store(kb.db_path, read_only=True) as store:
+        assert names <= existing_indexes(store)
+        assert {h.source_path for h in Searcher(store).search("rainforest", "bm25").hits} == {"b.md"}
 
 
 def test_bm25_finds_claims_and_chunks_with_citations(store: Store) -> None:
@@ -75,6 +103,7 @@ def test_changed_source_replaces_chunks_and_index(kb: KnowledgeBase) -> None:
     ops.compile_kb(kb, "heuristic")
     (kb.raw / "a.md").write_text("# Okapi\n\nThe okapi lives in the rainforest.\n")
     ops.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         assert store.query("MATCH (k:Chunk) RETURN count(k) AS n")[0]["n"] == 1
         searcher = Searcher(store)
@@ -82,15 +111,17 @@ def test_changed_source_replaces_chunks_and_index(kb: KnowledgeBase) -> None:
         assert {h.kind for h in searcher.search("rainforest", "bm25").hits} >= {"chunk"}
     (kb.raw / "a.md").unlink()
     ops.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         assert Searcher(store).search("rainforest", "bm25").hits == []
 
 
 def test_batched_inserts_are_indexed_correctly(kb: KnowledgeBase) -> None:
-    """Kuzu 0.11.3 mis-indexes multi-row inserts; the rebuild at the end of compile fixes it."""
+    """Kuzu 0.11.3 mis-indexes multi-row inserts; compile drops the indexes, a rebuild fixes it."""
     (kb.raw / "one.md").write_text("# Alpha\n\nAlpha machines used punched cards.\n")
     (kb.raw / "two.md").write_text("# Beta\n\nBeta machines used magnetic drums.\n")
     ops.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         hits = Searcher(store).search("magnetic drums", "bm25").hits
         assert hits and all(h.source_path == "two.md" for h in hits)
@@ -130,7 +161,8 @@ def test_minilm_hybrid_finds_paraphrase(compiled: KnowledgeBase) -> None:
 def test_missing_indexes_are_built_on_first_search(kb: KnowledgeBase) -> None:
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
     ops.compile_kb(kb, "heuristic")
-    with Store(kb.db_path) as store:
+    ensure_indexes(kb.db_path)
+    with Store(kb.db_path) as store:  # dropped by hand, then reopened: a replayed drop must stay dropped
         for table, (name, _) in FTS_INDEXES.items():
             store.query(f"CALL DROP_FTS_INDEX('{table}', '{name}')")
     assert ops.search_kb(kb, "savanna", "bm25").hits

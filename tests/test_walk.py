@@ -17,6 +17,7 @@ from kg import ops
 from kg.entities import merge
 from kg.kb import KnowledgeBase, init
 from kg.query import Navigator
+from kg.search import ensure_indexes
 from kg.store import Store
 from kg.walk import GraphWalk, question_ngrams
 
@@ -39,6 +40,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     for name, text in SOURCES.items():
         (kb.raw / name).write_text(text, encoding="utf-8")
     ops.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
     return kb
 
 
