@@ -330,6 +330,8 @@ class Store:
                     {"v": version, "n": name, "t": now_iso()},
                 )
             applied.append(version)
+        if self._schema_changed:
+            self.checkpoint()  # schema changes never wait in the WAL (see _SCHEMA_CHANGE)
         return applied
 
     def _has_table(self, name: str) -> bool:
@@ -385,6 +387,7 @@ class Store:
     def checkpoint(self) -> None:
         """Write committed changes from the WAL into the database file (and free the memory holding them)."""
         self._exec("CHECKPOINT")
+        self._schema_changed = False  # now in the database file: nothing left for the close to fold in
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
@@ -168,3 +170,16 @@ def test_missing_indexes_are_built_on_first_search(kb: KnowledgeBase) -> None:
     assert ops.search_kb(kb, "savanna", "bm25").hits
     answer, _, _ = ops.query_kb(kb, "Where does the zebra graze?", mode="bm25")
     assert answer.claims
+
+
+def test_a_crash_after_the_indexes_were_dropped_leaves_search_working(kb: KnowledgeBase) -> None:
+    """Replayed from the WAL, Kuzu 0.11.3 half-restores a dropped FTS index ("already exists" on
+    every later rebuild), so index changes are checkpointed at once."""
+    (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
+    ops.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
+    crash = ("import os, pathlib\nfrom kg.store import Store\nfrom kg.search import drop_indexes\n"
+             f"store = Store(pathlib.Path({str(kb.db_path)!r}))\ndrop_indexes(store, ('Claim', 'Chunk'))\nos._exit(0)\n")
+    subprocess.run([sys.executable, "-c", crash], check=True)  # killed before closing the database
+    (kb.state / "lock.json").unlink()  # as a stale lock of a dead process is
+    assert ops.search_kb(kb, "savanna", "bm25").hits
