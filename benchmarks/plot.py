@@ -74,6 +74,7 @@ def plot_scale(data: dict[str, Any], path: Path) -> None:
         ("compile_seconds", "compile (all sources)", "o-"),
         ("render_seconds", "render (whole wiki)", "s-"),
         ("incremental_with_render_seconds", "1-source edit, compile + render (median)", "v-"),
+        ("incremental_with_render_mean_seconds", "1-source edit, mean (WAL checkpoints included)", "d-"),
         ("incremental_process_seconds", "1-source edit, `kg compile` process", "^-"),
     ]
     for key, label, style in series:

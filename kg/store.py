@@ -144,12 +144,14 @@ PREPARED_CACHE = 256  # parameterised query texts kept prepared per open store
 # 25k synthetic sources compiled with the default gave a 606 MB graph whose every later edit paid a
 # 0.8 s checkpoint; with 128 MB, 271 MB and 0.1 s, for +180 MB peak RSS (256 MB: 235 MB, +520 MB).
 CHECKPOINT_MB = 128
-# Closing the database checkpoints by default: at 50k sources that cost 0.1-0.8 s per one-source
-# edit, because Kuzu 0.11.3 rewrites the whole column chunk (131k rows) of every string property
-# that was SET since the last checkpoint. Below this WAL size a writer closes without checkpointing;
-# the next open replays the WAL (about 50 ms per MB here), and the checkpoint (and its rewrites) is
-# shared by every edit since. Read-only opens never checkpoint.
-CLOSE_CHECKPOINT_MB = 4
+# Closing the database checkpoints by default: at 50k sources that cost 0.5-1.1 s and +67 MB on
+# disk per one-source edit, because Kuzu 0.11.3 rewrites (and keeps the old copy of) the whole
+# column of every string property SET since the last checkpoint, for the row's node group of up
+# to 131k rows. Below this WAL size a writer closes without checkpointing, so that rewrite is
+# shared by the edits since. The trade-off, measured at 50k: every open replays the WAL (~0.25 ms
+# per KB; an edit adds ~9 KB), and a checkpoint costs more the more edits it folds in (17 edits:
+# 1.2 s; 100 edits: 6.4 s) because each edit touches other regions of the evidence table.
+CLOSE_CHECKPOINT_KB = 256
 _SCHEMA_CHANGE = re.compile(r"\s*(CREATE\s+(NODE|REL)|ALTER|DROP|CALL\s+(CREATE|DROP)_FTS_INDEX)", re.IGNORECASE)
 KEYED_LOOKUPS = 32  # up to this many keys are looked up one by one through the primary-key index
 NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
@@ -287,7 +289,7 @@ class Store:
         conn, db = getattr(self, "_conn", None), getattr(self, "_db", None)
         self._prepared = {}
         if (conn is not None and not self.read_only and not getattr(self, "_schema_changed", True)
-                and self.wal_bytes() < CLOSE_CHECKPOINT_MB * 1024 * 1024):
+                and self.wal_bytes() < CLOSE_CHECKPOINT_KB * 1024):
             with contextlib.suppress(RuntimeError):
                 conn.execute("CALL force_checkpoint_on_close=false")
         if conn is not None:

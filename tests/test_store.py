@@ -88,7 +88,7 @@ def test_a_parameterised_query_is_prepared_once_and_reused(tmp_path: Path) -> No
 
 def test_small_changes_stay_in_the_wal_until_it_grows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A writer closes without checkpointing while the WAL is small; readers and the next writer
-    replay it. Past CLOSE_CHECKPOINT_MB, or after a schema change, the close checkpoints; a WAL
+    replay it. Past CLOSE_CHECKPOINT_KB, or after a schema change, the close checkpoints; a WAL
     beside a deleted graph is dropped."""
     from kg import store as store_module
 
@@ -99,16 +99,16 @@ def test_small_changes_stay_in_the_wal_until_it_grows(tmp_path: Path, monkeypatc
     assert not wal.exists() or wal.stat().st_size == 0
     with Store(path) as store:
         store.write(WriteBatch(nodes={"Entity": [{"id": "a", **entity}]}))
-    assert 0 < wal.stat().st_size < store_module.CLOSE_CHECKPOINT_MB * 1024 * 1024
+    assert 0 < wal.stat().st_size < store_module.CLOSE_CHECKPOINT_KB * 1024
     with Store(path, read_only=True) as store:
         assert store.query("MATCH (e:Entity) RETURN e.id AS id") == [{"id": "a"}]
-    monkeypatch.setattr(store_module, "CLOSE_CHECKPOINT_MB", 0)
+    monkeypatch.setattr(store_module, "CLOSE_CHECKPOINT_KB", 0)
     with Store(path) as store:
         store.write(WriteBatch(nodes={"Entity": [{"id": "b", **entity}]}))
     assert not wal.exists() or wal.stat().st_size == 0
     with Store(path, read_only=True) as store:
         assert [r["id"] for r in store.query("MATCH (e:Entity) RETURN e.id AS id ORDER BY id")] == ["a", "b"]
-    monkeypatch.setattr(store_module, "CLOSE_CHECKPOINT_MB", 4)
+    monkeypatch.setattr(store_module, "CLOSE_CHECKPOINT_KB", 256)
     with Store(path) as store:
         store.write(WriteBatch(nodes={"Entity": [{"id": "c", **entity}]}))
     assert wal.stat().st_size > 0
