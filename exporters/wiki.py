@@ -181,12 +181,13 @@ class WikiBuilder:
         return source["slug"], line.rstrip("\n")
 
     def index_page(self, index: IndexEntries, contradictions: int) -> bytes:
-        # The template gets a NUL for each of the two long sections, filled in as bytes (see splice.py).
+        # The template gets a NUL for each of the two long sections, filled in as bytes (see splice.py);
+        # they are the page's last two NULs (only the answers section above them holds user text).
         page = self.env.get_template("index.md.j2").render(
             entity_groups="\0", source_lines="\0", contradictions=contradictions,
             answers=sorted((p for p in self.g.pages if p.get("kind") == "answer"), key=lambda p: p["id"]),
             entity_count=index.entity_count, source_count=len(index.sources), render_format=RENDER_FORMAT)
-        head, middle, tail = page.encode("utf-8").split(b"\0")
+        head, middle, tail = page.encode("utf-8").rsplit(b"\0", 2)
         return b"".join((head, index.entity_block(), middle, index.source_block(), tail))
 
     def contradiction_entry(self, row: dict[str, Any]) -> tuple[ContradictionKey, bytes]:
