@@ -221,12 +221,11 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
               embedder: str = "minilm") -> Any:
-    from kg.search import Searcher, ensure_indexes
+    from kg.search import Searcher, indexed_store
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        ensure_indexes(kb.db_path)  # left to the first search after a small compile (or an older graph)
-        with open_store(kb, read_only=True) as store:
+        with indexed_store(kb.db_path) as store:  # builds the indexes a small compile left to the first search
             return Searcher(store, emb).search(text, mode, k, expand)
     finally:
         if emb is not None and emb.cache is not None:
@@ -241,17 +240,13 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     """
     from kg.answer import extractive_answer, llm_answer, make_answer_client, save_answer
     from kg.query import Navigator
-    from kg.search import ensure_indexes, indexes_ready, refresh_indexes
+    from kg.search import indexed_store
 
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
-    if not save:
-        ensure_indexes(kb.db_path)  # left to the first query after a small compile (or an older graph)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        with open_store(kb, read_only=not save) as store:
-            if save and not indexes_ready(store):
-                refresh_indexes(store)
+        with indexed_store(kb.db_path, writable=save) as store:  # builds indexes a small compile left dropped
             nav = Navigator(store, emb).navigate(question, budget, mode)
             if provider == "heuristic":
                 answer = extractive_answer(nav)

@@ -35,7 +35,7 @@ from typing import Any
 from kg.embed import Embedder
 from kg.kb import KnowledgeBase
 from kg.names import name_key
-from kg.search import Hit, Searcher, ensure_indexes
+from kg.search import Hit, Searcher, indexed_store
 from kg.store import Store
 from kg.walk import GraphWalk, WalkResult
 
@@ -350,8 +350,7 @@ def _store_of(kb_or_store: KnowledgeBase | Store) -> Iterator[Store]:
     if isinstance(kb_or_store, Store):
         yield kb_or_store
     else:
-        ensure_indexes(kb_or_store.db_path)
-        with Store(kb_or_store.db_path, read_only=True) as store:
+        with indexed_store(kb_or_store.db_path) as store:
             yield store
 
 

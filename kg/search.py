@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -109,15 +110,30 @@ def indexes_ready(store: Store) -> bool:
     return {name for name, _ in FTS_INDEXES.values()} <= existing_indexes(store)
 
 
+@contextmanager
+def indexed_store(db_path: Path, writable: bool = False) -> Iterator[Store]:
+    """The graph, open with its full-text indexes in place: read-only unless `writable`, or when a
+    compile left the indexes dropped (a small change leaves them to the first search:
+    kg/compiler.py) and they have to be built first."""
+    store = Store(db_path, read_only=not writable)
+    try:
+        if not indexes_ready(store):
+            if not writable:
+                store.close()
+                store = Store(db_path)
+            refresh_indexes(store)
+        yield store
+    finally:
+        store.close()
+
+
 def ensure_indexes(db_path: Path) -> bool:
-    """Build the full-text indexes if a compile left them dropped (a small change leaves them to
-    the first search: kg/compiler.py). Returns whether they were built."""
+    """Build the full-text indexes if a compile left them dropped. Returns whether they were built."""
     with Store(db_path, read_only=True) as store:
         if indexes_ready(store):
             return False
-    with Store(db_path) as store:
-        refresh_indexes(store)
-    return True
+    with indexed_store(db_path, writable=True):
+        return True
 
 
 # search -----------------------------------------------------------------------------------
@@ -190,7 +206,7 @@ class Searcher:
         if not self._checked:
             if not indexes_ready(self.store):
                 raise SearchIndexMissing("The search indexes are not built: a small compile leaves them to the first search. "
-                                        "Run `kg search` once (or call kg.search.ensure_indexes).")
+                                        "Run `kg search` once (or open the graph with kg.search.indexed_store).")
             self._checked = True
 
     def bm25_keys(self, query: str, k: int) -> list[tuple[tuple[str, str], float]]:
