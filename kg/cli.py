@@ -210,6 +210,18 @@ def render_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
         out.print(f"Rendered {report.pages} pages ({report.bytes:,} bytes) into {report.path}")
 
 
+@app.command("compact")
+def compact_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Shrink .kg/graph.kuzu: rewrite it without the old copies Kuzu keeps after updates (it has no VACUUM)."""
+    with errors():
+        report = ops.compact_kb(find_kb(kb))
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        out.print(f"Compacted the graph: {report.bytes_before / 1e6:,.1f} MB -> {report.bytes_after / 1e6:,.1f} MB "
+                  f"in {report.seconds:.1f} s. The next `kg search` or `kg query` rebuilds the search indexes.")
+
+
 @app.command("status")
 def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Counts, sources changed or vanished since the last compile, and the extractor in use."""

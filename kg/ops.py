@@ -96,6 +96,16 @@ def render_with(store: Store, kb: KnowledgeBase, changed_sources: set[str] | Non
     return report
 
 
+def compact_kb(kb: KnowledgeBase) -> Any:
+    """Rewrite the graph file without the dead data Kuzu keeps after updates (kg/store.py compact)."""
+    from kg.errors import StoreError
+    from kg.store import compact
+
+    if not kb.db_path.exists():
+        raise StoreError("No graph yet. Run `kg compile` first.")
+    return compact(kb.db_path)
+
+
 def render_kb(kb: KnowledgeBase) -> Any:
     with open_store(kb) as store:
         return render_with(store, kb)
