@@ -551,12 +551,12 @@ def compact(path: Path) -> CompactReport:
 
     started = time.perf_counter()
     work = path.parent / f"compact-{os.getpid()}"
-    for stale in path.parent.glob("compact-*"):  # left by a compaction that was killed
-        shutil.rmtree(stale, ignore_errors=True)
     if "'" in str(work):
         raise StoreError(f"Cannot compact a graph under a path with a quote in it ({path.parent}). Move the knowledge base.")
     store = Store(path)  # holds the writer lock until the new file is in place
     try:
+        for stale in path.parent.glob("compact-*"):  # left by a compaction that was killed (we hold the lock)
+            shutil.rmtree(stale, ignore_errors=True)
         before = path.stat().st_size + store.wal_bytes()
         counts = _table_counts(store._conn)
         store.checkpoint()
