@@ -11,11 +11,12 @@ import hashlib
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
 import pyarrow.compute as pc
 
 from kg.chunk import chunk_text
@@ -98,12 +99,48 @@ def claim_id(subject_id: str, claim_type: str, predicate: str, text: str) -> str
     return "c" + hashlib.sha256(f"{subject_id}\x1f{claim_type}\x1f{predicate}\x1f{normal}".encode()).hexdigest()[:15]
 
 
-def load_source_states(store: Store) -> dict[str, SourceState]:
-    table = store.table("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha, s.status AS status, "
+class SourceStates(Mapping[str, SourceState]):
+    """The graph's Source rows, kept as columns: a plan compares every file on disk with them, and
+    50k `SourceState` objects (and the columns it does not compare) cost more than the compare.
+    A `SourceState` is made only for the paths asked for."""
+
+    FIELDS = ("path", "sha256", "status", "slug", "file_stat", "title")
+
+    def __init__(self, columns: Mapping[str, Sequence[Any]] | None = None, table: pa.Table | None = None) -> None:
+        self._table = table
+        self._columns: dict[str, Sequence[Any]] = dict(columns or {})
+        self.paths: list[str] = list(self.column("path"))
+        self.rows = dict(zip(self.paths, range(len(self.paths)), strict=True))
+
+    def column(self, name: str) -> Sequence[Any]:
+        if name not in self._columns:
+            self._columns[name] = self._table.column(name).to_pylist() if self._table is not None else []
+        return self._columns[name]
+
+    def value(self, name: str, row: int) -> Any:
+        if name in self._columns or self._table is None:
+            return self.column(name)[row]
+        return self._table.column(name)[row].as_py()
+
+    def __getitem__(self, path: str) -> SourceState:
+        row = self.rows[path]
+        return SourceState(*(self.value(name, row) for name in self.FIELDS))
+
+    def __contains__(self, path: object) -> bool:
+        return path in self.rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.paths)
+
+    def __len__(self) -> int:
+        return len(self.paths)
+
+
+def load_source_states(store: Store) -> SourceStates:
+    table = store.table("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha256, s.status AS status, "
                         "s.slug AS slug, s.file_stat AS file_stat, s.title AS title")
     with gc_paused():
-        columns = [table.column(name).to_pylist() for name in ("path", "sha", "status", "slug", "file_stat", "title")]
-        return {row[0]: SourceState(*row) for row in zip(*columns, strict=True)}
+        return SourceStates(table=table)
 
 
 def load_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityIndex:
@@ -134,34 +171,37 @@ def trusted_signature(stat: os.stat_result | None, before_ns: int) -> str | None
     return stat_signature(stat)
 
 
-def plan_compile(raw: Path, states: dict[str, SourceState]) -> CompilePlan:
+def plan_compile(raw: Path, states: SourceStates | None = None) -> CompilePlan:
     """New, changed, unchanged, vanished and failed-before sources.
 
     A known file is read and hashed only when its stat differs from the one recorded with its
     sha256 (git's index check): an edit changes size, mtime or ctime; a recorded stat was
     taken before the bytes were read and is recorded only when old enough (`RACY_NS`).
     """
+    states = states if states is not None else SourceStates()
     plan = CompilePlan()
     before = time.time_ns()  # before any stat below, so before every read
+    rows, statuses, file_stats = states.rows, states.column("status"), states.column("file_stat")
     on_disk = set()
     with gc_paused():  # many small objects, no garbage (see kg/resolve.py gc_paused)
         for rel, path, stat in scan_files(raw):
             on_disk.add(rel)
-            state = states.get(rel)
-            if state is None or state.status == "removed":
+            row = rows.get(rel)
+            if row is None or statuses[row] == "removed":
                 plan.new.append(rel)
                 continue
-            if state.file_stat is None or state.file_stat != stat_signature(stat):
-                if state.sha256 != sha256_file(path):
+            if file_stats[row] != stat_signature(stat):  # None (no trusted stat) differs too
+                if states.value("sha256", row) != sha256_file(path):
                     plan.changed.append(rel)
                     continue
-                if state.status != "failed" and (signature := trusted_signature(stat, before)) is not None:
+                if statuses[row] != "failed" and (signature := trusted_signature(stat, before)) is not None:
                     plan.restat[rel] = signature
-            if state.status == "failed":
+            if statuses[row] == "failed":
                 plan.retry.append(rel)
             else:
                 plan.unchanged.append(rel)
-    plan.vanished = sorted(p for p, s in states.items() if p not in on_disk and s.status != "removed")
+    plan.vanished = sorted(p for p, status in zip(states.paths, statuses, strict=True)
+                           if status != "removed" and p not in on_disk)
     return plan
 
 
@@ -174,7 +214,7 @@ class Compiler:
         self.config = config or kb.config()
         self.judge = judge or RuleJudge()
         self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/resolve.py); None: rules only
-        self._planned: tuple[CompilePlan, dict[str, SourceState]] | None = None
+        self._planned: tuple[CompilePlan, SourceStates] | None = None
 
     def plan(self) -> CompilePlan:
         states = load_source_states(self.store)
@@ -199,7 +239,8 @@ class Compiler:
         todo = plan.to_compile
         # Every entity, for resolving the names found (0.3 s at 50k sources): only when compiling.
         index = load_entity_index(self.store, self.entity_judge) if todo else EntityIndex()
-        slugs = {s.slug for s in states.values()}
+        # Source slugs, for naming new sources: only read when there are some (50k strings at 50k).
+        slugs = set(states.column("slug")) if any(path not in states for path in todo) else set()
         seq = self.store.next_log_seq()
         if todo or plan.vanished:
             drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/search.py

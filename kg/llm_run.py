@@ -67,7 +67,7 @@ def _pending(kb: KnowledgeBase) -> list[str]:
     from kg.ops import open_store
 
     if not kb.db_path.exists():
-        return plan_compile(kb.raw, {}).to_compile
+        return plan_compile(kb.raw).to_compile
     with open_store(kb, read_only=True) as store:
         return plan_compile(kb.raw, load_source_states(store)).to_compile
 

@@ -220,3 +220,17 @@ def test_an_edited_source_sets_only_the_columns_that_can_change(kb: KnowledgeBas
     ops.compile_kb(kb, "heuristic", render=False)
     assert len(updates) == 1 and updates[0]["title"] == "Alpha" and "slug" not in updates[0]
     assert ops.cypher(kb, "MATCH (s:Source) RETURN s.title AS t, s.slug AS slug") == [{"t": "Alpha", "slug": "a"}]
+
+
+def test_source_states_read_like_the_source_rows(example_kb: KnowledgeBase) -> None:
+    ops.compile_kb(example_kb, "heuristic", render=False)
+    (example_kb.raw / "eniac.md").unlink()
+    ops.compile_kb(example_kb, "heuristic", render=False)  # a removed row among the live ones
+    rows = ops.cypher(example_kb, "MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha256, s.status AS status, "
+                                  "s.slug AS slug, s.file_stat AS file_stat, s.title AS title")
+    with ops.open_store(example_kb, read_only=True) as store:
+        states = load_source_states(store)
+        assert dict(states) == {row["path"]: compiler.SourceState(**row) for row in rows}
+        assert states["eniac.md"].status == "removed" and states.value("status", states.rows["eniac.md"]) == "removed"
+        assert "nothing.md" not in states and states.get("nothing.md") is None and len(states) == len(rows)
+    assert plan_compile(example_kb.raw).new == plan_compile(example_kb.raw, compiler.SourceStates()).new != []
