@@ -29,7 +29,15 @@ from kg.models import SourceDoc
 from kg.names import name_key, unique_slug
 from kg.resolve import EntityIndex, EntityJudge, gc_paused
 from kg.search import add_chunks, drop_indexes, refresh_indexes
-from kg.sources import read_source, scan_files, sha256_bytes, sha256_file, stat_signature
+from kg.sources import (
+    in_selection,
+    read_source,
+    scan_files,
+    scan_selected,
+    sha256_bytes,
+    sha256_file,
+    stat_signature,
+)
 from kg.stems import StemIndex
 from kg.store import Store, WriteBatch, now_iso
 from kg.verify import ChunkVerifier
@@ -106,7 +114,9 @@ class SourceStates(Mapping[str, SourceState]):
 
     FIELDS = ("path", "sha256", "status", "slug", "file_stat", "title")
 
-    def __init__(self, columns: Mapping[str, Sequence[Any]] | None = None, table: pa.Table | None = None) -> None:
+    def __init__(self, columns: Mapping[str, Sequence[Any]] | None = None, table: pa.Table | None = None,
+                 partial: bool = False) -> None:
+        self.partial = partial  # only the rows of some paths (load_source_states's `only`)
         self._table = table
         self._columns: dict[str, Sequence[Any]] = dict(columns or {})
         self.paths: list[str] = list(self.column("path"))
@@ -136,11 +146,19 @@ class SourceStates(Mapping[str, SourceState]):
         return len(self.paths)
 
 
-def load_source_states(store: Store) -> SourceStates:
-    table = store.table("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha256, s.status AS status, "
-                        "s.slug AS slug, s.file_stat AS file_stat, s.title AS title")
+def load_source_states(store: Store, only: Sequence[str] | None = None) -> SourceStates:
+    """Every source's row, or (`only`: paths relative to raw/) the rows at or under those paths."""
+    fields = ("s.path AS path, s.sha256 AS sha256, s.status AS status, s.slug AS slug, s.file_stat AS file_stat, "
+              "s.title AS title")
+    if only is None:
+        table = store.table(f"MATCH (s:Source) RETURN {fields}")
+    else:
+        under = " OR ".join(f"starts_with(s.path, $under{i})" for i in range(len(only)))
+        params = {"paths": list(only) or [""], **{f"under{i}": f"{rel}/" for i, rel in enumerate(only)}}
+        table = store.table(f"MATCH (s:Source) WHERE s.path IN $paths{' OR ' + under if under else ''} RETURN {fields}",
+                            params)
     with gc_paused():
-        return SourceStates(table=table)
+        return SourceStates(table=table, partial=only is not None)
 
 
 def load_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityIndex:
@@ -171,8 +189,9 @@ def trusted_signature(stat: os.stat_result | None, before_ns: int) -> str | None
     return stat_signature(stat)
 
 
-def plan_compile(raw: Path, states: SourceStates | None = None) -> CompilePlan:
-    """New, changed, unchanged, vanished and failed-before sources.
+def plan_compile(raw: Path, states: SourceStates | None = None, only: Sequence[str] | None = None) -> CompilePlan:
+    """New, changed, unchanged, vanished and failed-before sources: all of raw/, or (`only`: paths
+    relative to raw/, files or folders) those at or under these paths, the others left alone.
 
     A known file is read and hashed only when its stat differs from the one recorded with its
     sha256 (git's index check): an edit changes size, mtime or ctime; a recorded stat was
@@ -184,7 +203,7 @@ def plan_compile(raw: Path, states: SourceStates | None = None) -> CompilePlan:
     rows, statuses, file_stats = states.rows, states.column("status"), states.column("file_stat")
     on_disk = set()
     with gc_paused():  # many small objects, no garbage (see kg/resolve.py gc_paused)
-        for rel, path, stat in scan_files(raw):
+        for rel, path, stat in scan_files(raw) if only is None else scan_selected(raw, only):
             on_disk.add(rel)
             row = rows.get(rel)
             if row is None or statuses[row] == "removed":
@@ -201,7 +220,7 @@ def plan_compile(raw: Path, states: SourceStates | None = None) -> CompilePlan:
             else:
                 plan.unchanged.append(rel)
     plan.vanished = sorted(p for p, status in zip(states.paths, statuses, strict=True)
-                           if status != "removed" and p not in on_disk)
+                           if status != "removed" and p not in on_disk and (only is None or in_selection(p, only)))
     return plan
 
 
@@ -216,9 +235,10 @@ class Compiler:
         self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/resolve.py); None: rules only
         self._planned: tuple[CompilePlan, SourceStates] | None = None
 
-    def plan(self) -> CompilePlan:
-        states = load_source_states(self.store)
-        plan = plan_compile(self.kb.raw, states)
+    def plan(self, only: Sequence[str] | None = None) -> CompilePlan:
+        """What to compile: all of raw/, or the sources at or under `only` (paths relative to raw/)."""
+        states = load_source_states(self.store, only)
+        plan = plan_compile(self.kb.raw, states, only)
         self._planned = (plan, states)  # `compile(plan)` reuses the states instead of reloading them
         return plan
 
@@ -240,7 +260,10 @@ class Compiler:
         # Every entity, for resolving the names found (0.3 s at 50k sources): only when compiling.
         index = load_entity_index(self.store, self.entity_judge) if todo else EntityIndex()
         # Source slugs, for naming new sources: only read when there are some (50k strings at 50k).
-        slugs = set(states.column("slug")) if any(path not in states for path in todo) else set()
+        slugs: set[str] = set()
+        if any(path not in states for path in todo):
+            slugs = set(states.column("slug") if not states.partial else
+                        self.store.table("MATCH (s:Source) RETURN s.slug AS slug").column("slug").to_pylist())
         seq = self.store.next_log_seq()
         if todo or plan.vanished:
             drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/search.py

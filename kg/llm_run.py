@@ -13,6 +13,7 @@ run and read from it for every further chunk.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -63,20 +64,20 @@ class Estimate:
                 "Nothing was sent.")
 
 
-def _pending(kb: KnowledgeBase) -> list[str]:
+def _pending(kb: KnowledgeBase, only: Sequence[str] | None = None) -> list[str]:
     from kg.ops import open_store
 
     if not kb.db_path.exists():
-        return plan_compile(kb.raw).to_compile
+        return plan_compile(kb.raw, only=only).to_compile
     with open_store(kb, read_only=True) as store:
-        return plan_compile(kb.raw, load_source_states(store)).to_compile
+        return plan_compile(kb.raw, load_source_states(store, only), only).to_compile
 
 
-def estimate(kb: KnowledgeBase, override: str | None = None) -> Estimate:
+def estimate(kb: KnowledgeBase, override: str | None = None, only: Sequence[str] | None = None) -> Estimate:
     """What `kg compile` would send, without sending anything (no API key needed)."""
     config = kb.config()
     name = extractor_name(config, override)
-    paths = _pending(kb)
+    paths = _pending(kb, only)
     model = config.llm.model or DEFAULT_MODELS.get(name, "")
     est = Estimate(name, model, sources=len(paths))
     items = pending_chunks(kb, config, paths)
@@ -122,7 +123,7 @@ def estimate(kb: KnowledgeBase, override: str | None = None) -> Estimate:
 
 
 def prefetch_batch(kb: KnowledgeBase, override: str | None = None, ledger: Ledger | None = None,
-                   sleep: Any = None) -> BatchReport:
+                   sleep: Any = None, only: Sequence[str] | None = None) -> BatchReport:
     """`kg compile --batch`, step one: extract every pending chunk through the Message Batches
     API into the reply cache. The ordinary compile that follows then makes no requests for them."""
     from kg.extractors.anthropic_backend import AnthropicExtractor
@@ -134,7 +135,7 @@ def prefetch_batch(kb: KnowledgeBase, override: str | None = None, ledger: Ledge
     try:
         extractor = make_extractor(config, "anthropic", cache, ledger)
         assert isinstance(extractor, AnthropicExtractor)
-        items = pending_chunks(kb, config, _pending(kb))
+        items = pending_chunks(kb, config, _pending(kb, only))
         return run_batch(extractor, items, **({"sleep": sleep} if sleep else {}))
     finally:
         cache.close()

@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
@@ -74,6 +75,30 @@ def scan_files(raw: Path) -> list[FoundFile]:
                 found.append((prefix + name, entry.path, stat))
     found.sort()  # by relative path: they are unique
     return found
+
+
+def scan_selected(raw: Path, selection: Sequence[str]) -> list[FoundFile]:
+    """`scan_files` of some of raw/: the files and folders at these paths relative to raw/."""
+    found: dict[str, FoundFile] = {}
+    for rel in selection:
+        if any(part.startswith(".") for part in rel.split("/")):
+            continue
+        path = raw / rel
+        if path.is_dir() and not path.is_symlink():
+            found.update((f"{rel}/{sub}", (f"{rel}/{sub}", full, stat)) for sub, full, stat in scan_files(path))
+        elif is_supported(path):
+            try:
+                stat = path.stat()
+            except OSError:  # not there (deleted, or never was): the plan sees it as vanished, or nothing
+                continue
+            if S_ISREG(stat.st_mode):
+                found[rel] = (rel, os.fspath(path), stat)
+    return sorted(found.values())
+
+
+def in_selection(rel: str, selection: Sequence[str]) -> bool:
+    """Whether a path relative to raw/ is one of these paths, or under one of them."""
+    return any(rel == chosen or rel.startswith(chosen + "/") for chosen in selection)
 
 
 def stat_signature(stat: os.stat_result) -> str:

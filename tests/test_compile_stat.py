@@ -187,9 +187,9 @@ def test_compile_reuses_the_planned_states(example_kb: KnowledgeBase, monkeypatc
     calls = []
     real = compiler.load_source_states
 
-    def counting(store: Any) -> Any:
+    def counting(store: Any, only: Any = None) -> Any:
         calls.append(1)
-        return real(store)
+        return real(store, only)
 
     monkeypatch.setattr(compiler, "load_source_states", counting)
     ops.compile_kb(example_kb, "heuristic", render=False)  # plan() then compile(plan)
