@@ -22,6 +22,7 @@ import pyarrow.compute as pc
 from kg.chunk import chunk_text
 from kg.config import Config
 from kg.contradict import ContradictionJudge, RuleJudge, detect
+from kg.entity_keys import add_key_rows, backfill, is_complete, lazy_entity_index
 from kg.errors import KgError, SourceError
 from kg.extractors import ExtractionContext, Extractor
 from kg.kb import KnowledgeBase
@@ -257,8 +258,7 @@ class Compiler:
                 batch.update("Source", {"path": path, "file_stat": signature})
             self.store.write(batch)
         todo = plan.to_compile
-        # Every entity, for resolving the names found (0.3 s at 50k sources): only when compiling.
-        index = load_entity_index(self.store, self.entity_judge) if todo else EntityIndex()
+        index = self._entity_index(todo)
         # Source slugs, for naming new sources: only read when there are some (50k strings at 50k).
         slugs: set[str] = set()
         if any(path not in states for path in todo):
@@ -279,6 +279,7 @@ class Compiler:
                 done += 1
                 if progress:
                     progress(path, done)
+            add_key_rows(self.store, index, batch)
             self.store.write(batch)
         if plan.vanished:
             batch = WriteBatch()
@@ -298,6 +299,20 @@ class Compiler:
         report.contradictions, report.superseded = found.found, found.superseded
         report.seconds = time.perf_counter() - started
         return report
+
+    def _entity_index(self, todo: Sequence[str]) -> EntityIndex:
+        """Known entities, for resolving the names found. A few sources (an edit) look names up in
+        the graph's EntityKey rows (kg/entity_keys.py); more, or an extractor that is shown every
+        known name, load every entity (0.3 s at 50k sources), and fill those rows if missing."""
+        if not todo:
+            return EntityIndex()
+        complete = is_complete(self.store)
+        if complete and len(todo) < self.config.compile.index_rebuild_sources and not self.extractor.wants_known_entities:
+            return lazy_entity_index(self.store, self.entity_judge)
+        index = load_entity_index(self.store, self.entity_judge)
+        if not complete:
+            backfill(self.store, index)
+        return index
 
     # one source ----------------------------------------------------------------------------
 

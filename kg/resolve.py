@@ -21,7 +21,7 @@ import difflib
 import gc
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
@@ -34,6 +34,8 @@ from kg.models import ExtractedEntity
 from kg.names import name_key, unique_slug
 
 GENERIC_TYPES = {"named", "concept", "thing", "other", ""}
+# Keys of the graph's EntityKey rows (kg/entity_keys.py): a name or alias key, or an acronym.
+NAME_KEY, ACRONYM_KEY = "name:", "acronym:"
 _TITLES = re.compile(r"^(mr|mrs|ms|dr|prof|professor|sir|dame|lord|lady|st|saint|president|general|captain)\.?\s+")
 
 
@@ -158,6 +160,69 @@ def _words_of(keys: Iterable[str]) -> dict[str, set[str]]:
     return words
 
 
+def acronym_of(key: str) -> str | None:
+    """The initials a multi-word name key answers to as an acronym ("ENIAC" style), if any."""
+    words = key.split()
+    return "".join(w[0] for w in words if w not in ("of", "and", "the", "for")) if len(words) >= 2 else None
+
+
+class LazyDict(dict[str, Any]):
+    """A dict that asks `fetch` for a key it does not hold (None: there is none), once per key.
+    `setdefault` keeps what `fetch` finds: the graph's value wins over a new one."""
+
+    def __init__(self, fetch: Callable[[str], Any]) -> None:
+        super().__init__()
+        self._fetch = fetch
+        self._absent: set[str] = set()
+
+    def __missing__(self, key: str) -> Any:
+        if key not in self._absent:
+            value = self._fetch(key)
+            if value is not None:
+                self[key] = value
+                return value
+            self._absent.add(key)
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key, _NOTHING) is not _NOTHING
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        value = self.get(key, _NOTHING)
+        if value is _NOTHING:
+            self[key] = value = default
+        return value
+
+
+class LazySet(set[str]):
+    """A set that asks `exists` about an item it does not hold, once per item."""
+
+    def __init__(self, exists: Callable[[str], bool]) -> None:
+        super().__init__()
+        self._exists = exists
+        self._absent: set[str] = set()
+
+    def __contains__(self, item: object) -> bool:
+        if not isinstance(item, str) or set.__contains__(self, item):
+            return set.__contains__(self, item)
+        if item in self._absent:
+            return False
+        if self._exists(item):
+            self.add(item)
+            return True
+        self._absent.add(item)
+        return False
+
+
+_NOTHING = object()
+
+
 def _specific(type_: str) -> bool:
     return type_ not in GENERIC_TYPES
 
@@ -169,7 +234,8 @@ class EntityIndex:
         self.by_key: dict[str, str] = {}
         # Blocking for the fuzzy tier: word -> the name keys containing it (see by_word), kept in
         # two parts so that loading the graph's entities does not have to split every key:
-        self._loaded_keys: list[str] = []  # keys registered by from_columns, searched for words
+        self._loaded_key_list: list[str] = []  # keys registered by from_columns, searched for words
+        self._load_keys: Callable[[], list[str]] | None = None  # or, for a lazy index, how to get them
         self._loaded_text: str | None = None  # " key \n" per loaded key, made on the first search
         self._loaded_hits: dict[str, set[str] | None] = {}  # word -> loaded keys with it (None: too many)
         self._loaded_words: dict[str, set[str]] | None = None  # all of them, once searching is not worth it
@@ -180,6 +246,9 @@ class EntityIndex:
         self.canonical: dict[str, str] = {}  # merged entity -> the entity it is an alias of
         self.slugs: set[str] = set()
         self.links: list[AliasLink] = []  # merges made during this compile
+        # EntityKey rows (kg/entity_keys.py) this compile's new names, aliases and acronyms ask for:
+        # key -> the smallest entity id claiming it; the compiler writes them with the entities.
+        self.key_claims: dict[str, str] = {}
         self.embedder = embedder
         self.fuzzy_threshold = fuzzy_threshold
         self.embedding_threshold = embedding_threshold
@@ -228,9 +297,44 @@ class EntityIndex:
                     first[key] = at
             first.pop("", None)
             index.by_key = {key: ids[at] for key, at in first.items()}
-            index._loaded_keys = list(filter(None, chain(name_keys, alias_keys)))
+            index._loaded_key_list = list(filter(None, chain(name_keys, alias_keys)))
             index._unindexed = list(zip(ids, name_keys, strict=True))
         return index
+
+    @classmethod
+    def lazy(cls, fetch_key: Callable[[str], str | None], fetch_record: Callable[[str], EntityRecord | None],
+             load_keys: Callable[[], list[str]], alias_edges: Iterable[tuple[str, str]] = (),
+             judge: EntityJudge | None = None) -> EntityIndex:
+        """An index that reads the graph only for what it is asked: an EntityKey row per name
+        key or acronym looked up (`fetch_key` of "name:<key>" / "acronym:<ABC>": the smallest
+        entity id with it, what loading every entity gives), an entity's record when it is found
+        (`fetch_record`), and every name key only if the fuzzy tier needs them (`load_keys`).
+        It resolves as `from_columns` over every entity does (tests/test_entity_keys.py); for a
+        compile of a few sources it costs milliseconds instead of reading every entity."""
+        index = cls(judge=judge)
+        index.canonical.update(alias_edges)
+        index.by_key = LazyDict(lambda key: fetch_key(NAME_KEY + key))
+        index.records = LazyDict(fetch_record)
+        index.slugs = LazySet(lambda entity_id: fetch_record(entity_id) is not None)
+        index._acronyms = LazyDict(lambda acronym: fetch_key(ACRONYM_KEY + acronym))
+        index._load_keys = load_keys
+        return index
+
+    @property
+    def _loaded_keys(self) -> list[str]:
+        if self._load_keys is not None:
+            self._loaded_key_list, self._load_keys = self._load_keys(), None
+        return self._loaded_key_list
+
+    def graph_keys(self) -> dict[str, str]:
+        """The EntityKey rows of the entities loaded (`from_columns`; before any is registered)."""
+        rows = {NAME_KEY + key: entity_id for key, entity_id in self.by_key.items()}
+        rows.update((ACRONYM_KEY + acronym, entity_id) for acronym, entity_id in self.acronyms.items())
+        return rows
+
+    def _claim_key(self, key: str, entity_id: str) -> None:
+        if (claimed := self.key_claims.get(key)) is None or entity_id < claimed:
+            self.key_claims[key] = entity_id
 
     # Blocking: a word shared by more than this many known names narrows nothing down.
     BLOCK_LIMIT = 500
@@ -291,9 +395,8 @@ class EntityIndex:
         """Initials of multi-word names -> entity id (the first registered wins)."""
         if self._unindexed:  # add the entities registered since the last use, in order
             for record_id, key in self._unindexed:
-                words = key.split()
-                if len(words) >= 2:
-                    self._acronyms.setdefault("".join(w[0] for w in words if w not in ("of", "and", "the", "for")), record_id)
+                if (acronym := acronym_of(key)) is not None:
+                    self._acronyms.setdefault(acronym, record_id)
             self._unindexed.clear()
         return self._acronyms
 
@@ -312,9 +415,12 @@ class EntityIndex:
         for key in keys:
             if key:
                 self.by_key.setdefault(key, record.id)
+                self._claim_key(NAME_KEY + key, record.id)
                 for word in set(key.split()):
                     self._later_words.setdefault(word, set()).add(key)
         self._unindexed.append((record.id, keys[0]))
+        if (acronym := acronym_of(keys[0])) is not None:
+            self._claim_key(ACRONYM_KEY + acronym, record.id)
 
     def mentioned_in(self, text: str, limit: int = 100, max_words: int = 5) -> list[str]:
         """Canonical names of known entities that `text` mentions (word n-grams looked up by key)."""
@@ -484,6 +590,7 @@ class EntityIndex:
                 record.aliases.append(name)
                 known.add(fast_name_key(name))
                 self.by_key.setdefault(fast_name_key(name), record.id)
+                self._claim_key(NAME_KEY + fast_name_key(name), record.id)
                 changed = True
         if not record.summary and entity.description:
             record.summary = entity.description

@@ -81,6 +81,13 @@ MIGRATIONS: list[tuple[int, str, list[str]]] = [
         # re-read the file (kg/compiler.py plan_compile). Written with the row it describes.
         ["ALTER TABLE Source ADD file_stat STRING"],
     ),
+    (
+        5,
+        "entity keys: resolve a few names without reading every entity",
+        # "name:<key>" / "acronym:<ABC>" -> the smallest entity id with that name or alias key, or
+        # with those initials; "index:complete" once every entity is covered (kg/entity_keys.py).
+        ["CREATE NODE TABLE EntityKey(key STRING PRIMARY KEY, entity STRING)"],
+    ),
 ]
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]
@@ -103,6 +110,7 @@ WRITE_SCHEMAS: dict[str, pa.Schema] = {
                         ("prompt_version", _S), ("valid_from", _S), ("valid_to", _S), ("recorded_at", _S),
                         ("retracted_at", _S), ("status", _S)]),
     "LogEntry": pa.schema([("seq", _I), ("at", _S), ("op", _S), ("subject", _S), ("detail", _S)]),
+    "EntityKey": pa.schema([("key", _S), ("entity", _S)]),
     "ABOUT": pa.schema([("src", _S), ("dst", _S), ("role", _S)]),
     "EXTRACTED_FROM": pa.schema([("src", _S), ("dst", _S), ("source_sha256", _S), ("quote", _S),
                                  ("char_start", _I), ("char_end", _I), ("recorded_at", _S), ("retracted_at", _S)]),
@@ -131,7 +139,8 @@ _REL_ENDS = {
     "CITES": ("Page", "Claim"),
     "PAGE_ABOUT": ("Page", "Entity"),
 }
-_KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id", "Chunk": "id"}
+_KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id", "Chunk": "id",
+         "EntityKey": "key"}
 # Updates and id lookups of at most this many rows run one keyed statement per row (a primary-key
 # index lookup, ~0.3-0.5 ms each). Kuzu 0.11.3 plans `LOAD FROM`/`UNWIND` + `MATCH (n {key: x})` as
 # a hash join over a scan of the whole table: ~20 ms at 180k claims, growing with the graph, which
@@ -490,6 +499,17 @@ class Store:
             return {r["k"] for i in ids for r in self.query(cypher, {"i": i})}
         rows = self.query(f"UNWIND $ids AS i MATCH (n:{table} {{{key}: i}}) RETURN n.{key} AS k", {"ids": list(ids)})
         return {r["k"] for r in rows}
+
+    def values(self, table: str, keys: Iterable[str], column: str) -> dict[str, Any]:
+        """{primary key: value of `column`} for the rows of `table` with these keys (others left
+        out): one keyed lookup per key up to KEYED_LOOKUPS, else one join (see `offsets`)."""
+        wanted = sorted(set(keys))
+        key = _KEYS[table]
+        if len(wanted) <= KEYED_LOOKUPS:
+            cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN n.{key} AS k, n.{column} AS v"
+            return {r["k"]: r["v"] for k in wanted for r in self.query(cypher, {"k": k})}
+        return {r["k"]: r["v"] for r in self.query(
+            f"UNWIND $k AS k MATCH (n:{table} {{{key}: k}}) RETURN n.{key} AS k, n.{column} AS v", {"k": wanted})}
 
     def offsets(self, table: str, keys: Iterable[str]) -> list[int]:
         """Node offsets, `offset(id(n))`, of the rows of `table` with these primary keys (sorted; keys
