@@ -84,3 +84,10 @@ def test_claim_records_by_id_equal_the_full_load(example_kb: KnowledgeBase) -> N
         by_id = load_claim_records(store, some)
     assert len(every) > 20 and any(r.authority for r in every) and any(len(r.sources) for r in every)
     assert by_id == [r for r in every if r.id in set(some)]
+
+
+def test_every_claim_has_exactly_one_subject(compiled: KnowledgeBase) -> None:
+    """kg/contradict.py counts live claims with a subject as live claims: this must hold."""
+    rows = ops.cypher(compiled, "MATCH (c:Claim) OPTIONAL MATCH (c)-[:ABOUT {role: 'subject'}]->(e:Entity) "
+                                "WITH c, count(e) AS subjects RETURN subjects, count(*) AS claims")
+    assert len(rows) == 1 and rows[0]["subjects"] == 1 and rows[0]["claims"] > 100
