@@ -76,6 +76,8 @@ def plot_scale(data: dict[str, Any], path: Path) -> None:
         ("incremental_with_render_seconds", "1-source edit, compile + render (median)", "v-"),
         ("incremental_with_render_mean_seconds", "1-source edit, mean (WAL checkpoints included)", "d-"),
         ("incremental_process_seconds", "1-source edit, `kg compile` process", "^-"),
+        ("named_edit_seconds", "1-source edit named, `kg compile PATH` (median)", "P-"),
+        ("named_edit_process_seconds", "1-source edit named, `kg compile PATH` process", "X-"),
     ]
     for key, label, style in series:
         if not all(key in r for r in runs):  # older result files lack the newer series

@@ -15,6 +15,8 @@ knowledge base and measures through the library API (kg.kb / kg.ops):
   and max are reported: the mean and max include the WAL checkpoints that come every few dozen
   edits, kg/store.py CLOSE_CHECKPOINT_KB), one more as a `kg compile` process (start-up included), and a no-change
   `ops.compile_kb(kb)`
+- the same edit named: EDITS edits each `ops.compile_kb(kb, only=[path])` (what `kg compile PATH`
+  does: no stat of the other N - 1 files, no read of their rows), and one as a `kg compile PATH` process
 - database size on disk (.kg/), wiki size, peak RSS of the child (ru_maxrss)
 - query latency, p50/p95 over --repeats runs with random entities:
     point lookup   MATCH (e:Entity {id: $id}) RETURN e.name, e.type, e.summary
@@ -264,12 +266,27 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
     started = time.perf_counter()  # what a user waits for: a `kg compile` process
     subprocess.run([sys.executable, "-m", "kg.cli", "compile", "--kb", str(kb.root), "-q"], check=True)
     incremental_process = time.perf_counter() - started
+    named_times = []  # the same edits compiled by name, as `kg compile PATH` (an editor's on-save hook) does
+    for k in range(3 + EDITS, 3 + 2 * EDITS):
+        edit(k)
+        started = time.perf_counter()
+        named_report, _ = ops.compile_kb(kb, extractor="heuristic", only=[f"part000/s{k:06d}.md"])
+        named_times.append(time.perf_counter() - started)
+        assert named_report.compiled == 1 and not named_report.plan.unchanged
+    edit(3 + 2 * EDITS)
+    started = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "kg.cli", "compile", str(kb.raw / "part000" / f"s{3 + 2 * EDITS:06d}.md"),
+                    "--kb", str(kb.root), "-q"], check=True)
+    named_process = time.perf_counter() - started
     started = time.perf_counter()
     nochange_report, _ = ops.compile_kb(kb, extractor="heuristic")
     nochange_seconds = time.perf_counter() - started
     log(f"incremental: first edit {incremental_compile:.2f} s (compile only), then {incremental_with_render:.2f} s "
         f"median, {incremental_mean:.2f} s mean, {max(edit_times):.2f} s max of {EDITS} (compile + render, as `kg compile`), "
         f"{incremental_process:.2f} s as a `kg compile` process; no change {nochange_seconds:.2f} s")
+    log(f"named edit (`kg compile PATH`): {statistics.median(named_times):.2f} s median, "
+        f"{statistics.mean(named_times):.2f} s mean, {max(named_times):.2f} s max of {EDITS}; "
+        f"{named_process:.2f} s as a process")
     assert inc2_report is not None
 
     counts = ops.status(kb).counts
@@ -302,6 +319,11 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
         "incremental_with_render_mean_seconds": round(incremental_mean, 3),
         "incremental_with_render_max_seconds": round(max(edit_times), 3),
         "incremental_process_seconds": round(incremental_process, 3),
+        "named_edit_seconds": round(statistics.median(named_times), 3),
+        "named_edit_all_seconds": [round(t, 3) for t in named_times],
+        "named_edit_mean_seconds": round(statistics.mean(named_times), 3),
+        "named_edit_max_seconds": round(max(named_times), 3),
+        "named_edit_process_seconds": round(named_process, 3),
         "incremental_with_render_report": inc2_report.as_dict(),
         "incremental_rendered": inc2_rendered is not None,
         "nochange_compile_seconds": round(nochange_seconds, 3),
@@ -339,6 +361,10 @@ METRICS = [
     ("incremental_with_render_mean_seconds", f"1-source edit, mean of {EDITS} (WAL checkpoints included)", "flat"),
     ("incremental_with_render_max_seconds", f"1-source edit, slowest of {EDITS}", None),
     ("incremental_process_seconds", "1-source edit as a `kg compile` process", "flat"),
+    ("named_edit_seconds", f"1-source edit named, `kg compile PATH` (median of {EDITS})", "flat"),
+    ("named_edit_mean_seconds", f"1-source edit named, mean of {EDITS}", "flat"),
+    ("named_edit_max_seconds", f"1-source edit named, slowest of {EDITS}", None),
+    ("named_edit_process_seconds", "1-source edit named, as a `kg compile PATH` process", "flat"),
     ("nochange_compile_seconds", "no-change `kg compile`", "flat"),
     ("database_bytes", "database bytes", None),
     ("peak_rss_mb", "peak RSS MB", None),
