@@ -5,11 +5,14 @@ tables of N rows. It stays flat as N grows only if reading k rows costs O(k), no
 measures, on Kuzu as installed, every way of asking for k rows we know of, on a table shaped
 like kg's claims (`Claim(id STRING PRIMARY KEY, text STRING)`, each about one `Entity`):
 
-- `in`: `MATCH (c:Claim) WHERE offset(id(c)) IN $offsets` (what kg uses: the best of these);
+- `in`: `MATCH (c:Claim) WHERE offset(id(c)) IN $offsets` returning 2 columns (what kg uses);
+- `in-5-columns`: the same returning 5 string columns (Kuzu reads each returned column for every
+  row it scans, not only for the k it keeps);
 - `in-rel`: the same, then one hop to the claim's entity;
 - `pk-in`: `WHERE c.id IN $keys` (primary keys in a list);
 - `unwind-pk`: `UNWIND $keys AS k MATCH (c:Claim {id: k})` (primary keys, joined);
 - `pk-each`: one `MATCH (c:Claim {id: $k})` query per key (the only indexed lookup);
+- `pk-each-hop`: the same, then one hop to the claim's entity;
 - `pk-union`: one query of k `MATCH (c:Claim {id: $ki})` parts joined by UNION ALL.
 
 For each it prints the milliseconds per query at each N and the fitted exponent of N (0: flat,
@@ -45,16 +48,21 @@ def build(path: Path, n: int, seed: int) -> tuple[kuzu.Database, kuzu.Connection
     db = kuzu.Database(str(path))
     conn = kuzu.Connection(db)
     conn.execute("CREATE NODE TABLE Entity(id STRING PRIMARY KEY, name STRING)")
-    conn.execute("CREATE NODE TABLE Claim(id STRING PRIMARY KEY, text STRING)")
+    conn.execute("CREATE NODE TABLE Claim(id STRING PRIMARY KEY, text STRING, predicate STRING, object STRING, status STRING)")
     conn.execute("CREATE REL TABLE ABOUT(FROM Claim TO Entity, role STRING)")
     rng = random.Random(seed)
     entities = max(1, n // 4)
     conn.execute("LOAD FROM $t CREATE (:Entity {id: id, name: name})", {"t": pa.table({
         "id": [f"e{i:07d}" for i in range(entities)], "name": [f"Entity {i}" for i in range(entities)]})})
-    conn.execute("LOAD FROM $t CREATE (:Claim {id: id, text: text})", {"t": pa.table({
-        "id": [f"c{i:015x}" for i in range(n)],
-        "text": [f"Claim {i} says something about entity {i % entities} in {1900 + rng.randrange(120)}." for i in range(n)],
-    })})
+    conn.execute("LOAD FROM $t CREATE (:Claim {id: id, text: text, predicate: predicate, object: object, status: status})",
+                 {"t": pa.table({
+                     "id": [f"c{i:015x}" for i in range(n)],
+                     "text": [f"Claim {i} says something about entity {i % entities} in {1900 + rng.randrange(120)}."
+                              for i in range(n)],
+                     "predicate": [f"predicate {i % 97}" for i in range(n)],
+                     "object": [f"object {i % 1013}" for i in range(n)],
+                     "status": ["live"] * n,
+                 })})
     conn.execute("COPY ABOUT FROM $t", {"t": pa.table({
         "from": [f"c{i:015x}" for i in range(n)], "to": [f"e{i % entities:07d}" for i in range(n)],
         "role": ["subject"] * n})})
@@ -78,14 +86,18 @@ def forms(conn: kuzu.Connection, keys: list[str], offsets: list[int]) -> dict[st
     with warnings.catch_warnings():  # prepared once, as kg/store.py does (see Store._exec)
         warnings.simplefilter("ignore", DeprecationWarning)
         one = conn.prepare("MATCH (c:Claim {id: $k}) RETURN c.id, c.text")
+        hop = conn.prepare("MATCH (c:Claim {id: $k})-[a:ABOUT]->(e:Entity) RETURN c.id, e.id, a.role")
     union = " UNION ALL ".join(f"MATCH (c:Claim {{id: $k{i}}}) RETURN c.id AS id, c.text AS text" for i in range(len(keys)))
     return {
         "in": query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN c.id, c.text", {"o": offsets}),
+        "in-5-columns": query("MATCH (c:Claim) WHERE offset(id(c)) IN $o "
+                              "RETURN c.id, c.text, c.predicate, c.object, c.status", {"o": offsets}),
         "in-rel": query("MATCH (c:Claim)-[a:ABOUT]->(e:Entity) WHERE offset(id(c)) IN $o RETURN c.id, e.id, a.role",
                         {"o": offsets}),
         "pk-in": query("MATCH (c:Claim) WHERE c.id IN $k RETURN c.id, c.text", {"k": keys}),
         "unwind-pk": query("UNWIND $k AS k MATCH (c:Claim {id: k}) RETURN c.id, c.text", {"k": keys}),
         "pk-each": lambda: [conn.execute(one, {"k": k}).get_all() for k in keys],  # type: ignore[union-attr]
+        "pk-each-hop": lambda: [conn.execute(hop, {"k": k}).get_all() for k in keys],  # type: ignore[union-attr]
         "pk-union": query(union, {f"k{i}": k for i, k in enumerate(keys)}),
     }
 
