@@ -147,11 +147,14 @@ class SourceStates(Mapping[str, SourceState]):
         return len(self.paths)
 
 
+SELECTED_PATHS_QUERIED = 32  # more paths than this: read every row rather than one OR per path
+
+
 def load_source_states(store: Store, only: Sequence[str] | None = None) -> SourceStates:
     """Every source's row, or (`only`: paths relative to raw/) the rows at or under those paths."""
     fields = ("s.path AS path, s.sha256 AS sha256, s.status AS status, s.slug AS slug, s.file_stat AS file_stat, "
               "s.title AS title")
-    if only is None:
+    if only is None or len(only) > SELECTED_PATHS_QUERIED:
         table = store.table(f"MATCH (s:Source) RETURN {fields}")
     else:
         under = " OR ".join(f"starts_with(s.path, $under{i})" for i in range(len(only)))
@@ -159,7 +162,7 @@ def load_source_states(store: Store, only: Sequence[str] | None = None) -> Sourc
         table = store.table(f"MATCH (s:Source) WHERE s.path IN $paths{' OR ' + under if under else ''} RETURN {fields}",
                             params)
     with gc_paused():
-        return SourceStates(table=table, partial=only is not None)
+        return SourceStates(table=table, partial=only is not None and len(only) <= SELECTED_PATHS_QUERIED)
 
 
 def load_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityIndex:

@@ -52,8 +52,9 @@ def _check_selection(kb: KnowledgeBase, only: Sequence[str], plan: Any) -> None:
     """Every path asked for names a source (on disk or in the graph): a typo must not pass as
     'nothing to compile'."""
     planned = [*plan.new, *plan.changed, *plan.unchanged, *plan.vanished, *plan.retry]
+    named = set(planned)
     for rel in only:
-        if not any(in_selection(path, [rel]) for path in planned):
+        if rel not in named and not any(in_selection(path, [rel]) for path in planned):
             what = "has no source kg reads" if (kb.raw / rel).is_dir() else \
                 f"is not a source kg reads ({', '.join(sorted(SUPPORTED_SUFFIXES))})" if (kb.raw / rel).exists() else \
                 "does not exist and was never compiled"

@@ -95,3 +95,14 @@ def test_cli_compile_paths_and_their_errors(example_kb: KnowledgeBase) -> None:
     assert tree_digest(example_kb.state) == graph  # a refused selection writes nothing
     explained = json.loads(kg("compile", "eniac.md", "--kb", root, "--explain", "--json").output)
     assert explained["plan"]["unchanged"] == ["eniac.md"] and explained["pages"] == []
+
+
+def test_many_paths_at_once(example_kb: KnowledgeBase) -> None:
+    ops.compile_kb(example_kb)
+    (example_kb.raw / "many").mkdir()
+    names = [f"many/n{i:02d}.md" for i in range(40)]
+    for i, name in enumerate(names):
+        (example_kb.raw / name).write_text(f"# Note {i}\n\nProject Zeta{i} started in {1950 + i}.\n", encoding="utf-8")
+    report, _ = ops.compile_kb(example_kb, only=[*names[:39], "eniac.md"])  # more paths than are queried one by one
+    assert report.plan.new == names[:39] and report.plan.unchanged == ["eniac.md"] and report.compiled == 39
+    assert ops.compile_kb(example_kb)[0].plan.new == names[39:]
