@@ -382,8 +382,8 @@ def search_command(
 
     Vectors are computed on first use for what is not cached yet (.kg/vectors.sqlite).
     """
-    with errors():
-        result = ops.search_kb(find_kb(kb), text, mode, k, expand, embedder)
+    with errors(), _EmbeddingProgress() as progress:
+        result = ops.search_kb(find_kb(kb), text, mode, k, expand, embedder, progress)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -397,6 +397,33 @@ def search_command(
         out.print("Related through the graph:")
         for hit in result.expanded:
             out.print(f"  - via {hit.via}: [{hit.kind}] {_snippet(hit.text, 100)}  {hit.citation or hit.page}", markup=False)
+
+
+class _EmbeddingProgress:
+    """What a first vector search shows while it embeds everything (once: cached after)."""
+
+    def __init__(self) -> None:
+        self.bar: Progress | None = None
+        self.task: Any = None
+
+    def __enter__(self) -> _EmbeddingProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, done: int, total: int, embedded: int) -> None:
+        if embedded == 0:  # all from the cache so far: nothing worth showing
+            return
+        if self.bar is None:
+            err.print(f"Embedding {total:,} claims and chunks for vector search: once, then cached in .kg/vectors.sqlite "
+                      "(`--mode bm25` needs no vectors).")
+            self.bar = Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                                console=err, transient=True, disable=not err.is_terminal)
+            self.bar.start()
+            self.task = self.bar.add_task("", total=total)
+        self.bar.update(self.task, completed=done, total=total)
 
 
 def _snippet(text: str, size: int = 160) -> str:
@@ -416,8 +443,8 @@ def query_command(
     as_json: JsonOption = False,
 ) -> None:
     """Answer a question from the wiki, with citations to claims, pages and source spans."""
-    with errors():
-        answer, nav, page = ops.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode)
+    with errors(), _EmbeddingProgress() as progress:
+        answer, nav, page = ops.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress)
     if as_json:
         emit_json({**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
                    "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,

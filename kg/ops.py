@@ -280,34 +280,35 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
 
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
-              embedder: str = "minilm") -> Any:
+              embedder: str = "minilm", progress: Any = None) -> Any:
+    """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything)."""
     from kg.search import Searcher, indexed_store
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with indexed_store(kb.db_path) as store:  # builds the indexes a small compile left to the first search
-            return Searcher(store, emb).search(text, mode, k, expand)
+            return Searcher(store, emb, progress).search(text, mode, k, expand)
     finally:
         if emb is not None and emb.cache is not None:
             emb.cache.close()
 
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
-             offline: bool = False, mode: str | None = None) -> tuple[Any, Any, str | None]:
+             offline: bool = False, mode: str | None = None, progress: Any = None) -> tuple[Any, Any, str | None]:
     """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
 
     Returns (Answer, NavigationResult, saved page id or None).
     """
     from kg.answer import extractive_answer, llm_answer, make_answer_client, save_answer
     from kg.query import Navigator
-    from kg.search import indexed_store
+    from kg.search import Searcher, indexed_store
 
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with indexed_store(kb.db_path, writable=save) as store:  # builds indexes a small compile left dropped
-            nav = Navigator(store, emb).navigate(question, budget, mode)
+            nav = Navigator(store, emb, Searcher(store, emb, progress)).navigate(question, budget, mode)
             if provider == "heuristic":
                 answer = extractive_answer(nav)
             else:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -37,6 +37,7 @@ from kg.store import Store, WriteBatch
 
 MODES = ("bm25", "vector", "hybrid")
 RRF_K = 60
+VECTOR_SLICE = 4096  # texts embedded (and cached) per step of a first vector search
 # table -> (index name, indexed properties)
 FTS_INDEXES: dict[str, tuple[str, list[str]]] = {
     "Claim": ("claim_fts", ["text"]),
@@ -190,9 +191,13 @@ def rrf(rankings: Sequence[Sequence[tuple[str, str]]], k: int = RRF_K) -> list[t
 class Searcher:
     """Search one open graph. Keep one per process: it caches the vector matrix."""
 
-    def __init__(self, store: Store, embedder: Embedder | None = None) -> None:
+    def __init__(self, store: Store, embedder: Embedder | None = None,
+                 progress: Callable[[int, int, int], None] | None = None) -> None:
         self.store = store
         self.embedder = embedder
+        # (texts done, texts in all, texts embedded so far rather than found in the cache): the first
+        # vector search of a large knowledge base embeds everything once (MiniLM: minutes at 50k sources)
+        self.progress = progress
         self._matrix: np.ndarray | None = None
         self._keys: list[tuple[str, str]] = []
         self._checked = False
@@ -259,7 +264,11 @@ class Searcher:
             self._keys = keys
             # in slices, so that an interrupted first run (MiniLM: minutes on a big corpus) keeps
             # what it embedded in the cache
-            parts = [self.embedder.embed(texts[i : i + 4096]) for i in range(0, len(texts), 4096)]
+            parts = []
+            for start in range(0, len(texts), VECTOR_SLICE):
+                parts.append(self.embedder.embed(texts[start : start + VECTOR_SLICE]))
+                if self.progress is not None:
+                    self.progress(min(start + VECTOR_SLICE, len(texts)), len(texts), self.embedder.embedded)
             self._matrix = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
 
     def vector_keys(self, query: str, k: int) -> list[tuple[tuple[str, str], float]]:

@@ -183,3 +183,23 @@ def test_a_crash_after_the_indexes_were_dropped_leaves_search_working(kb: Knowle
     subprocess.run([sys.executable, "-c", crash], check=True)  # killed before closing the database
     (kb.state / "lock.json").unlink()  # as a stale lock of a dead process is
     assert ops.search_kb(kb, "savanna", "bm25").hits
+
+
+def test_a_first_vector_search_reports_its_embedding(fresh: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    import kg.search
+
+    (fresh.state / "vectors.sqlite").unlink(missing_ok=True)
+    monkeypatch.setattr(kg.search, "VECTOR_SLICE", 50)
+    calls: list[tuple[int, int, int]] = []
+    ops.search_kb(fresh, "tubes", "vector", 3, embedder="hashing", progress=lambda *step: calls.append(step))
+    total = calls[-1][1]
+    assert total > 100 and [done for done, _, _ in calls] == [*range(50, total, 50), total]
+    assert calls[-1][2] == total  # every text embedded: nothing was cached
+    calls.clear()
+    ops.search_kb(fresh, "tubes", "vector", 3, embedder="hashing", progress=lambda *step: calls.append(step))
+    assert calls and all(embedded == 0 for _, _, embedded in calls)  # the second time, all from the cache
+    (fresh.state / "vectors.sqlite").unlink()
+    shown = CliRunner().invoke(app, ["search", "tubes", "--mode", "vector", "--embedder", "hashing", "--kb", str(fresh.root)])
+    assert shown.exit_code == 0 and f"Embedding {total:,} claims and chunks" in shown.output
+    quiet = CliRunner().invoke(app, ["search", "tubes", "--mode", "vector", "--embedder", "hashing", "--kb", str(fresh.root)])
+    assert quiet.exit_code == 0 and "Embedding" not in quiet.output
