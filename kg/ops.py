@@ -302,13 +302,15 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     from kg.answer import extractive_answer, llm_answer, make_answer_client, save_answer
     from kg.query import Navigator
     from kg.search import Searcher, indexed_store
+    from kg.walk import GraphWalk
 
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with indexed_store(kb.db_path, writable=save) as store:  # builds indexes a small compile left dropped
-            nav = Navigator(store, emb, Searcher(store, emb, progress)).navigate(question, budget, mode)
+            walk = GraphWalk(store, cache=kb.state / "walk-graph.npz")  # saved between processes: kg/walk_cache.py
+            nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
                 answer = extractive_answer(nav)
             else:

@@ -391,6 +391,19 @@ class Store:
         result = self._exec(cypher, params)
         return result.get_as_arrow(chunk_size=100_000)
 
+    def file_signature(self) -> str:
+        """Size and mtime of the database file and its WAL: any committed write changes one of them
+        (an open store cannot be written by another process), so a cache of something read from
+        the graph is valid while this is unchanged (kg/walk_cache.py)."""
+        parts = []
+        for name in (str(self.path), f"{self.path}.wal"):
+            try:
+                stat = os.stat(name)
+                parts.append(f"{stat.st_size}:{stat.st_mtime_ns}")
+            except OSError:
+                parts.append("-")
+        return " ".join(parts)
+
     def wal_bytes(self) -> int:
         """Size of the write-ahead log: committed changes not yet checkpointed into the database file."""
         try:

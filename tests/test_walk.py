@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from kg import ops
+from kg import ops, walk_cache
+from kg import walk as walk_module
 from kg.entities import merge
 from kg.kb import KnowledgeBase, init
 from kg.query import Navigator
 from kg.search import ensure_indexes
 from kg.store import Store
-from kg.walk import GraphWalk, question_ngrams
+from kg.walk import Graph, GraphWalk, WalkSettings, load_graph, question_ngrams
 
 SOURCES = {
     "analytical-engine.md": "# Analytical Engine\n\nThe Analytical Engine was a mechanical general-purpose computer "
@@ -128,3 +129,40 @@ def test_navigator_ranks_the_bridge_source_above_the_distractor_and_reads_from_i
     assert set(small.source_paths[:2]) <= set(small.sources_read)  # evidence for the ranking was read
     assert "entities/charles-babbage" in small.pages  # reached by the walk, not named
     assert any("Walworth" in claim.text for claim in small.claims)
+
+
+# the graph saved between processes (kg/walk_cache.py) ---------------------------------------------
+
+def same_graph(a: Graph, b: Graph) -> bool:
+    return (a.entity_ids == b.entity_ids and a.entity_names == b.entity_names and a.source_paths == b.source_paths
+            and a.names.keys == b.names.keys and all(a.names.get(k) == b.names.get(k) for k in a.names.keys)
+            and (a.degree == b.degree).all() and (a.transition != b.transition).nnz == 0 and a.edge_count == b.edge_count)
+
+
+def test_a_saved_graph_is_the_graph_and_is_used_while_the_database_is_unchanged(
+        tiny_copy: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    cache = tiny_copy.state / "walk-graph.npz"
+    with Store(tiny_copy.db_path, read_only=True) as store:
+        fresh, expected = load_graph(store, WalkSettings()), GraphWalk(store).walk(TWO_HOP)
+        saved = GraphWalk(store, cache=cache).graph  # read, then saved
+        assert cache.is_file() and same_graph(saved, fresh)
+        monkeypatch.setattr(walk_module, "load_graph", lambda *_: pytest.fail("read again"))
+        monkeypatch.setattr(walk_cache, "load_graph", lambda *_: pytest.fail("read again"))
+        loaded = GraphWalk(store, cache=cache)
+        assert same_graph(loaded.graph, fresh) and loaded.walk(TWO_HOP) == expected
+    monkeypatch.undo()
+    (tiny_copy.raw / "ada-lovelace.md").write_text("# Ada Lovelace\n\nAda Lovelace wrote about the Analytical Engine.\n")
+    ops.compile_kb(tiny_copy, "heuristic")  # the database files change: the saved graph is stale
+    with Store(tiny_copy.db_path, read_only=True) as store:
+        walked = GraphWalk(store, cache=cache)
+        assert "ada-lovelace.md" in walked.graph.source_paths and same_graph(walked.graph, load_graph(store, WalkSettings()))
+        other = GraphWalk(store, WalkSettings(home_weight=1.0), cache=cache)  # other settings: not that graph either
+        assert same_graph(other.graph, load_graph(store, WalkSettings(home_weight=1.0)))
+
+
+def test_a_damaged_saved_graph_is_read_around(tiny_copy: KnowledgeBase) -> None:
+    cache = tiny_copy.state / "walk-graph.npz"
+    cache.write_bytes(b"PK\x03\x04 not really a zip file")
+    with Store(tiny_copy.db_path, read_only=True) as store:
+        assert same_graph(GraphWalk(store, cache=cache).graph, load_graph(store, WalkSettings()))
+    assert cache.read_bytes()[:2] == b"PK" and cache.stat().st_size > 100  # saved again
