@@ -383,7 +383,7 @@ def search_command(
     Vectors are computed on first use for what is not cached yet (.kg/vectors.sqlite).
     """
     with errors(), _EmbeddingProgress() as progress:
-        result = ops.search_kb(find_kb(kb), text, mode, k, expand, embedder, progress)
+        result = ops.search_kb(find_kb(kb), text, mode, k, expand, embedder, progress, _say_rebuilding)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -397,6 +397,11 @@ def search_command(
         out.print("Related through the graph:")
         for hit in result.expanded:
             out.print(f"  - via {hit.via}: [{hit.kind}] {_snippet(hit.text, 100)}  {hit.citation or hit.page}", markup=False)
+
+
+def _say_rebuilding() -> None:
+    err.print("Rebuilding the search indexes: a compile of a few sources leaves that to the next search "
+              "(seconds on a large knowledge base).")
 
 
 class _EmbeddingProgress:
@@ -444,7 +449,8 @@ def query_command(
 ) -> None:
     """Answer a question from the wiki, with citations to claims, pages and source spans."""
     with errors(), _EmbeddingProgress() as progress:
-        answer, nav, page = ops.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress)
+        answer, nav, page = ops.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress,
+                                         _say_rebuilding)
     if as_json:
         emit_json({**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
                    "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,

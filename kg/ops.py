@@ -280,13 +280,14 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
 
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
-              embedder: str = "minilm", progress: Any = None) -> Any:
-    """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything)."""
+              embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
+    """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
+    `on_rebuild()`: the search indexes are being built first (see kg.search.indexed_store)."""
     from kg.search import Searcher, indexed_store
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        with indexed_store(kb.db_path) as store:  # builds the indexes a small compile left to the first search
+        with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # a small compile leaves them to the first search
             return Searcher(store, emb, progress).search(text, mode, k, expand)
     finally:
         if emb is not None and emb.cache is not None:
@@ -294,7 +295,8 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
 
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
-             offline: bool = False, mode: str | None = None, progress: Any = None) -> tuple[Any, Any, str | None]:
+             offline: bool = False, mode: str | None = None, progress: Any = None,
+             on_rebuild: Any = None) -> tuple[Any, Any, str | None]:
     """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
 
     Returns (Answer, NavigationResult, saved page id or None).
@@ -308,7 +310,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        with indexed_store(kb.db_path, writable=save) as store:  # builds indexes a small compile left dropped
+        with indexed_store(kb.db_path, writable=save, on_rebuild=on_rebuild) as store:  # see search_kb
             walk = GraphWalk(store, cache=kb.state / "walk-graph.npz")  # saved between processes: kg/walk_cache.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":

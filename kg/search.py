@@ -112,13 +112,16 @@ def indexes_ready(store: Store) -> bool:
 
 
 @contextmanager
-def indexed_store(db_path: Path, writable: bool = False) -> Iterator[Store]:
+def indexed_store(db_path: Path, writable: bool = False,
+                  on_rebuild: Callable[[], None] | None = None) -> Iterator[Store]:
     """The graph, open with its full-text indexes in place: read-only unless `writable`, or when a
     compile left the indexes dropped (a small change leaves them to the first search:
-    kg/compiler.py) and they have to be built first."""
+    kg/compiler.py) and they have to be built first (`on_rebuild` is told: seconds on a large graph)."""
     store = Store(db_path, read_only=not writable)
     try:
         if not indexes_ready(store):
+            if on_rebuild is not None:
+                on_rebuild()
             if not writable:
                 store.close()
                 store = Store(db_path)

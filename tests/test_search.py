@@ -203,3 +203,17 @@ def test_a_first_vector_search_reports_its_embedding(fresh: KnowledgeBase, monke
     assert shown.exit_code == 0 and f"Embedding {total:,} claims and chunks" in shown.output
     quiet = CliRunner().invoke(app, ["search", "tubes", "--mode", "vector", "--embedder", "hashing", "--kb", str(fresh.root)])
     assert quiet.exit_code == 0 and "Embedding" not in quiet.output
+
+
+def test_the_search_that_rebuilds_the_indexes_says_so(kb: KnowledgeBase) -> None:
+    (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
+    ops.compile_kb(kb, "heuristic")  # a small compile: the indexes are left to the first search
+    runner = CliRunner()
+    first = runner.invoke(app, ["search", "savanna", "--mode", "bm25", "--kb", str(kb.root)])
+    assert first.exit_code == 0 and "Rebuilding the search indexes" in first.output and "savanna" in first.output
+    again = runner.invoke(app, ["query", "Where does the zebra graze?", "--mode", "bm25", "--kb", str(kb.root)])
+    assert again.exit_code == 0 and "Rebuilding" not in again.output and "zebra" in again.output.lower()
+    (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna at dawn.\n")
+    ops.compile_kb(kb, "heuristic")
+    asked = runner.invoke(app, ["query", "Where does the zebra graze?", "--mode", "bm25", "--kb", str(kb.root)])
+    assert asked.exit_code == 0 and "Rebuilding the search indexes" in asked.output
