@@ -115,11 +115,10 @@ class SourceStates(Mapping[str, SourceState]):
 
     FIELDS = ("path", "sha256", "status", "slug", "file_stat", "title")
 
-    def __init__(self, columns: Mapping[str, Sequence[Any]] | None = None, table: pa.Table | None = None,
-                 partial: bool = False) -> None:
+    def __init__(self, table: pa.Table | None = None, partial: bool = False) -> None:
         self.partial = partial  # only the rows of some paths (load_source_states's `only`)
-        self._table = table
-        self._columns: dict[str, Sequence[Any]] = dict(columns or {})
+        self._table = table  # None: no sources
+        self._columns: dict[str, Sequence[Any]] = {}  # the columns read whole so far
         self.paths: list[str] = list(self.column("path"))
         self.rows = dict(zip(self.paths, range(len(self.paths)), strict=True))
 

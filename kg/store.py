@@ -504,14 +504,7 @@ class Store:
     # reads used by the compiler ------------------------------------------------------------
 
     def existing_ids(self, table: str, ids: Sequence[str]) -> set[str]:
-        if not ids:
-            return set()
-        key = _KEYS[table]
-        if len(ids) <= SMALL_BATCH:
-            cypher = f"MATCH (n:{table} {{{key}: $i}}) RETURN n.{key} AS k"
-            return {r["k"] for i in ids for r in self.query(cypher, {"i": i})}
-        rows = self.query(f"UNWIND $ids AS i MATCH (n:{table} {{{key}: i}}) RETURN n.{key} AS k", {"ids": list(ids)})
-        return {r["k"] for r in rows}
+        return set(self.values(table, ids, _KEYS[table]))
 
     def values(self, table: str, keys: Iterable[str], column: str) -> dict[str, Any]:
         """{primary key: value of `column`} for the rows of `table` with these keys (others left
