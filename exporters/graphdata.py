@@ -279,8 +279,8 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
     for r in evidence_rows:
         source = sources[r["path"]]
         claims[r["c"]].evidence.append(Evidence(r["path"], source["slug"], source["title"], r["quote"], r["cs"], r["ce"],
-                                                r["sha"], r["retracted"] is not None, source["authority"] or 0))
-        if r["retracted"] is None:
+                                                r["sha"], bool(r["retracted"]), source["authority"] or 0))
+        if not r["retracted"]:
             claims_of_source[r["path"]].append(r["c"])
     counted: dict[tuple[str, str], int] = defaultdict(int)
     for r in mention_rows:

@@ -474,12 +474,12 @@ class Compiler:
     def _retract_evidence(self, path: str, batch: WriteBatch, now: str) -> None:
         """Withdraw a source's old evidence and mentions; claims left unsupported are retracted."""
         batch.statements.append((
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source {path: $p}) WHERE x.retracted_at IS NULL "
+            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source {path: $p}) WHERE x.retracted_at = '' "
             "SET x.retracted_at = $now", {"p": path, "now": now}))
         batch.statements.append(("MATCH (s:Source {path: $p})-[m:MENTIONS]->(:Entity) DELETE m", {"p": path}))
         batch.after.append((
             "MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: $p}) WHERE c.status = 'live' "
-            "AND NOT EXISTS { MATCH (c)-[x:EXTRACTED_FROM]->(:Source) WHERE x.retracted_at IS NULL } "
+            "AND NOT EXISTS { MATCH (c)-[x:EXTRACTED_FROM]->(:Source) WHERE x.retracted_at = '' } "
             "SET c.status = 'retracted', c.retracted_at = $now", {"p": path, "now": now}))
 
     def _remove_source(self, path: str, batch: WriteBatch, seq: int) -> int:

@@ -350,7 +350,7 @@ _CLAIM_COLUMNS = ("c.id AS id, c.text AS text, e.id AS subject, c.predicate AS p
                   "c.polarity AS polarity, c.object AS object, c.confidence AS confidence")
 _RECORD_ROWS = (
     "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
-    "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at IS NULL "
+    "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at = '' "
     "OPTIONAL MATCH (c)-[:ABOUT]->(m:Entity) "
     f"RETURN {_CLAIM_COLUMNS}, max(s.authority) AS authority, c.valid_from AS valid_from, c.recorded_at AS recorded_at, "
     "collect(DISTINCT s.path) AS sources, collect(DISTINCT m.id) AS entities ORDER BY id"
@@ -363,7 +363,7 @@ def _record_rows(store: Store, offsets: list[int]) -> list[dict[str, Any]]:
     where = {"o": offsets}
     evidence: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
     for r in store.query("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o "
-                         "AND x.retracted_at IS NULL RETURN c.id AS id, s.path AS path, s.authority AS authority", where):
+                         "AND x.retracted_at = '' RETURN c.id AS id, s.path AS path, s.authority AS authority", where):
         evidence[r["id"]].append((r["path"], r["authority"]))
     entities: dict[str, list[str]] = defaultdict(list)
     for r in store.query("MATCH (c:Claim)-[:ABOUT]->(m:Entity) WHERE offset(id(c)) IN $o RETURN c.id AS id, m.id AS m",
@@ -403,7 +403,7 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     judge = judge or RuleJudge()
     report = ContradictionReport()
     new = {r["id"]: r["text"] or "" for r in store.query(
-        "MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at IS NULL RETURN c.id AS id, c.text AS text")}
+        "MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at = '' RETURN c.id AS id, c.text AS text")}
     if not new:
         return report
     new_ids = set(new)

@@ -116,7 +116,7 @@ def lint(kb: KnowledgeBase, store: Store) -> LintReport:
 def check_stale(kb: KnowledgeBase, store: Store, report: LintReport) -> None:
     plan = plan_compile(kb.raw, load_source_states(store))
     live = Counter(r["path"] for r in store.query(
-        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' AND x.retracted_at IS NULL "
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' AND x.retracted_at = '' "
         "RETURN s.path AS path"))
     for path in plan.changed:
         report.add(Finding("stale", "error", f"raw/{path}",

@@ -40,7 +40,7 @@ class ClaimReport:
 
 def check_evidence(raw: Path, row: dict[str, Any]) -> EvidenceCheck:
     """Cut the span from the raw file as it is now; say whether it is still the compiled version."""
-    check = EvidenceCheck(row["path"], row["sha"], row["cs"], row["ce"], row["quote"], row["retracted"] is not None, "verified")
+    check = EvidenceCheck(row["path"], row["sha"], row["cs"], row["ce"], row["quote"], bool(row["retracted"]), "verified")
     path = raw / row["path"]
     if not path.is_file():
         check.state, check.note = "missing", f"raw/{row['path']} no longer exists."
@@ -93,6 +93,6 @@ def stale_claims(store: Store, changed_or_gone: list[str]) -> list[dict[str, Any
     if not changed_or_gone:
         return []
     return store.query(
-        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o AND x.retracted_at IS NULL "
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o AND x.retracted_at = '' "
         "AND c.status = 'live' RETURN c.id AS id, c.text AS text, s.path AS source ORDER BY source, id",
         {"o": store.offsets("Source", changed_or_gone)})

@@ -305,7 +305,7 @@ class Navigator:
             return {}
         rows = self.store.query(
             "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
-            "AND x.retracted_at IS NULL MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
+            "AND x.retracted_at = '' MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
             "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf "
             "ORDER BY path, id, eid", {"paths": self.store.offsets("Source", paths), "ids": self.store.offsets("Entity", entities)})
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -330,7 +330,7 @@ class Navigator:
             if r["e"] and r["e"] not in ref.entities:
                 ref.entities.append(r["e"])
         for r in self.store.query(
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o AND x.retracted_at IS NULL "
+            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o AND x.retracted_at = '' "
             "RETURN c.id AS id, s.path AS path, s.slug AS slug, s.title AS title, x.char_start AS cs, "
             "x.char_end AS ce, x.quote AS quote ORDER BY id, path, cs", where):
             if r["id"] in refs:

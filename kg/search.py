@@ -361,7 +361,7 @@ class Searcher:
             hits.append(hit)
         return hits
 
-    _CLAIM_ROWS = ("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE {where} AND x.retracted_at IS NULL "
+    _CLAIM_ROWS = ("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE {where} AND x.retracted_at = '' "
                    "RETURN c.id AS id, c.text AS text, c.confidence AS conf, s.path AS path, s.slug AS slug, "
                    "s.title AS title, x.char_start AS cs, x.char_end AS ce")
     _ABOUT_ROWS = "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) WHERE {where} RETURN c.id AS id, e.id AS e, a.role AS role"

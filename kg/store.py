@@ -23,124 +23,25 @@ from typing import Any
 import pyarrow as pa
 
 from kg.errors import DatabaseLocked, QueryError, StoreError
-
-# Numbered migrations: (version, name, statements). Append only; never edit a released one.
-MIGRATIONS: list[tuple[int, str, list[str]]] = [
-    (
-        1,
-        "initial schema",
-        [
-            "CREATE NODE TABLE Source(path STRING PRIMARY KEY, slug STRING, sha256 STRING, title STRING, "
-            "kind STRING, bytes INT64, authority INT64, ingested_at STRING, compiled_at STRING, "
-            "status STRING, error STRING, extractor STRING, chunks INT64, unverified INT64)",
-            "CREATE NODE TABLE Entity(id STRING PRIMARY KEY, name STRING, type STRING, aliases STRING[], "
-            "summary STRING, status STRING, created_at STRING)",
-            "CREATE NODE TABLE Claim(id STRING PRIMARY KEY, text STRING, claim_type STRING, predicate STRING, "
-            "object STRING, value DOUBLE, unit STRING, polarity INT64, confidence DOUBLE, extractor STRING, "
-            "prompt_version STRING, valid_from STRING, valid_to STRING, recorded_at STRING, "
-            "retracted_at STRING, status STRING)",
-            "CREATE NODE TABLE Page(id STRING PRIMARY KEY, kind STRING, title STRING, body STRING, "
-            "body_sha256 STRING, created_at STRING)",
-            "CREATE NODE TABLE LogEntry(seq INT64 PRIMARY KEY, at STRING, op STRING, subject STRING, detail STRING)",
-            "CREATE REL TABLE ABOUT(FROM Claim TO Entity, role STRING)",
-            "CREATE REL TABLE EXTRACTED_FROM(FROM Claim TO Source, source_sha256 STRING, quote STRING, "
-            "char_start INT64, char_end INT64, recorded_at STRING, retracted_at STRING)",
-            "CREATE REL TABLE MENTIONS(FROM Source TO Entity, count INT64)",
-            "CREATE REL TABLE RELATED(FROM Entity TO Entity, predicate STRING, claim_id STRING)",
-            "CREATE REL TABLE CONTRADICTS(FROM Claim TO Claim, reason STRING, confidence DOUBLE, "
-            "method STRING, detected_at STRING)",
-            "CREATE REL TABLE SUPERSEDES(FROM Claim TO Claim, reason STRING)",
-            "CREATE REL TABLE ALIAS_OF(FROM Entity TO Entity, method STRING, score DOUBLE)",
-            "CREATE REL TABLE CITES(FROM Page TO Claim)",
-        ],
-    ),
-    (
-        2,
-        "claims remember when contradiction detection last saw them",
-        # NULL until detection has run for the claim; set in the transaction that writes its
-        # findings, so a compile killed before detection finishes is resumed by the next one.
-        ["ALTER TABLE Claim ADD checked_at STRING"],
-    ),
-    (
-        3,
-        "search: source chunks in the graph; answer pages linked to entities",
-        # Chunk rows are exact slices text[char_start:char_end] of the source with that sha256.
-        [
-            "CREATE NODE TABLE Chunk(id STRING PRIMARY KEY, source_path STRING, idx INT64, text STRING, "
-            "char_start INT64, char_end INT64, sha256 STRING)",
-            "CREATE REL TABLE HAS_CHUNK(FROM Source TO Chunk)",
-            "CREATE REL TABLE PAGE_ABOUT(FROM Page TO Entity)",
-        ],
-    ),
-    (
-        4,
-        "sources remember the stat of the file they were hashed from",
-        # "size:mtime_ns:ctime_ns" of raw/<path> taken just before the bytes whose sha256 the row
-        # holds were read, or NULL when it could not be trusted (mtime too recent: a same-tick
-        # edit would keep it). While the file's stat still equals it, the compiler does not
-        # re-read the file (kg/compiler.py plan_compile). Written with the row it describes.
-        ["ALTER TABLE Source ADD file_stat STRING"],
-    ),
-    (
-        5,
-        "entity keys: resolve a few names without reading every entity",
-        # "name:<key>" / "acronym:<ABC>" -> the smallest entity id with that name or alias key, or
-        # with those initials; "index:complete" once every entity is covered (kg/entity_keys.py).
-        ["CREATE NODE TABLE EntityKey(key STRING PRIMARY KEY, entity STRING)"],
-    ),
-]
-
-SCHEMA_VERSION = MIGRATIONS[-1][0]
+from kg.graph.probe import probe
+from kg.graph.rewrite import RewriteReport, rewrite
+from kg.graph.schema import (
+    HISTORY,
+    KEYS,
+    NEVER_NULL,
+    RELS,
+    SCHEMA_VERSION,
+    UNSET,
+    arrow_schema,
+    create_statements,
+)
 
 
 def now_iso() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-# Arrow schemas of the batched writes; explicit so that all-null columns keep their type.
-_S, _I, _D = pa.string(), pa.int64(), pa.float64()
-WRITE_SCHEMAS: dict[str, pa.Schema] = {
-    "Source": pa.schema([("path", _S), ("slug", _S), ("sha256", _S), ("title", _S), ("kind", _S), ("bytes", _I),
-                         ("authority", _I), ("ingested_at", _S), ("compiled_at", _S), ("status", _S),
-                         ("error", _S), ("extractor", _S), ("chunks", _I), ("unverified", _I), ("file_stat", _S)]),
-    "Entity": pa.schema([("id", _S), ("name", _S), ("type", _S), ("aliases", pa.list_(_S)), ("summary", _S),
-                         ("status", _S), ("created_at", _S)]),
-    "Claim": pa.schema([("id", _S), ("text", _S), ("claim_type", _S), ("predicate", _S), ("object", _S),
-                        ("value", _D), ("unit", _S), ("polarity", _I), ("confidence", _D), ("extractor", _S),
-                        ("prompt_version", _S), ("valid_from", _S), ("valid_to", _S), ("recorded_at", _S),
-                        ("retracted_at", _S), ("status", _S)]),
-    "LogEntry": pa.schema([("seq", _I), ("at", _S), ("op", _S), ("subject", _S), ("detail", _S)]),
-    "EntityKey": pa.schema([("key", _S), ("entity", _S)]),
-    "ABOUT": pa.schema([("src", _S), ("dst", _S), ("role", _S)]),
-    "EXTRACTED_FROM": pa.schema([("src", _S), ("dst", _S), ("source_sha256", _S), ("quote", _S),
-                                 ("char_start", _I), ("char_end", _I), ("recorded_at", _S), ("retracted_at", _S)]),
-    "MENTIONS": pa.schema([("src", _S), ("dst", _S), ("count", _I)]),
-    "RELATED": pa.schema([("src", _S), ("dst", _S), ("predicate", _S), ("claim_id", _S)]),
-    "CONTRADICTS": pa.schema([("src", _S), ("dst", _S), ("reason", _S), ("confidence", _D), ("method", _S),
-                              ("detected_at", _S)]),
-    "SUPERSEDES": pa.schema([("src", _S), ("dst", _S), ("reason", _S)]),
-    "ALIAS_OF": pa.schema([("src", _S), ("dst", _S), ("method", _S), ("score", _D)]),
-    "Chunk": pa.schema([("id", _S), ("source_path", _S), ("idx", _I), ("text", _S), ("char_start", _I),
-                        ("char_end", _I), ("sha256", _S)]),
-    "Page": pa.schema([("id", _S), ("kind", _S), ("title", _S), ("body", _S), ("body_sha256", _S), ("created_at", _S)]),
-    "HAS_CHUNK": pa.schema([("src", _S), ("dst", _S)]),
-    "CITES": pa.schema([("src", _S), ("dst", _S)]),
-    "PAGE_ABOUT": pa.schema([("src", _S), ("dst", _S)]),
-}
-_REL_ENDS = {
-    "ABOUT": ("Claim", "Entity"),
-    "EXTRACTED_FROM": ("Claim", "Source"),
-    "MENTIONS": ("Source", "Entity"),
-    "RELATED": ("Entity", "Entity"),
-    "CONTRADICTS": ("Claim", "Claim"),
-    "SUPERSEDES": ("Claim", "Claim"),
-    "ALIAS_OF": ("Entity", "Entity"),
-    "HAS_CHUNK": ("Source", "Chunk"),
-    "CITES": ("Page", "Claim"),
-    "PAGE_ABOUT": ("Page", "Entity"),
-}
-_KEYS = {"Source": "path", "Entity": "id", "Claim": "id", "LogEntry": "seq", "Page": "id", "Chunk": "id",
-         "EntityKey": "key"}
+
 # Updates and id lookups of at most this many rows run one keyed statement per row (a primary-key
 # index lookup, ~0.3-0.5 ms each). Kuzu 0.11.3 plans `LOAD FROM`/`UNWIND` + `MATCH (n {key: x})` as
 # a hash join over a scan of the whole table: ~20 ms at 180k claims, growing with the graph, which
@@ -184,6 +85,10 @@ class WriteBatch:
 
     def relate(self, table: str, row: dict[str, Any]) -> None:
         self.rels.setdefault(table, []).append(row)
+
+
+def _value(value: Any, never_null: bool) -> Any:
+    return UNSET if value is None and never_null else value
 
 
 def _param(type_: pa.DataType, value: Any) -> Any:
@@ -256,8 +161,6 @@ class Store:
         self.path = path
         self.read_only = read_only
         self._lock = Lock(path.parent / "lock.json")
-        import kuzu  # heavy native module: imported on first use only
-
         if read_only and not path.exists():
             raise StoreError(f"No graph at {path} yet. Run `kg compile` first.")
         holder = self._lock.holder()
@@ -268,16 +171,10 @@ class Store:
         if not read_only and not path.exists():
             # A WAL left beside a deleted graph belongs to that graph; replayed into a new one it fails.
             Path(f"{path}.wal").unlink(missing_ok=True)
+        self._buffer_pool_mb = buffer_pool_mb
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            # Kuzu's default buffer pool is 80% of the machine's memory; cap it (pages spill to disk).
-            self._db: Any = kuzu.Database(str(path), read_only=read_only, buffer_pool_size=buffer_pool_mb * 1024 * 1024,
-                                          checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
-            self._conn: Any = kuzu.Connection(self._db)
-            self._prepared: dict[str, Any] = {}  # query text -> prepared statement (see _exec)
-            # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
-            # brings back a dropped full-text index ("Index with name claim_fts already exists").
-            self._schema_changed = False
+            self._open_database()
         except RuntimeError as exc:
             self._lock.release()
             if "lock" in str(exc).lower():
@@ -293,6 +190,19 @@ class Store:
             raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
 
     # lifecycle -----------------------------------------------------------------------------
+
+    def _open_database(self) -> None:
+        import kuzu  # heavy native module: imported on first use only
+
+        # Kuzu's default buffer pool is 80% of the machine's memory; cap it (pages spill to disk).
+        self._db: Any = kuzu.Database(str(self.path), read_only=self.read_only,
+                                      buffer_pool_size=self._buffer_pool_mb * 1024 * 1024,
+                                      checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
+        self._conn: Any = kuzu.Connection(self._db)
+        self._prepared: dict[str, Any] = {}  # query text -> prepared statement (see _exec)
+        # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
+        # brings back a dropped full-text index ("Index with name claim_fts already exists").
+        self._schema_changed = False
 
     def close(self) -> None:
         self._close_database()
@@ -328,25 +238,42 @@ class Store:
         return int(rows[0]["v"] or 0) if rows else 0
 
     def migrate(self) -> list[int]:
-        """Apply pending numbered migrations, each in its own transaction, recorded in the graph."""
-        if self.schema_version() == 0 and not self._has_table("Migration"):
-            self._exec("CREATE NODE TABLE Migration(version INT64 PRIMARY KEY, name STRING, applied_at STRING)")
+        """Bring the graph to SCHEMA_VERSION; returns the versions applied (recorded in Migration).
+
+        A new graph is created whole (kg/graph/schema.py); an older one is copied into a new file
+        of the current schema (kg/graph/rewrite.py), after a probe in a child process has found
+        which of its columns can be read: a column Kuzu 0.11.3 broke is left behind, not read."""
         current = self.schema_version()
-        applied = []
-        for version, name, statements in MIGRATIONS:
-            if version <= current:
-                continue
+        if current == SCHEMA_VERSION:
+            return []
+        if current > SCHEMA_VERSION:
+            raise StoreError(f"The graph at {self.path} was made by a newer kg (schema {current}, this kg knows "
+                             f"{SCHEMA_VERSION}). Upgrade kg.")
+        if current == 0:
+            existing = {r["name"] for r in self.query("CALL show_tables() RETURN name")}
             with self.transaction():
-                for statement in statements:
-                    self._exec(statement)
-                self._exec(
-                    "CREATE (:Migration {version: $v, name: $n, applied_at: $t})",
-                    {"v": version, "n": name, "t": now_iso()},
-                )
-            applied.append(version)
-        if self._schema_changed:
+                for statement in create_statements():
+                    if statement.split()[3].split("(")[0] not in existing:
+                        self._exec(statement)
+                for version, name in HISTORY:
+                    self._exec("CREATE (:Migration {version: $v, name: $n, applied_at: $t})",
+                               {"v": version, "n": name, "t": now_iso()})
             self.checkpoint()  # schema changes never wait in the WAL (see _SCHEMA_CHANGE)
-        return applied
+        else:
+            self.upgrade()
+        return [version for version, _ in HISTORY if version > current]
+
+    def upgrade(self) -> RewriteReport:
+        """Copy the graph into a new file of the current schema, leaving unreadable columns behind."""
+        self._close_database()
+        try:
+            found = probe(self.path)
+            if found.unopenable:
+                raise StoreError(f"The graph at {self.path} cannot be read ({found.unopenable}). "
+                                 "Run `kg doctor` to rebuild it from raw/.")
+            return rewrite(self.path, found, self._buffer_pool_mb)
+        finally:
+            self._open_database()
 
     def _has_table(self, name: str) -> bool:
         rows = self.query("CALL show_tables() RETURN name")
@@ -446,13 +373,15 @@ class Store:
                 self._exec(cypher, params)
 
     def _arrow(self, table: str, rows: Sequence[dict[str, Any]]) -> pa.Table:
-        schema = WRITE_SCHEMAS[table]
-        return pa.table({name: [row.get(name) for row in rows] for name in schema.names}, schema=schema)
+        schema = arrow_schema(table)
+        unset = NEVER_NULL.get(table, ())
+        return pa.table({name: [_value(row.get(name), name in unset) for row in rows] for name in schema.names},
+                        schema=schema)
 
     def _create_nodes(self, table: str, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
-        names = WRITE_SCHEMAS[table].names
+        names = arrow_schema(table).names
         props = ", ".join(f"{n}: {n}" for n in names)
         self._exec(f"LOAD FROM $rows CREATE (:{table} {{{props}}})", {"rows": self._arrow(table, rows)})
 
@@ -465,17 +394,22 @@ class Store:
             self._update_columns(table, group)
 
     def _update_columns(self, table: str, rows: list[dict[str, Any]]) -> None:
-        key = _KEYS[table]
+        key = KEYS[table]
         columns = [c for c in rows[0] if c != key]
-        schema = WRITE_SCHEMAS[table]
+        schema = arrow_schema(table)
+        unset = NEVER_NULL.get(table, ())
+        if stray := [c for c in columns if pa.types.is_string(schema.field(c).type) and c not in unset]:
+            raise StoreError(f"Internal error: {table}.{', '.join(stray)} would be SET but may hold NULL, which "
+                             "Kuzu 0.11.3 corrupts (see NEVER_NULL in kg/store.py). Please report this.")
         if len(rows) <= SMALL_BATCH and not any(pa.types.is_list(schema.field(c).type) for c in columns):
             sets = ", ".join(f"n.{c} = ${c}" for c in columns)
             cypher = f"MATCH (n:{table} {{{key}: ${key}}}) SET {sets}"
             for row in rows:
-                self._exec(cypher, {c: _param(schema.field(c).type, row[c]) for c in [key, *columns]})
+                self._exec(cypher, {c: _param(schema.field(c).type, _value(row[c], c in unset))
+                                    for c in [key, *columns]})
             return
         arrow = pa.table(
-            {c: pa.array([r[c] for r in rows], type=schema.field(c).type) for c in [key, *columns]}
+            {c: pa.array([_value(r[c], c in unset) for r in rows], type=schema.field(c).type) for c in [key, *columns]}
         )
         sets = ", ".join(f"n.{c} = {c}" for c in columns)
         self._exec(f"LOAD FROM $rows MATCH (n:{table} {{{key}: {key}}}) SET {sets}", {"rows": arrow})
@@ -483,16 +417,18 @@ class Store:
     def _create_rels(self, table: str, rows: list[dict[str, Any]]) -> None:
         if not rows:
             return
-        src, dst = _REL_ENDS[table]
-        src_key, dst_key = _KEYS[src], _KEYS[dst]
-        names = [n for n in WRITE_SCHEMAS[table].names if n not in ("src", "dst")]
-        schema = WRITE_SCHEMAS[table]
+        src, dst = RELS[table][:2]
+        src_key, dst_key = KEYS[src], KEYS[dst]
+        names = [n for n in arrow_schema(table).names if n not in ("src", "dst")]
+        schema = arrow_schema(table)
         if len(rows) <= SMALL_BATCH and not any(pa.types.is_list(schema.field(n).type) for n in names):
             # keyed: two primary-key lookups per row instead of a join over both whole tables
             props = " {" + ", ".join(f"{n}: ${n}" for n in names) + "}" if names else ""
             cypher = f"MATCH (a:{src} {{{src_key}: $src}}), (b:{dst} {{{dst_key}: $dst}}) CREATE (a)-[:{table}{props}]->(b)"
+            unset = NEVER_NULL.get(table, ())
             for row in rows:
-                self._exec(cypher, {n: _param(schema.field(n).type, row.get(n)) for n in ("src", "dst", *names)})
+                self._exec(cypher, {n: _param(schema.field(n).type, _value(row.get(n), n in unset))
+                                    for n in ("src", "dst", *names)})
             return
         props = " {" + ", ".join(f"{n}: {n}" for n in names) + "}" if names else ""
         self._exec(
@@ -504,13 +440,13 @@ class Store:
     # reads used by the compiler ------------------------------------------------------------
 
     def existing_ids(self, table: str, ids: Sequence[str]) -> set[str]:
-        return set(self.values(table, ids, _KEYS[table]))
+        return set(self.values(table, ids, KEYS[table]))
 
     def values(self, table: str, keys: Iterable[str], column: str) -> dict[str, Any]:
         """{primary key: value of `column`} for the rows of `table` with these keys (others left
         out): one keyed lookup per key up to KEYED_LOOKUPS, else one join (see `offsets`)."""
         wanted = sorted(set(keys))
-        key = _KEYS[table]
+        key = KEYS[table]
         if len(wanted) <= KEYED_LOOKUPS:
             cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN n.{key} AS k, n.{column} AS v"
             return {r["k"]: r["v"] for k in wanted for r in self.query(cypher, {"k": k})}
@@ -529,7 +465,7 @@ class Store:
         wanted = sorted(set(keys))
         if not wanted:
             return list(NO_OFFSETS)
-        key = _KEYS[table]
+        key = KEYS[table]
         if len(wanted) <= KEYED_LOOKUPS:
             cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN offset(id(n)) AS o"
             found = [r["o"] for k in wanted for r in self.query(cypher, {"k": k})]
@@ -563,60 +499,14 @@ class CompactReport:
 
 def compact(path: Path) -> CompactReport:
     """Rewrite the graph without the dead data Kuzu 0.11.3 keeps (it has no VACUUM: every checkpoint
-    after a SET of a string property keeps the old copy of that column; see CLOSE_CHECKPOINT_KB).
-
-    The graph is exported (Parquet) and imported into a new file beside it, row counts are
-    compared table by table, and only then is the new file renamed over the old one; anything
-    that fails before leaves the graph as it was. The full-text indexes are not carried over
-    (Kuzu 0.11.3 fails to import them): the next search rebuilds them (kg.search.indexed_store).
-    Measured on a 50k-source graph grown by edits: 1,392 MB -> 250 MB in 12 s."""
-    import shutil
-    import time
-
-    import kuzu
-
-    started = time.perf_counter()
-    work = path.parent / f"compact-{os.getpid()}"
-    if "'" in str(work):
-        raise StoreError(f"Cannot compact a graph under a path with a quote in it ({path.parent}). Move the knowledge base.")
+    after a SET of a string property keeps the old copy of that column; see CLOSE_CHECKPOINT_KB):
+    a copy into a new file, swapped in once its row counts match (kg/graph/rewrite.py)."""
     store = Store(path)  # holds the writer lock until the new file is in place
     try:
-        for stale in path.parent.glob("compact-*"):  # left by a compaction that was killed (we hold the lock)
-            shutil.rmtree(stale, ignore_errors=True)
-        before = path.stat().st_size + store.wal_bytes()
-        counts = _table_counts(store._conn)
-        store.checkpoint()
-        export = work / "export"
-        store.query(f"EXPORT DATABASE '{export}' (format='parquet')")
-        (export / "index.cypher").write_text("", encoding="utf-8")
-        fresh = work / path.name
-        db = kuzu.Database(str(fresh), buffer_pool_size=1024 * 1024 * 1024, checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
-        conn = kuzu.Connection(db)
-        try:
-            conn.execute(f"IMPORT DATABASE '{export}'")
-            copied = _table_counts(conn)
-        finally:
-            conn.close()
-            db.close()  # checkpoints: everything is in the new file
-        if copied != counts:
-            raise StoreError(f"Compacting changed row counts ({counts} -> {copied}); the graph was left as it was. "
-                             "Please report this.")
-        store.checkpoint()
         store._close_database()
-        Path(f"{path}.wal").unlink(missing_ok=True)  # checkpointed above: holds nothing
-        os.replace(fresh, path)
-        return CompactReport(before, path.stat().st_size, time.perf_counter() - started)
-    except (OSError, RuntimeError) as exc:
+        done = rewrite(path, buffer_pool_mb=store._buffer_pool_mb)
+    except OSError as exc:
         raise StoreError(f"Could not compact the graph at {path}: {exc}. It was left as it was.") from exc
     finally:
         store.close()
-        shutil.rmtree(work, ignore_errors=True)
-
-
-def _table_counts(conn: Any) -> dict[str, int]:
-    """Rows of every node and relationship table, on a Kuzu connection."""
-    out = {}
-    for name, kind in conn.execute("CALL show_tables() RETURN name, type").get_all():
-        pattern = f"(n:{name})" if kind == "NODE" else f"()-[n:{name}]->()"
-        out[name] = int(conn.execute(f"MATCH {pattern} RETURN count(*)").get_next()[0])
-    return out
+    return CompactReport(done.bytes_before, done.bytes_after, done.seconds)

@@ -11,17 +11,18 @@ import pytest
 from typer.testing import CliRunner
 
 from kg import ops
-from kg import store as store_module
 from kg.cli import app
 from kg.errors import StoreError
+from kg.graph import rewrite as rewrite_module
+from kg.graph.schema import SCHEMA_VERSION
 from kg.kb import KnowledgeBase
-from kg.store import SCHEMA_VERSION, Store
+from kg.store import Store
 from tests.conftest import tree_digest
 
 
 def counts(kb: KnowledgeBase) -> dict[str, int]:
     with Store(kb.db_path, read_only=True) as store:
-        return store_module._table_counts(store._conn)
+        return rewrite_module.table_counts(store._conn)
 
 
 def test_compact_keeps_every_row_and_the_wiki(fresh: KnowledgeBase) -> None:
@@ -33,7 +34,7 @@ def test_compact_keeps_every_row_and_the_wiki(fresh: KnowledgeBase) -> None:
     report = ops.compact_kb(fresh)
     assert 0 < report.bytes_after < report.bytes_before
     assert counts(fresh) == before and not Path(f"{fresh.db_path}.wal").exists()
-    assert not list(fresh.state.glob("compact-*"))
+    assert not list(fresh.state.glob("rewrite-*"))
     with Store(fresh.db_path) as store:
         assert store.schema_version() == SCHEMA_VERSION and store.migrate() == []
     ops.render_kb(fresh)
@@ -47,7 +48,7 @@ def test_compact_keeps_every_row_and_the_wiki(fresh: KnowledgeBase) -> None:
 def test_a_failed_compaction_leaves_the_graph_as_it_was(fresh: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     claims = "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) RETURN c.id AS id, c.text AS text, s.path AS path ORDER BY id, path"
     before, rows = counts(fresh), ops.cypher(fresh, claims)
-    real = store_module._table_counts
+    real = rewrite_module.table_counts
     calls: list[int] = []
 
     def miscounting(conn: Any) -> dict[str, int]:
@@ -55,12 +56,12 @@ def test_a_failed_compaction_leaves_the_graph_as_it_was(fresh: KnowledgeBase, mo
         found = real(conn)
         return found if len(calls) == 1 else {**found, "Claim": found["Claim"] - 1}
 
-    monkeypatch.setattr(store_module, "_table_counts", miscounting)
+    monkeypatch.setattr(rewrite_module, "table_counts", miscounting)
     with pytest.raises(StoreError, match="left as it was"):
         ops.compact_kb(fresh)
-    monkeypatch.setattr(store_module, "_table_counts", real)
+    monkeypatch.setattr(rewrite_module, "table_counts", real)
     assert counts(fresh) == before and ops.cypher(fresh, claims) == rows
-    assert not list(fresh.state.glob("compact-*")) and not (fresh.state / "lock.json").exists()
+    assert not list(fresh.state.glob("rewrite-*")) and not (fresh.state / "lock.json").exists()
 
 
 def test_cli_compact(fresh: KnowledgeBase, kb: KnowledgeBase) -> None:

@@ -71,7 +71,7 @@ def test_row_by_row_and_load_from_write_the_same(tmp_path: Path, monkeypatch: py
     assert claims[0]["c.value"] == 1.0 and isinstance(claims[0]["c.value"], float) and claims[1]["c.retracted_at"] == "t1"
     assert found == {f"c{i:03d}" for i in range(0, n, 2)}
     evidence = [c for c in claims if "x.quote" in c]
-    assert len(evidence) == n and evidence[1]["x.quote"] == "q 1" and evidence[1]["x.retracted_at"] is None
+    assert len(evidence) == n and evidence[1]["x.quote"] == "q 1" and evidence[1]["x.retracted_at"] == ""
     assert evidence[0]["x.retracted_at"] == "t2" and evidence[2]["x.char_end"] == 5
 
 
