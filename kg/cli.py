@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kg import __version__, ops
-from kg.errors import KgError
+from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase, init
 
 app = typer.Typer(
@@ -131,6 +131,8 @@ def compile_command(
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Estimate LLM tokens and cost; send nothing, change nothing.")] = False,
     batch: Annotated[bool, typer.Option("--batch", help="Extract through the Anthropic Message Batches API (half price; waits for the batch).")] = False,
     explain: Annotated[bool, typer.Option("--explain", help="Print what would be compiled and which pages rewritten; change nothing.")] = False,
+    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build a new graph from all of raw/ (LLM replies from the cache), "
+                                          "then restore merges, answers and the log; the old graph is moved to .kg/broken/.")] = False,
 ) -> None:
     """Compile new and changed sources in raw/ into the graph, then render the wiki.
 
@@ -140,7 +142,7 @@ def compile_command(
     Exit code 1 when some source failed (the others are compiled), 2 for a usage or
     configuration error, 3 when another process holds the knowledge base.
     """
-    from kg import llm_run
+    from kg import doctor, llm_run
 
     with errors():
         base = find_kb(kb)
@@ -155,6 +157,13 @@ def compile_command(
             else:
                 out.print(estimate.summary())
             raise typer.Exit(0)
+        if rebuild:
+            if only is not None:
+                raise ConfigError("--rebuild compiles all of raw/; leave out the paths.")
+            report = _with_bar("rebuilding", lambda progress: doctor.rebuild(base, "asked for (kg compile --rebuild)",
+                                                                               extractor, progress), as_json or quiet)
+            _print_rebuild(report, as_json)
+            raise typer.Exit(1 if report.failed else 0)
         if batch:
             sent = llm_run.prefetch_batch(base, extractor, only=only)
             if sent.batch_id:
@@ -164,6 +173,77 @@ def compile_command(
         if (summary := llm_run.run_summary()) is not None:
             err.print(summary)
     raise typer.Exit(code)
+
+
+def _with_bar(label: str, work: Any, quiet: bool) -> Any:
+    """Run `work(progress)` under a progress bar of sources compiled (on a terminal)."""
+    with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  TextColumn("{task.description}"), console=err, disable=quiet or not err.is_terminal) as bar:
+        task = bar.add_task("", total=None)
+
+        def progress(path: str, done: int) -> None:
+            bar.update(task, completed=done, description=path[-40:])
+
+        return work(progress)
+
+
+def _print_rebuild(report: Any, as_json: bool) -> None:
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    out.print(f"Rebuilt the graph ({report.reason}).")
+    if report.kept_old_graph:
+        out.print(f"  the old graph file is kept at {report.kept_old_graph} (delete it when you no longer need it)",
+                  markup=False)
+    if report.salvage_problem:
+        err.print(f"[yellow]warning:[/yellow] merges, answers and the log could not be copied from the old graph: "
+                  f"{report.salvage_problem}")
+    replayed = report.replayed
+    out.print(f"  compiled {report.sources} source(s): {report.claims} claims, {report.entities} entities; "
+              f"{report.llm_requests} LLM request(s) (the rest from the reply cache)")
+    out.print(f"  restored {replayed.log_entries} log entries, {replayed.answers} filed answer(s), "
+              f"{replayed.merges} merge(s); wiki: {report.pages} pages in {report.seconds:.1f} s")
+    for what in replayed.skipped:
+        err.print(f"[yellow]not restored:[/yellow] {what}", markup=True)
+    for _path, reason in sorted(report.failed.items()):
+        err.print(f"[yellow]failed:[/yellow] {reason}")
+
+
+@app.command("doctor")
+def doctor_command(
+    kb: KbOption = None,
+    check_only: Annotated[bool, typer.Option("--check", help="Only check; do not rebuild.")] = False,
+    extractor: Annotated[str | None, typer.Option("--extractor", "-x", help="For a rebuild: heuristic | anthropic | openai.")] = None,
+    as_json: JsonOption = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    """Check that every column of every table of the graph can be read (in a child process, so a
+    crash is reported, not suffered) and, if not, rebuild the graph from raw/, keeping merges,
+    filed answers and the log.
+
+    Exit code 0 when the graph is healthy or was rebuilt, 1 when it is damaged and --check was
+    given (or the rebuild failed a source), 3 when another process holds the knowledge base.
+    """
+    from kg import doctor
+
+    with errors():
+        base = find_kb(kb)
+        report = _with_bar("rebuilding", lambda progress: doctor.doctor(base, not check_only, extractor, progress),
+                           as_json or quiet)
+    if as_json:
+        emit_json(report.as_dict())
+    elif report.healthy:
+        columns = len(report.found.readable)
+        out.print(f"The graph is healthy: {columns} columns read." if columns else "No graph yet: run `kg compile`.")
+    else:
+        problem = report.found.unopenable or ", ".join(f"{t}.{c}" for t, c in report.found.broken) + " crashed when read"
+        out.print(f"The graph is damaged: {problem}.")
+        if report.rebuilt is not None:
+            _print_rebuild(report.rebuilt, False)
+        else:
+            out.print("Run `kg doctor` without --check to rebuild it from raw/ (merges, answers and the log are kept).")
+    damaged = not report.healthy and report.rebuilt is None
+    raise typer.Exit(1 if damaged or (report.rebuilt and report.rebuilt.failed) else 0)
 
 
 def _print_explain(data: dict[str, Any], as_json: bool) -> None:

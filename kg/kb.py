@@ -74,6 +74,10 @@ class KnowledgeBase:
         return self.state / "graph.kuzu"
 
     @property
+    def journal_path(self) -> Path:
+        return self.state / "journal.sqlite"
+
+    @property
     def config_path(self) -> Path:
         return self.root / CONFIG_FILE
 

@@ -14,6 +14,7 @@ from kg.backends import extractor_name, make_entity_judge, make_extractor, make_
 from kg.cache import ResponseCache
 from kg.compiler import Compiler, CompileReport, load_source_states, plan_compile
 from kg.errors import ConfigError, QueryError
+from kg.graph.journal import Journal
 from kg.kb import KnowledgeBase
 from kg.provenance import stale_claims
 from kg.resolve import gc_paused
@@ -22,7 +23,8 @@ from kg.store import Store
 
 
 def open_store(kb: KnowledgeBase, read_only: bool = False) -> Store:
-    return Store(kb.db_path, read_only=read_only)
+    """The graph; opened for writing, with the journal that keeps what cannot be recomputed."""
+    return Store(kb.db_path, read_only=read_only, journal=None if read_only else Journal(kb.journal_path))
 
 
 def select_sources(kb: KnowledgeBase, paths: Sequence[str | Path] | None) -> list[str] | None:
@@ -75,10 +77,8 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
     config = kb.config()
     cache = ResponseCache(kb.state / "cache.sqlite")
     try:
-        backend = make_extractor(config, extractor, cache)
-        judge, entity_judge = make_judge(config, extractor, cache), make_entity_judge(config, extractor, cache)
         with open_store(kb) as store:
-            compiler = Compiler(kb, store, backend, config, judge=judge, entity_judge=entity_judge)
+            compiler = _compiler(kb, store, config, extractor, cache)
             plan = compiler.plan(only)
             if only is not None:
                 _check_selection(kb, only, plan)
@@ -99,6 +99,12 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
             return report, rendered
     finally:
         cache.close()
+
+
+def _compiler(kb: KnowledgeBase, store: Store, config: Any, extractor: str | None, cache: ResponseCache) -> Compiler:
+    backend = make_extractor(config, extractor, cache)
+    judge, entity_judge = make_judge(config, extractor, cache), make_entity_judge(config, extractor, cache)
+    return Compiler(kb, store, backend, config, judge=judge, entity_judge=entity_judge)
 
 
 def _save_ledger(kb: KnowledgeBase) -> None:
@@ -310,7 +316,8 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        with indexed_store(kb.db_path, writable=save, on_rebuild=on_rebuild) as store:  # see search_kb
+        with indexed_store(kb.db_path, writable=save, on_rebuild=on_rebuild,
+                           journal=kb.journal_path) as store:  # see search_kb
             walk = GraphWalk(store, cache=kb.state / "walk-graph.npz")  # saved between processes: kg/walk_cache.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":

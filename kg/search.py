@@ -32,6 +32,7 @@ import numpy as np
 
 from kg.embed import Embedder, top_k
 from kg.errors import QueryError
+from kg.graph.journal import Journal
 from kg.models import Chunk as TextChunk
 from kg.store import Store, WriteBatch
 
@@ -112,12 +113,13 @@ def indexes_ready(store: Store) -> bool:
 
 
 @contextmanager
-def indexed_store(db_path: Path, writable: bool = False,
-                  on_rebuild: Callable[[], None] | None = None) -> Iterator[Store]:
-    """The graph, open with its full-text indexes in place: read-only unless `writable`, or when a
-    compile left the indexes dropped (a small change leaves them to the first search:
-    kg/compiler.py) and they have to be built first (`on_rebuild` is told: seconds on a large graph)."""
-    store = Store(db_path, read_only=not writable)
+def indexed_store(db_path: Path, writable: bool = False, on_rebuild: Callable[[], None] | None = None,
+                  journal: Path | None = None) -> Iterator[Store]:
+    """The graph, open with its full-text indexes in place: read-only unless `writable` (with the
+    `journal` file, kg/graph/journal.py), or when a compile left the indexes dropped (a small change
+    leaves them to the first search: kg/compiler.py) and they have to be built first (`on_rebuild`
+    is told: seconds on a large graph)."""
+    store = Store(db_path, read_only=not writable, journal=Journal(journal) if writable and journal else None)
     try:
         if not indexes_ready(store):
             if on_rebuild is not None:

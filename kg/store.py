@@ -23,6 +23,7 @@ from typing import Any
 import pyarrow as pa
 
 from kg.errors import DatabaseLocked, QueryError, StoreError
+from kg.graph.journal import Journal, read_kept
 from kg.graph.probe import probe
 from kg.graph.rewrite import RewriteReport, rewrite
 from kg.graph.schema import (
@@ -119,10 +120,14 @@ class Lock:
             return None  # stale: the process is gone
         return info
 
-    def acquire(self) -> None:
+    def raise_if_held(self) -> None:
+        """DatabaseLocked naming the process that holds the knowledge base, if one does."""
         holder = self.holder()
         if holder:
             raise DatabaseLocked(_locked_message(holder))
+
+    def acquire(self) -> None:
+        self.raise_if_held()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         tmp = self.path.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps({"pid": os.getpid(), "command": " ".join(sys.argv), "since": now_iso()}))
@@ -157,9 +162,11 @@ def _locked_message(holder: dict[str, Any]) -> str:
 class Store:
     """The Kuzu graph of one knowledge base. One instance (one Database) per process."""
 
-    def __init__(self, path: Path, read_only: bool = False, buffer_pool_mb: int = 1024) -> None:
+    def __init__(self, path: Path, read_only: bool = False, buffer_pool_mb: int = 1024,
+                 journal: Journal | None = None) -> None:
         self.path = path
         self.read_only = read_only
+        self.journal = journal  # gets a copy of what each write adds that cannot be recomputed
         self._lock = Lock(path.parent / "lock.json")
         if read_only and not path.exists():
             raise StoreError(f"No graph at {path} yet. Run `kg compile` first.")
@@ -177,14 +184,20 @@ class Store:
             self._open_database()
         except RuntimeError as exc:
             self._lock.release()
+            if journal is not None:
+                journal.close()
             if "lock" in str(exc).lower():
                 raise DatabaseLocked(
                     f"The graph at {path} is open in another process. "
                     "Wait for the other kg command to finish, then try again."
                 ) from exc
-            raise StoreError(f"Cannot open the graph at {path}: {exc}. If it is corrupt, delete .kg/ and run `kg compile`.") from exc
+            raise StoreError(f"Cannot open the graph at {path}: {exc}. Run `kg doctor` to check it and rebuild it "
+                             "from raw/ (merges, answers and the log are kept).") from exc
         if not read_only:
             self.migrate()
+            if journal is not None and not journal.filled:  # a journal new beside an older graph
+                kept = read_kept(self)
+                journal.fill(kept["log"], kept["pages"], kept["cites"], kept["about"], kept["merges"])
         elif self.schema_version() < SCHEMA_VERSION:
             self.close()
             raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
@@ -206,6 +219,9 @@ class Store:
 
     def close(self) -> None:
         self._close_database()
+        if self.journal is not None:
+            self.journal.close()
+            self.journal = None
         self._lock.release()
 
     def _close_database(self) -> None:
@@ -371,6 +387,8 @@ class Store:
                 self._create_rels(table, rows)
             for cypher, params in batch.after:
                 self._exec(cypher, params)
+        if self.journal is not None:
+            self.journal.keep(batch.nodes, batch.rels)
 
     def _arrow(self, table: str, rows: Sequence[dict[str, Any]]) -> pa.Table:
         schema = arrow_schema(table)

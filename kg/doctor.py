@@ -1,0 +1,126 @@
+"""`kg doctor` and `kg compile --rebuild`: check the graph where a crash cannot hurt, and rebuild
+it from raw/, the reply cache and the journal, keeping the old file aside."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from kg.cache import ResponseCache
+from kg.graph.journal import Journal, ReplayReport, salvage
+from kg.graph.probe import ProbeReport, probe
+from kg.graph.restore import replay
+from kg.kb import KnowledgeBase
+from kg.ledger import run_ledger
+from kg.store import Lock, Store, WriteBatch, now_iso
+
+DERIVED_FILES = ("stems.sqlite", "walk-graph.npz", "render-pending.json")  # caches of the old graph
+
+
+@dataclass
+class RebuildReport:
+    reason: str
+    kept_old_graph: str = ""  # where the old graph file was moved ("" when there was none)
+    salvage_problem: str = ""  # why the journal could not be filled from the old graph ("" when it could)
+    sources: int = 0
+    failed: dict[str, str] = field(default_factory=dict)
+    claims: int = 0
+    entities: int = 0
+    replayed: ReplayReport = field(default_factory=ReplayReport)
+    llm_requests: int = 0
+    pages: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.__dict__, "replayed": self.replayed.as_dict()}
+
+
+@dataclass
+class DoctorReport:
+    found: ProbeReport
+    rebuilt: RebuildReport | None = None
+
+    @property
+    def healthy(self) -> bool:
+        return self.found.ok
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"healthy": self.healthy, "probe": self.found.as_dict(),
+                "rebuilt": self.rebuilt.as_dict() if self.rebuilt else None}
+
+
+def check(kb: KnowledgeBase) -> ProbeReport:
+    """Read every column of every table of the graph in child processes (kg/graph/probe.py)."""
+    Lock(kb.state / "lock.json").raise_if_held()
+    if not kb.db_path.exists():
+        return ProbeReport()
+    return probe(kb.db_path)
+
+
+def doctor(kb: KnowledgeBase, repair: bool = True, extractor: str | None = None, progress: Any = None) -> DoctorReport:
+    found = check(kb)
+    report = DoctorReport(found)
+    if not found.ok and repair:
+        what = found.unopenable or f"reading {', '.join(f'{t}.{c}' for t, c in found.broken)} crashed"
+        report.rebuilt = rebuild(kb, f"the graph could not be read: {what}", extractor, progress)
+    return report
+
+
+def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progress: Any = None) -> RebuildReport:
+    """A new graph from all of raw/ (LLM replies from the cache), then the journal's log, answers
+    and merges; the old graph file is moved to .kg/broken/, never deleted."""
+    from kg.ops import _compiler, _save_ledger, render_with
+
+    started = time.perf_counter()
+    report = RebuildReport(reason)
+    lock = Lock(kb.state / "lock.json")
+    lock.acquire()
+    journal = Journal(kb.journal_path)
+    cache = ResponseCache(kb.state / "cache.sqlite")
+    requests_before = run_ledger().total.requests
+    try:
+        if kb.db_path.exists():
+            if not journal.filled:  # a journal that never saw this graph: copy what it can first
+                journal.close()
+                report.salvage_problem = salvage(kb.journal_path, kb.db_path)
+                journal = Journal(kb.journal_path)
+            report.kept_old_graph = _move_aside(kb)
+        for name in DERIVED_FILES:
+            (kb.state / name).unlink(missing_ok=True)
+        journal.mark_filled()  # from here on the journal is what the graph is rebuilt with
+        with Store(kb.db_path) as store:  # no journal: what it replays is not copied back into it
+            compiler = _compiler(kb, store, kb.config(), extractor, cache)
+            compiled = compiler.compile(compiler.plan(), progress)
+            report.sources, report.failed = compiled.compiled, dict(compiled.failed)
+            report.claims, report.entities = compiled.claims_added, compiled.entities_added
+            report.replayed = replay(store, journal)
+            entry = {"seq": store.next_log_seq(), "at": now_iso(), "op": "rebuild", "subject": "graph",
+                     "detail": f"rebuilt from raw/: {reason}"}
+            batch = WriteBatch()
+            batch.add("LogEntry", entry)
+            store.write(batch)
+            journal.keep(batch.nodes, batch.rels)
+            _save_ledger(kb)
+            report.pages = render_with(store, kb).pages
+        report.llm_requests = run_ledger().total.requests - requests_before
+    finally:
+        cache.close()
+        journal.close()
+        lock.release()
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def _move_aside(kb: KnowledgeBase) -> str:
+    folder = kb.state / "broken"
+    folder.mkdir(exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
+    target = folder / f"graph-{stamp}.kuzu"
+    os.replace(kb.db_path, target)
+    wal = kb.db_path.with_name(kb.db_path.name + ".wal")
+    if wal.exists():
+        os.replace(wal, target.with_name(target.name + ".wal"))
+    return str(target.relative_to(kb.root))
