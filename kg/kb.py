@@ -24,7 +24,9 @@ This folder is a **kg** knowledge base. If you are an LLM agent maintaining it, 
   - `wiki/log.md`: append-only history, entries `## [YYYY-MM-DD] op | subject`.
   - `wiki/entities/<slug>.md`, `wiki/sources/<slug>.md`, `wiki/answers/<slug>.md`,
     `wiki/contradictions.md`.
-- `.kg/`: the Kuzu graph database and caches (derived; safe to delete and recompile).
+- `.kg/`: the Kuzu graph (derived: `kg compile --rebuild` makes it again), the LLM reply cache
+  and the journal of merges, filed answers and the log (not derivable: keep them). `kg doctor`
+  checks the graph and rebuilds it if it cannot be read.
 - `kg.toml`: configuration.
 
 ## Commands
