@@ -1,7 +1,7 @@
 """Compile speed benchmark (issue 2, "Speed").
 
 Writes each SciFact abstract as one markdown source `raw/<doc_id>.md` into a fresh,
-temporary knowledge base, then measures through the library API (kg.kb / kg.ops):
+temporary knowledge base, then measures through the library API (kg.kb / kg.api):
 
 1. full compile of every source (offline heuristic extractor), including the render
    that `kg compile` does at the end: wall time, sources/s, claims/s;
@@ -157,8 +157,8 @@ def write_sources(raw: Path, docs: list[dict[str, Any]]) -> tuple[int, int]:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from kg import api
     from kg import kb as kb_module
-    from kg import ops
 
     corpus = (args.corpus or default_corpus()).resolve()
     if not corpus.is_file():
@@ -189,14 +189,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                     f"peak RSS {rss_mb():,.0f} MB")
 
         # 1. full compile (then render, as `kg compile` does)
-        (report, rendered), compile_wall = timed(lambda: ops.compile_kb(kb, extractor="heuristic", progress=progress))
+        (report, rendered), compile_wall = timed(lambda: api.compile_kb(kb, extractor="heuristic", progress=progress))
         rss_after_compile = rss_mb()
-        counts = ops.status(kb).counts
+        counts = api.status(kb).counts
         compile_only = float(report.seconds)
         log(f"full compile: {compile_wall:.1f} s")
 
         # 2. recompile, nothing changed
-        (report2, rendered2), nochange = timed(lambda: ops.compile_kb(kb, extractor="heuristic"))
+        (report2, rendered2), nochange = timed(lambda: api.compile_kb(kb, extractor="heuristic"))
         log(f"no-change recompile: {nochange:.2f} s")
         cli_nochange = None
         cli_peak_mb = 0.0
@@ -217,7 +217,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
         # 3. full render from the graph alone
         shutil.rmtree(kb.wiki)
-        rendered3, render_seconds = timed(lambda: ops.render_kb(kb))
+        rendered3, render_seconds = timed(lambda: api.render_kb(kb))
         log(f"full render: {render_seconds:.1f} s")
 
         peak_self = rss_mb()

@@ -26,7 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kg import ops
+from kg import api
 from kg.kb import init
 
 REPO = Path(__file__).resolve().parent.parent
@@ -81,11 +81,11 @@ def main(argv: list[str] | None = None) -> int:
         for claim_id, text in texts.items():
             (kb.raw / f"claim-{claim_id}.txt").write_text(text + "\n", encoding="utf-8")
         started = time.perf_counter()
-        ops.compile_kb(kb, render=False)
+        api.compile_kb(kb, render=False)
         seconds = time.perf_counter() - started
-        edges = ops.cypher(kb, "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim), (a)-[:EXTRACTED_FROM]->(s:Source), "
+        edges = api.cypher(kb, "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim), (a)-[:EXTRACTED_FROM]->(s:Source), "
                                "(b)-[:EXTRACTED_FROM]->(t:Source) RETURN DISTINCT s.path AS a, t.path AS b, r.reason AS reason")
-        claims_stored = ops.cypher(kb, "MATCH (s:Source)<-[:EXTRACTED_FROM]-(c:Claim) RETURN count(DISTINCT s) AS n")[0]["n"]
+        claims_stored = api.cypher(kb, "MATCH (s:Source)<-[:EXTRACTED_FROM]-(c:Claim) RETURN count(DISTINCT s) AS n")[0]["n"]
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 

@@ -113,11 +113,11 @@ def title_keys(title: str) -> set[str]:
 
 def extract_source(rel: str, text: str, extractor: Any, chunk_chars: int) -> dict[str, Any]:
     """Run the compiler's front half on one source; returns entities and claim figures."""
-    from kg.chunk import chunk_text
-    from kg.extractors import ExtractionContext
+    from kg.compile.chunk import chunk_text
+    from kg.compile.sources import parse_source
+    from kg.compile.verify import ChunkVerifier
+    from kg.extract import ExtractionContext
     from kg.names import name_key
-    from kg.sources import parse_source
-    from kg.verify import ChunkVerifier
 
     doc = parse_source(rel, text.encode("utf-8"), {})
     chunks = chunk_text(doc.path, doc.text, chunk_chars)
@@ -170,7 +170,7 @@ def title_in_text(title: str, text: str) -> bool:
 
 def run(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     from kg.config import CompileConfig
-    from kg.extractors.heuristic import HeuristicExtractor
+    from kg.extract.heuristic import HeuristicExtractor
 
     corpus = (args.corpus or default_corpus()).resolve()
     if not corpus.is_file():

@@ -1,7 +1,7 @@
 """Incremental compile benchmark (issue 5).
 
 Compiles the SciFact abstracts (one markdown source each) offline into a fresh knowledge base,
-then measures, each through `kg.ops.compile_kb` in this process:
+then measures, each through `kg.api.compile_kb` in this process:
 
   (a) a compile with nothing changed (target < 2 s, zero extraction calls),
   (b) one source edited (target < 2 s, only the blast radius rewritten),
@@ -31,7 +31,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from compile import default_corpus, load_corpus, write_sources
 
-from kg import ops
+from kg import api
 from kg.kb import init
 
 REPO = Path(__file__).resolve().parent.parent
@@ -40,7 +40,7 @@ TARGET_SECONDS = 2.0
 
 def step(kb: Any, label: str) -> dict[str, Any]:
     started = time.perf_counter()
-    report, rendered = ops.compile_kb(kb)
+    report, rendered = api.compile_kb(kb)
     seconds = time.perf_counter() - started
     return {
         "step": label,
@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
         write_sources(kb.raw, docs)
         paths = sorted(kb.raw.glob("*.md"))
         started = time.perf_counter()
-        ops.compile_kb(kb)
+        api.compile_kb(kb)
         results: dict[str, Any] = {"sources": len(paths), "full_compile_seconds": round(time.perf_counter() - started, 2)}
         steps = [step(kb, "(a) nothing changed")]
         edit(paths[0], 0)

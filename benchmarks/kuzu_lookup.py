@@ -83,7 +83,7 @@ def forms(conn: kuzu.Connection, keys: list[str], offsets: list[int]) -> dict[st
     def query(cypher: str, params: dict[str, Any]) -> Callable[[], Any]:
         return lambda: conn.execute(cypher, params).get_all()  # type: ignore[union-attr]
 
-    with warnings.catch_warnings():  # prepared once, as kg/store.py does (see Store._exec)
+    with warnings.catch_warnings():  # prepared once, as kg/graph/store.py does (see Store._exec)
         warnings.simplefilter("ignore", DeprecationWarning)
         one = conn.prepare("MATCH (c:Claim {id: $k}) RETURN c.id, c.text")
         hop = conn.prepare("MATCH (c:Claim {id: $k})-[a:ABOUT]->(e:Entity) RETURN c.id, e.id, a.role")

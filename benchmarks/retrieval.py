@@ -12,7 +12,7 @@ scores its ranked list of passages (source paths) against the gold passages
                passage here is one chunk), title + text
   dense        all-MiniLM-L6-v2 (kg.embed.MiniLMEmbedder) cosine over the same chunks
   hybrid       reciprocal rank fusion (k=60) of bm25 and dense
-  nav          index navigation over the compiled wiki: kg.query.Navigator when kg.query
+  nav          index navigation over the compiled wiki: kg.retrieve.navigate.Navigator when kg.query
                exists (BM25 search, and hybrid with MiniLM when the dense mode runs, at the
                budgets of --nav-budgets; it ranks sources with kg.walk, restarting on the
                question's names and on its search's best sources), and always the
@@ -87,8 +87,8 @@ from typing import Any
 
 import numpy as np
 
-from kg.walk import STOPWORDS as STOP
-from kg.walk import question_ngrams
+from kg.retrieve.walk import STOPWORDS as STOP
+from kg.retrieve.walk import question_ngrams
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "retrieval.json"
@@ -129,7 +129,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "build time is only a cold figure when the cache misses (JSON: dense_embedding)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed the corpus without a cache")
     parser.add_argument("--nav-budgets", default="600,2000",
-                        help="token budgets for kg.query.navigate (default 600,2000; kg's default is 2000)")
+                        help="token budgets for kg.retrieve.navigate.navigate (default 600,2000; kg's default is 2000)")
     parser.add_argument("--kb", type=Path, default=None,
                         help="reuse a knowledge base already compiled from this data set (e.g. one kept with "
                              "--keep) instead of compiling; its compile time is then not measured")
@@ -259,7 +259,7 @@ def chunks_result(corpus: Corpus, chunk_order: list[int]) -> Result:
     return Result(ranked[:DEPTH], read)
 
 
-# index navigation over the wiki (benchmark-local until kg.query.navigate exists) -----------
+# index navigation over the wiki (benchmark-local until kg.retrieve.navigate.navigate exists) -----------
 
 _LINK_LINE = re.compile(r"^- \[\[(?P<target>[^|\]]+)\|(?P<label>[^\]]+)\]\] — (?P<rest>.*)$")
 _WIKILINK = re.compile(r"\[\[([^|\]#]+)(?:#[^|\]]*)?(?:\|[^\]]*)?\]\]")
@@ -409,8 +409,8 @@ class GraphMode:
     """Entity linking + personalised PageRank over the kg graph: kg.walk.GraphWalk, read once."""
 
     def __init__(self, kb: Any, dense: DenseMode | None = None) -> None:
-        from kg.store import Store
-        from kg.walk import GraphWalk
+        from kg.graph.store import Store
+        from kg.retrieve.walk import GraphWalk
 
         self.dense = dense
         with Store(kb.db_path, read_only=True) as store:
@@ -535,11 +535,11 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
 
 def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]], compile_seconds: float,
                  dense: DenseMode | None, args: argparse.Namespace, log: Callable[[str], None]) -> list[dict[str, Any]]:
-    """kg.query.Navigator (one per setting, over one open read-only Store), BM25 and MiniLM-hybrid search."""
+    """kg.retrieve.navigate.Navigator (one per setting, over one open read-only Store), BM25 and MiniLM-hybrid search."""
     from kg.embed import MiniLMEmbedder, VectorCache
-    from kg.query import Navigator
-    from kg.search import ensure_indexes
-    from kg.store import Store
+    from kg.graph.store import Store
+    from kg.retrieve.navigate import Navigator
+    from kg.retrieve.search import ensure_indexes
 
     out = []
     budgets = [int(b) for b in args.nav_budgets.split(",") if b.strip()]
@@ -569,9 +569,9 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
+    from kg import api
     from kg import kb as kb_module
-    from kg import ops
-    from kg.chunk import chunk_text
+    from kg.compile.chunk import chunk_text
 
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
     data = (args.data or default_data()).resolve()
@@ -611,7 +611,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "modes": [],
     }
     try:
-        from kg.query import navigate as kg_navigate
+        from kg.retrieve.navigate import navigate as kg_navigate
     except ImportError:
         kg_navigate = None
 
@@ -642,16 +642,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         compile_seconds = 0.0
         if args.kb and {"nav", "graph", "graph+dense", "graph+bm25"} & set(modes):
             kb = kb_module.KnowledgeBase.find(args.kb.resolve())
-            results["kg_compile"] = {"seconds": None, "reused": str(kb.root), "counts": ops.status(kb).counts}
+            results["kg_compile"] = {"seconds": None, "reused": str(kb.root), "counts": api.status(kb).counts}
         elif {"nav", "graph", "graph+dense", "graph+bm25"} & set(modes):
             kb, _ = kb_module.init(root)
             for p, t in zip(paths, texts, strict=True):
                 (kb.raw / p).write_text(t, encoding="utf-8")
             started = time.perf_counter()
-            report, _ = ops.compile_kb(kb, extractor="heuristic")
+            report, _ = api.compile_kb(kb, extractor="heuristic")
             compile_seconds = time.perf_counter() - started
             results["kg_compile"] = {"seconds": round(compile_seconds, 3), "report": report.as_dict(),
-                                     "counts": ops.status(kb).counts}
+                                     "counts": api.status(kb).counts}
             log(f"kg compile + render {compile_seconds:.1f} s: {results['kg_compile']['counts']}")
 
         for mode in modes:

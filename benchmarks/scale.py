@@ -5,24 +5,24 @@ and types (people, organisations, places, works), facts as sentences with quanti
 dates, some deliberately contradictory (the same entity and predicate with another value
 in another source), spread over markdown sources with headings and [[links]]. For each
 size N, a fresh child process (so peak RSS is per size) generates N sources into a fresh
-knowledge base and measures through the library API (kg.kb / kg.ops):
+knowledge base and measures through the library API (kg.kb / kg.api):
 
-- compile: `ops.compile_kb(kb, render=False)` of all N sources (offline heuristic extractor)
-- render: `ops.render_kb(kb)` of the whole wiki
-- incremental: one source edited (a sentence appended), then `ops.compile_kb(kb, render=False)`
+- compile: `api.compile_kb(kb, render=False)` of all N sources (offline heuristic extractor)
+- render: `api.render_kb(kb)` of the whole wiki
+- incremental: one source edited (a sentence appended), then `api.compile_kb(kb, render=False)`
   (the first edit after the build, which also drops the search indexes); then EDITS more edits,
-  each `ops.compile_kb(kb)` (what `kg compile` does: compile, then render the wiki; median, mean
+  each `api.compile_kb(kb)` (what `kg compile` does: compile, then render the wiki; median, mean
   and max are reported: the mean and max include the WAL checkpoints that come every few dozen
-  edits, kg/store.py CLOSE_CHECKPOINT_KB), one more as a `kg compile` process (start-up included), and a no-change
-  `ops.compile_kb(kb)`
-- the same edit named: EDITS edits each `ops.compile_kb(kb, only=[path])` (what `kg compile PATH`
+  edits, kg/graph/store.py CLOSE_CHECKPOINT_KB), one more as a `kg compile` process (start-up included), and a no-change
+  `api.compile_kb(kb)`
+- the same edit named: EDITS edits each `api.compile_kb(kb, only=[path])` (what `kg compile PATH`
   does: no stat of the other N - 1 files, no read of their rows), and one as a `kg compile PATH` process
 - database size on disk (.kg/), wiki size, peak RSS of the child (ru_maxrss)
 - query latency, p50/p95 over --repeats runs with random entities:
     point lookup   MATCH (e:Entity {id: $id}) RETURN e.name, e.type, e.summary
     2-hop agg.     MATCH (a:Entity {id: $id})<-[:ABOUT]-(:Claim)-[:ABOUT]->(b:Entity)
                    RETURN b.name, count(*) ORDER BY count DESC LIMIT 10
-  through `kg.ops.cypher` (opens the database read-only per call, like `kg cypher`) and
+  through `kg.api.cypher` (opens the database read-only per call, like `kg cypher`) and
   through one open read-only Store (the query alone).
 
 Growth with N is reported as the exponent b of a log-log least-squares fit t ~ a N^b. For
@@ -215,9 +215,9 @@ def latency(fn: Any, ids: list[str]) -> dict[str, float]:
 
 
 def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
+    from kg import api
     from kg import kb as kb_module
-    from kg import ops
-    from kg.store import Store
+    from kg.graph.store import Store
 
     log = lambda msg: print(f"[N={n:,}] {msg}", file=sys.stderr, flush=True)  # noqa: E731
     kb, _ = kb_module.init(root)
@@ -233,18 +233,18 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
         if done % step == 0:
             log(f"  compiled {done:,}/{n:,}  {time.perf_counter() - started:7.1f} s  peak RSS {rss_mb():,.0f} MB")
 
-    report, _ = ops.compile_kb(kb, extractor="heuristic", render=False, progress=progress)
+    report, _ = api.compile_kb(kb, extractor="heuristic", render=False, progress=progress)
     compile_seconds = time.perf_counter() - started
     rss_after_compile = rss_mb()
     log(f"compile {compile_seconds:.1f} s, {report.claims_added:,} claims, peak RSS {rss_after_compile:.0f} MB")
 
     started = time.perf_counter()
-    rendered = ops.render_kb(kb)
+    rendered = api.render_kb(kb)
     render_seconds = time.perf_counter() - started
     log(f"render {render_seconds:.1f} s")
 
     # incremental: one source edited. The first edit after a full build also drops the search
-    # indexes (left dropped on a large graph until the next search: kg/compiler.py); later edits
+    # indexes (left dropped on a large graph until the next search: kg/compile/pipeline.py); later edits
     # are the edit-compile loop, timed EDITS times.
     def edit(k: int) -> None:
         with (kb.raw / "part000" / f"s{k:06d}.md").open("a", encoding="utf-8") as handle:
@@ -252,13 +252,13 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
 
     edit(1)
     started = time.perf_counter()
-    inc_report, _ = ops.compile_kb(kb, extractor="heuristic", render=False)
+    inc_report, _ = api.compile_kb(kb, extractor="heuristic", render=False)
     incremental_compile = time.perf_counter() - started
     edit_times, inc2_report, inc2_rendered = [], None, None
     for k in range(2, 2 + EDITS):
         edit(k)
         started = time.perf_counter()
-        inc2_report, inc2_rendered = ops.compile_kb(kb, extractor="heuristic")
+        inc2_report, inc2_rendered = api.compile_kb(kb, extractor="heuristic")
         edit_times.append(time.perf_counter() - started)
     incremental_with_render = statistics.median(edit_times)
     incremental_mean = statistics.mean(edit_times)
@@ -270,7 +270,7 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
     for k in range(3 + EDITS, 3 + 2 * EDITS):
         edit(k)
         started = time.perf_counter()
-        named_report, _ = ops.compile_kb(kb, extractor="heuristic", only=[f"part000/s{k:06d}.md"])
+        named_report, _ = api.compile_kb(kb, extractor="heuristic", only=[f"part000/s{k:06d}.md"])
         named_times.append(time.perf_counter() - started)
         assert named_report.compiled == 1 and not named_report.plan.unchanged
     edit(3 + 2 * EDITS)
@@ -279,7 +279,7 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
                     "--kb", str(kb.root), "-q"], check=True)
     named_process = time.perf_counter() - started
     started = time.perf_counter()
-    nochange_report, _ = ops.compile_kb(kb, extractor="heuristic")
+    nochange_report, _ = api.compile_kb(kb, extractor="heuristic")
     nochange_seconds = time.perf_counter() - started
     log(f"incremental: first edit {incremental_compile:.2f} s (compile only), then {incremental_with_render:.2f} s "
         f"median, {incremental_mean:.2f} s mean, {max(edit_times):.2f} s max of {EDITS} (compile + render, as `kg compile`), "
@@ -289,13 +289,13 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
         f"{named_process:.2f} s as a process")
     assert inc2_report is not None
 
-    counts = ops.status(kb).counts
+    counts = api.status(kb).counts
     rng = random.Random(seed + 1)
-    entity_ids = [r["id"] for r in ops.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id")]
+    entity_ids = [r["id"] for r in api.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id ORDER BY e.id")]
     ids = [entity_ids[rng.randrange(len(entity_ids))] for _ in range(repeats)]
     queries: dict[str, Any] = {
-        "point_lookup_ops_cypher": latency(lambda i: ops.cypher(kb, POINT, {"id": i}), ids),
-        "two_hop_ops_cypher": latency(lambda i: ops.cypher(kb, TWO_HOP, {"id": i}), ids),
+        "point_lookup_ops_cypher": latency(lambda i: api.cypher(kb, POINT, {"id": i}), ids),
+        "two_hop_ops_cypher": latency(lambda i: api.cypher(kb, TWO_HOP, {"id": i}), ids),
     }
     with Store(kb.db_path, read_only=True) as store:
         store.query(POINT, {"id": ids[0]})  # warm
@@ -304,17 +304,17 @@ def child(n: int, root: Path, seed: int, repeats: int) -> dict[str, Any]:
     # `kg search` and `kg query` (BM25: no embedder), each call opening the graph like the CLI. The
     # first search after the edits rebuilds the full-text indexes (a small compile leaves them
     # dropped) and the first question reads the walk's graph and saves it: both timed apart.
-    names = {r["id"]: r["name"] for r in ops.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name")}
+    names = {r["id"]: r["name"] for r in api.cypher(kb, "MATCH (e:Entity) RETURN e.id AS id, e.name AS name")}
     asked = [f"When was {names[i]} visited, and by whom?" for i in ids[: max(1, min(repeats, 20))]]
     started = time.perf_counter()
-    ops.search_kb(kb, names[ids[0]], "bm25")
+    api.search_kb(kb, names[ids[0]], "bm25")
     first_search = time.perf_counter() - started
-    queries["search_bm25"] = latency(lambda i: ops.search_kb(kb, names[i], "bm25"), ids)
+    queries["search_bm25"] = latency(lambda i: api.search_kb(kb, names[i], "bm25"), ids)
     (kb.state / "walk-graph.npz").unlink(missing_ok=True)
     started = time.perf_counter()
-    ops.query_kb(kb, asked[0], mode="bm25")
+    api.query_kb(kb, asked[0], mode="bm25")
     first_question = time.perf_counter() - started
-    queries["query_bm25"] = latency(lambda question: ops.query_kb(kb, question, mode="bm25"), asked)
+    queries["query_bm25"] = latency(lambda question: api.query_kb(kb, question, mode="bm25"), asked)
 
     log("queries: " + ", ".join(f"{k} p50 {v['p50_ms']:.1f} ms" for k, v in queries.items()))
 

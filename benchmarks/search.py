@@ -6,7 +6,7 @@ SciFact training claims used as queries. Excluded from the latencies, and report
 separately: loading the embedding model, and the first vector search (embedding every
 claim/chunk not in the vector cache yet and loading the matrix). Also reported: the time
 to rebuild the FTS indexes (what a compile that changed something pays), the warm
-navigator (`kg.query.Navigator.navigate`) latency, and a recall@10 proxy (a query's cited
+navigator (`kg.retrieve.navigate.Navigator.navigate`) latency, and a recall@10 proxy (a query's cited
 abstract among the sources of the top 10 hits).
 
 Target: p50 < 50 ms for BM25 and for hybrid.
@@ -69,7 +69,7 @@ def summary(ms: list[float]) -> dict[str, float]:
 
 
 def build_kb(root: Path, corpus: Path, limit: int | None) -> tuple[Any, float, int]:
-    from kg import ops
+    from kg import api
     from kg.kb import init
 
     kb, _ = init(root)
@@ -85,7 +85,7 @@ def build_kb(root: Path, corpus: Path, limit: int | None) -> tuple[Any, float, i
             if limit is not None and docs >= limit:
                 break
     started = time.perf_counter()
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     return kb, time.perf_counter() - started, docs
 
 
@@ -104,10 +104,10 @@ def load_queries(path: Path, n: int, known: set[str]) -> list[tuple[str, set[str
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from kg.embed import VectorCache, make_embedder
+    from kg.graph.store import Store
     from kg.kb import KnowledgeBase
-    from kg.query import Navigator
-    from kg.search import Searcher, refresh_indexes
-    from kg.store import Store
+    from kg.retrieve.navigate import Navigator
+    from kg.retrieve.search import Searcher, refresh_indexes
 
     corpus = args.corpus or data_dir() / "corpus.jsonl"
     claims = args.claims or corpus.parent / "claims_train.jsonl"

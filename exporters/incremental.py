@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from exporters.graphdata import Aliases, Graph, load_subgraph
+from exporters.pages import Aliases, Graph, load_subgraph
 from exporters.splice import IndexEntries, count_log_entries, parse_contradictions
 from exporters.wiki import (
     RenderReport,
@@ -26,7 +26,7 @@ from exporters.wiki import (
     yaml_str,
 )
 from kg.errors import KgError
-from kg.store import NO_OFFSETS, Store
+from kg.graph.store import NO_OFFSETS, Store
 
 
 def render_incremental(store: Store, wiki: Path, changed_sources: set[str]) -> RenderReport:

@@ -18,7 +18,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from exporters.answers import answer_links, answer_pages
-from exporters.graphdata import (
+from exporters.pages import (
     CLAIM_TYPE_TITLES,
     ClaimView,
     Graph,
@@ -32,8 +32,8 @@ from exporters.splice import (
     contradiction_anchor,
 )
 from kg.errors import KgError
+from kg.graph.store import Store
 from kg.names import name_key
-from kg.store import Store
 
 TEMPLATES = Path(__file__).parent / "templates"
 

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from kg import __version__, ops
+from kg import __version__, api
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase, init
 
@@ -96,7 +96,7 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
         def progress(path: str, done: int) -> None:
             bar.update(task, completed=done, description=path[-40:])
 
-        report, rendered = ops.compile_kb(kb, extractor, progress=progress, on_plan=on_plan, only=only)
+        report, rendered = api.compile_kb(kb, extractor, progress=progress, on_plan=on_plan, only=only)
     data = report.as_dict()
     if rendered is not None:
         data["rendered_pages"] = rendered.pages
@@ -142,13 +142,14 @@ def compile_command(
     Exit code 1 when some source failed (the others are compiled), 2 for a usage or
     configuration error, 3 when another process holds the knowledge base.
     """
-    from kg import doctor, llm_run
+    from kg.llm import run as llm_run
+    from kg.maintain import doctor
 
     with errors():
         base = find_kb(kb)
-        only = ops.select_sources(base, [str(p) for p in paths or []])
+        only = api.select_sources(base, [str(p) for p in paths or []])
         if explain:
-            _print_explain(ops.explain(base, only), as_json)
+            _print_explain(api.explain(base, only), as_json)
             raise typer.Exit(0)
         if dry_run:
             estimate = llm_run.estimate(base, extractor, only)
@@ -224,7 +225,7 @@ def doctor_command(
     Exit code 0 when the graph is healthy or was rebuilt, 1 when it is damaged and --check was
     given (or the rebuild failed a source), 3 when another process holds the knowledge base.
     """
-    from kg import doctor
+    from kg.maintain import doctor
 
     with errors():
         base = find_kb(kb)
@@ -274,7 +275,7 @@ def ingest_command(
     """Copy sources into raw/ (never overwriting a different file), then compile."""
     with errors():
         base = find_kb(kb)
-        report = ops.ingest(base, paths)
+        report = api.ingest(base, paths)
         if as_json and no_compile:
             emit_json(report.__dict__)
         elif not as_json:
@@ -291,7 +292,7 @@ def ingest_command(
 def render_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Regenerate wiki/ from the graph alone (the same graph gives the same bytes)."""
     with errors():
-        report = ops.render_kb(find_kb(kb))
+        report = api.render_kb(find_kb(kb))
     if as_json:
         emit_json({"pages": report.pages, "bytes": report.bytes, "path": str(report.path)})
     else:
@@ -302,7 +303,7 @@ def render_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
 def compact_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Shrink .kg/graph.kuzu: rewrite it without the old copies Kuzu keeps after updates (it has no VACUUM)."""
     with errors():
-        report = ops.compact_kb(find_kb(kb))
+        report = api.compact_kb(find_kb(kb))
     if as_json:
         emit_json(report.as_dict())
     else:
@@ -314,7 +315,7 @@ def compact_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
 def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Counts, sources changed or vanished since the last compile, and the extractor in use."""
     with errors():
-        st = ops.status(find_kb(kb))
+        st = api.status(find_kb(kb))
     if as_json:
         emit_json(st.as_dict())
         return
@@ -347,8 +348,8 @@ def cypher_command(
 ) -> None:
     """Run Cypher against the graph (read-only unless --write). See the README for the schema."""
     with errors():
-        params = dict(ops.parse_param(p) for p in (param or []))
-        rows = ops.cypher(find_kb(kb), query, params, write=write)
+        params = dict(api.parse_param(p) for p in (param or []))
+        rows = api.cypher(find_kb(kb), query, params, write=write)
     if as_json:
         emit_json(rows)
         return
@@ -373,7 +374,7 @@ def claim_show_command(
 ) -> None:
     """A claim, its evidence cut from raw/ (checking the source hash), its entities and contradictions."""
     with errors():
-        report = ops.claim_show(find_kb(kb), claim_id.lstrip("^"))
+        report = api.claim_show(find_kb(kb), claim_id.lstrip("^"))
     if as_json:
         emit_json(report.as_dict())
         return
@@ -403,7 +404,7 @@ def entity_show_command(ref: Annotated[str, typer.Argument(help="Entity id or na
                         as_json: JsonOption = False) -> None:
     """An entity: names, type, merges in and out, claim counts, sources."""
     with errors():
-        e = ops.entity_show(find_kb(kb), ref)
+        e = api.entity_show(find_kb(kb), ref)
     if as_json:
         emit_json(e)
         return
@@ -424,7 +425,7 @@ def entity_merge_command(alias: Annotated[str, typer.Argument(help="Entity that 
                          kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Merge ALIAS into TARGET (an ALIAS_OF edge; nothing is deleted), then re-render."""
     with errors():
-        result = ops.entity_merge(find_kb(kb), alias, target)
+        result = api.entity_merge(find_kb(kb), alias, target)
     emit_json(result) if as_json else out.print(f"{result['alias']} is now an alias of {result['target']}; wiki re-rendered.")
 
 
@@ -433,7 +434,7 @@ def entity_unmerge_command(alias: Annotated[str, typer.Argument(help="Merged ent
                            kb: KbOption = None, as_json: JsonOption = False) -> None:
     """Undo a merge: the entity gets its own page and claims back, then re-render."""
     with errors():
-        result = ops.entity_merge(find_kb(kb), alias, None)
+        result = api.entity_merge(find_kb(kb), alias, None)
     emit_json(result) if as_json else out.print(f"{result['entity']} is its own entity again; wiki re-rendered.")
 
 
@@ -463,7 +464,7 @@ def search_command(
     Vectors are computed on first use for what is not cached yet (.kg/vectors.sqlite).
     """
     with errors(), _EmbeddingProgress() as progress:
-        result = ops.search_kb(find_kb(kb), text, mode, k, expand, embedder, progress, _say_rebuilding)
+        result = api.search_kb(find_kb(kb), text, mode, k, expand, embedder, progress, _say_rebuilding)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -529,7 +530,7 @@ def query_command(
 ) -> None:
     """Answer a question from the wiki, with citations to claims, pages and source spans."""
     with errors(), _EmbeddingProgress() as progress:
-        answer, nav, page = ops.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress,
+        answer, nav, page = api.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress,
                                          _say_rebuilding)
     if as_json:
         emit_json({**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
@@ -555,7 +556,7 @@ def lint_command(
     from rich.markup import escape
 
     with errors():
-        report = ops.lint_kb(find_kb(kb), fix)
+        report = api.lint_kb(find_kb(kb), fix)
     if as_json:
         emit_json(report.as_dict())
     else:

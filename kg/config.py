@@ -78,7 +78,7 @@ class LlmConfig:
     validation_retries: int = 2
     max_tokens: int = 8192
     #: With an LLM extractor, also ask the model about likely contradictions the rules miss and
-    #: about ambiguous entity names (kg/judges.py). False: the offline rules only.
+    #: about ambiguous entity names (kg/llm/judges.py). False: the offline rules only.
     judges: bool = True
     #: Seconds between polls of a Message Batch (`kg compile --batch`).
     batch_poll_seconds: float = 30.0

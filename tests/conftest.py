@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from kg.kb import KnowledgeBase, init
-from kg.ledger import run_ledger
-from kg.search import ensure_indexes
+from kg.llm.ledger import run_ledger
+from kg.retrieve.search import ensure_indexes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
 
@@ -33,9 +33,9 @@ def compiled(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     base, _ = init(tmp_path_factory.mktemp("compiled") / "kb")
     for note in sorted(EXAMPLES.iterdir()):
         shutil.copyfile(note, base.raw / note.name)
-    from kg import ops
+    from kg import api
 
-    ops.compile_kb(base, "heuristic")
+    api.compile_kb(base, "heuristic")
     ensure_indexes(base.db_path)  # as the first search would (a small compile leaves them dropped)
     return base
 

@@ -5,7 +5,7 @@ Every request is recorded (path, headers, JSON body). Replies come from a script
 `Reply` consumed in order) and, when the script is empty, from `responder(body)`, which by
 default runs kg's offline heuristic extractor on the chunk found between <chunk> tags, so a
 reply is realistic and its quotes are verbatim. Questions of the LLM judges (numbered
-`<pair number="n">` blocks, kg/judges.py) get `judge_reply`: "compatible" / "different" for
+`<pair number="n">` blocks, kg/llm/judges.py) get `judge_reply`: "compatible" / "different" for
 every pair, unless a test passes its own verdict function.
 
 Token accounting (what the fake reports as usage): ceil(characters / 4) of the JSON-serialised
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from kg.extractors import ExtractionContext
-from kg.extractors.heuristic import HeuristicExtractor
+from kg.extract import ExtractionContext
+from kg.extract.heuristic import HeuristicExtractor
 from kg.models import Chunk
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kg.chunk import chunk_text
+from kg.compile.chunk import chunk_text
 from kg.text import sentences, to_plain
 
 DOC = """---

@@ -5,14 +5,14 @@ import shutil
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg import ops
+from kg import api
 from kg.kb import KnowledgeBase, init
 from tests.conftest import tree_digest
 
 
 def test_examples_compile_into_a_useful_wiki(example_kb: KnowledgeBase) -> None:
     raw_before = tree_digest(example_kb.raw)
-    report, rendered = ops.compile_kb(example_kb)
+    report, rendered = api.compile_kb(example_kb)
     assert report.compiled == 14 and not report.failed and report.unverified == 0
     assert rendered is not None
     wiki = example_kb.wiki
@@ -33,35 +33,35 @@ def test_examples_compile_into_a_useful_wiki(example_kb: KnowledgeBase) -> None:
 
 
 def test_render_is_byte_identical_and_restores_a_deleted_wiki(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     first = tree_digest(example_kb.wiki)
     shutil.rmtree(example_kb.wiki)
-    ops.render_kb(example_kb)
+    api.render_kb(example_kb)
     assert tree_digest(example_kb.wiki) == first
-    ops.render_kb(example_kb)
+    api.render_kb(example_kb)
     assert tree_digest(example_kb.wiki) == first
 
 
 def test_recompile_with_nothing_changed_does_nothing(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     before = tree_digest(example_kb.wiki)
-    report, rendered = ops.compile_kb(example_kb)
+    report, rendered = api.compile_kb(example_kb)
     assert not report.changed_anything and rendered is None
     assert tree_digest(example_kb.wiki) == before
 
 
 def test_changed_and_deleted_sources_retract_claims(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 30 tons.\n")
     (example_kb.raw / "colossus.md").unlink()
-    report, _ = ops.compile_kb(example_kb)
+    report, _ = api.compile_kb(example_kb)
     assert report.plan.changed == ["eniac.md"] and report.plan.vanished == ["colossus.md"]
-    rows = ops.cypher(example_kb, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source {path: 'eniac.md'}) "
+    rows = api.cypher(example_kb, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source {path: 'eniac.md'}) "
                       "WHERE x.retracted_at = '' RETURN c.text AS text")
     assert [r["text"] for r in rows] == ["ENIAC weighed 30 tons."]
-    retracted = ops.cypher(example_kb, "MATCH (c:Claim) WHERE c.status = 'retracted' RETURN count(c) AS n")[0]["n"]
+    retracted = api.cypher(example_kb, "MATCH (c:Claim) WHERE c.status = 'retracted' RETURN count(c) AS n")[0]["n"]
     assert retracted > 10
-    assert ops.cypher(example_kb, "MATCH (s:Source {path: 'colossus.md'}) RETURN s.status AS s")[0]["s"] == "removed"
+    assert api.cypher(example_kb, "MATCH (s:Source {path: 'colossus.md'}) RETURN s.status AS s")[0]["s"] == "removed"
     assert "] remove | colossus.md" in (example_kb.wiki / "log.md").read_text()
 
 
@@ -75,7 +75,7 @@ def test_bad_files_fail_alone_and_nothing_in_raw_or_insights_changes(kb: Knowled
     (kb.raw / "con.txt").write_text("Differs from CON.md only in case and suffix. Alan Turing was here.\n")
     (kb.insights / "mine.md").write_text("my own [[Alan Turing]] note")
     before = tree_digest(kb.raw), tree_digest(kb.insights)
-    report, rendered = ops.compile_kb(kb)
+    report, rendered = api.compile_kb(kb)
     assert set(report.failed) == {"empty.md", "binary.md", "latin1.txt", "big.md"}
     assert "max_source_bytes" in report.failed["big.md"] and "UTF-8" in report.failed["latin1.txt"]
     assert report.compiled == 3 and rendered is not None
@@ -86,7 +86,7 @@ def test_bad_files_fail_alone_and_nothing_in_raw_or_insights_changes(kb: Knowled
     assert con.name.startswith("x-con")
     front = con.read_text().split("\n---\n")[0]
     assert 'title: "[[x|y]] ---: {{ jinja }} {% if %}"' in front
-    status = ops.status(kb)
+    status = api.status(kb)
     assert set(status.failed) == {"empty.md", "binary.md", "latin1.txt", "big.md"}
 
 
@@ -107,7 +107,7 @@ def test_render_is_deterministic_for_any_small_corpus(tmp_path_factory, notes: l
         kb, _ = init(tmp_path_factory.mktemp(f"kb{attempt}"))
         for i, text in enumerate(notes):
             (kb.raw / f"n{i}.md").write_text(f"# Note {i}\n\n{text}\n")
-        ops.compile_kb(kb)
-        ops.render_kb(kb)
+        api.compile_kb(kb)
+        api.render_kb(kb)
         digests.append({k: v for k, v in tree_digest(kb.wiki).items() if k != "log.md"})
     assert digests[0] == digests[1]

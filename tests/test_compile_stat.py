@@ -11,11 +11,18 @@ from typing import Any
 
 import pytest
 
-from kg import compiler, ops
-from kg.backends import make_extractor
-from kg.compiler import RACY_NS, Compiler, load_source_states, plan_compile, trusted_signature
+from kg import api
+from kg.compile import pipeline as compiler
+from kg.compile.pipeline import (
+    RACY_NS,
+    Compiler,
+    load_source_states,
+    plan_compile,
+    trusted_signature,
+)
+from kg.compile.sources import stat_signature
 from kg.kb import KnowledgeBase
-from kg.sources import stat_signature
+from kg.llm.backends import make_extractor
 
 HOUR_NS = 3600 * 1_000_000_000
 
@@ -35,11 +42,11 @@ def trust_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def file_stats(kb: KnowledgeBase) -> dict[str, Any]:
-    return {r["path"]: r["stat"] for r in ops.cypher(kb, "MATCH (s:Source) RETURN s.path AS path, s.file_stat AS stat")}
+    return {r["path"]: r["stat"] for r in api.cypher(kb, "MATCH (s:Source) RETURN s.path AS path, s.file_stat AS stat")}
 
 
 def plan_of(kb: KnowledgeBase) -> compiler.CompilePlan:
-    with ops.open_store(kb, read_only=True) as store:
+    with api.open_store(kb, read_only=True) as store:
         return plan_compile(kb.raw, load_source_states(store))
 
 
@@ -58,28 +65,28 @@ def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 
 
 def log_count(kb: KnowledgeBase) -> int:
-    return int(ops.cypher(kb, "MATCH (l:LogEntry) RETURN count(l) AS n")[0]["n"])
+    return int(api.cypher(kb, "MATCH (l:LogEntry) RETURN count(l) AS n")[0]["n"])
 
 
 def test_recorded_stat_skips_reading_unchanged_files(example_kb: KnowledgeBase, hashed: list[str], trust_at_once: None) -> None:
-    ops.compile_kb(example_kb, "heuristic", render=False)
+    api.compile_kb(example_kb, "heuristic", render=False)
     stats = file_stats(example_kb)
     assert stats and all(stats.values())  # old enough to be trusted: recorded
     for rel, recorded in stats.items():
         assert recorded == stat_signature(os.stat(example_kb.raw / rel))
     hashed.clear()
-    report, _ = ops.compile_kb(example_kb, "heuristic", render=False)
+    report, _ = api.compile_kb(example_kb, "heuristic", render=False)
     assert not report.changed_anything and hashed == []  # nothing read
 
 
 def test_touch_without_a_content_change_is_not_recompiled(example_kb: KnowledgeBase, hashed: list[str],
                                                          trust_at_once: None) -> None:
-    ops.compile_kb(example_kb, "heuristic")
+    api.compile_kb(example_kb, "heuristic")
     logged = log_count(example_kb)
     before = file_stats(example_kb)
     age(example_kb.raw / "eniac.md", ns_ago=HOUR_NS // 2)  # touched: new mtime, same bytes
     hashed.clear()
-    report, rendered = ops.compile_kb(example_kb, "heuristic")
+    report, rendered = api.compile_kb(example_kb, "heuristic")
     assert hashed == ["eniac.md"]  # read once to find that its bytes are the same
     assert not report.changed_anything and report.compiled == 0 and rendered is None
     assert "eniac.md" in report.plan.unchanged and log_count(example_kb) == logged
@@ -94,16 +101,16 @@ def test_same_size_and_mtime_but_new_bytes_right_after_a_compile_is_changed(kb: 
     """The racy case: an edit in the same timestamp tick as the compiled version (coarse mtime)."""
     path = kb.raw / "a.md"
     path.write_text("# A\n\nAlpha Corp employs 100 people.\n")
-    ops.compile_kb(kb, "heuristic", render=False)
+    api.compile_kb(kb, "heuristic", render=False)
     assert file_stats(kb) == {"a.md": ""}  # edited just now: the stat cannot vouch for the bytes
     stat = os.stat(path)
     path.write_text("# A\n\nAlpha Corp employs 900 people.\n")  # same size
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # and the same mtime
     assert os.stat(path).st_size == stat.st_size and os.stat(path).st_mtime_ns == stat.st_mtime_ns
     assert plan_of(kb).changed == ["a.md"]
-    report, _ = ops.compile_kb(kb, "heuristic", render=False)
+    report, _ = api.compile_kb(kb, "heuristic", render=False)
     assert report.compiled == 1
-    texts = [r["t"] for r in ops.cypher(kb, "MATCH (c:Claim {status: 'live'}) RETURN c.text AS t")]
+    texts = [r["t"] for r in api.cypher(kb, "MATCH (c:Claim {status: 'live'}) RETURN c.text AS t")]
     assert any("900" in t for t in texts) and not any("100" in t for t in texts)
 
 
@@ -112,7 +119,7 @@ def test_old_mtime_set_back_after_an_edit_is_changed(kb: KnowledgeBase, trust_at
     path = kb.raw / "a.md"
     path.write_text("# A\n\nAlpha Corp employs 100 people.\n")
     mtime = age(path)
-    ops.compile_kb(kb, "heuristic", render=False)
+    api.compile_kb(kb, "heuristic", render=False)
     assert file_stats(kb)["a.md"]
     path.write_text("# A\n\nAlpha Corp employs 900 people.\n")
     os.utime(path, ns=(mtime, mtime))
@@ -134,7 +141,7 @@ def test_the_recorded_stat_is_taken_before_the_bytes_are_read(kb: KnowledgeBase,
         return doc
 
     monkeypatch.setattr(compiler, "read_source", read_then_edit)
-    ops.compile_kb(kb, "heuristic", render=False)
+    api.compile_kb(kb, "heuristic", render=False)
     monkeypatch.setattr(compiler, "read_source", real)
     assert file_stats(kb)["a.md"]
     assert plan_of(kb).changed == ["a.md"]
@@ -143,21 +150,21 @@ def test_the_recorded_stat_is_taken_before_the_bytes_are_read(kb: KnowledgeBase,
 def test_a_graph_without_recorded_stats_hashes_once_then_records_them(example_kb: KnowledgeBase, hashed: list[str],
                                                                      trust_at_once: None) -> None:
     """A graph compiled before stats were recorded (migration 4 leaves them NULL)."""
-    ops.compile_kb(example_kb, "heuristic", render=False)
-    ops.cypher(example_kb, "MATCH (s:Source) SET s.file_stat = NULL", write=True)
+    api.compile_kb(example_kb, "heuristic", render=False)
+    api.cypher(example_kb, "MATCH (s:Source) SET s.file_stat = NULL", write=True)
     hashed.clear()
-    report, _ = ops.compile_kb(example_kb, "heuristic", render=False)
+    report, _ = api.compile_kb(example_kb, "heuristic", render=False)
     assert not report.changed_anything and len(hashed) == len(report.plan.unchanged) > 0
     assert all(file_stats(example_kb).values())
     hashed.clear()
-    ops.compile_kb(example_kb, "heuristic", render=False)
+    api.compile_kb(example_kb, "heuristic", render=False)
     assert hashed == []
 
 
 def test_failed_sources_keep_their_stat_and_are_retried(kb: KnowledgeBase, hashed: list[str], trust_at_once: None) -> None:
     (kb.raw / "empty.md").write_text("   \n")
     (kb.raw / "good.md").write_text("# Good\n\nGood Corp employs 5 people.\n")
-    report, _ = ops.compile_kb(kb, "heuristic", render=False)
+    report, _ = api.compile_kb(kb, "heuristic", render=False)
     assert list(report.failed) == ["empty.md"]
     assert all(file_stats(kb).values())
     hashed.clear()
@@ -192,43 +199,43 @@ def test_compile_reuses_the_planned_states(example_kb: KnowledgeBase, monkeypatc
         return real(store, only)
 
     monkeypatch.setattr(compiler, "load_source_states", counting)
-    ops.compile_kb(example_kb, "heuristic", render=False)  # plan() then compile(plan)
+    api.compile_kb(example_kb, "heuristic", render=False)  # plan() then compile(plan)
     assert len(calls) == 1
     config = example_kb.config()
-    with ops.open_store(example_kb) as store:
+    with api.open_store(example_kb) as store:
         Compiler(example_kb, store, make_extractor(config, "heuristic"), config).compile()  # no plan: loads them
     assert len(calls) == 2
 
 
 def test_an_edited_source_sets_only_the_columns_that_can_change(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     """Every SET of a string column costs Kuzu a rewrite of that column's node group at the next
-    checkpoint (kg/compiler.py): slug never changes, the title only with the first heading."""
-    from kg.store import Store
+    checkpoint (kg/compile/pipeline.py): slug never changes, the title only with the first heading."""
+    from kg.graph.store import Store
 
     path = kb.raw / "a.md"
     path.write_text("# A\n\nAlpha Corp employs 100 people.\n")
-    ops.compile_kb(kb, "heuristic", render=False)
+    api.compile_kb(kb, "heuristic", render=False)
     updates: list[dict[str, Any]] = []
     real = Store.write
     monkeypatch.setattr(Store, "write", lambda self, batch: (updates.extend(batch.updates.get("Source", [])),
                                                              real(self, batch))[1])
     path.write_text("# A\n\nAlpha Corp employs 200 people.\n")
-    ops.compile_kb(kb, "heuristic", render=False)
+    api.compile_kb(kb, "heuristic", render=False)
     assert len(updates) == 1 and not {"slug", "title", "ingested_at"} & set(updates[0]) and updates[0]["sha256"]
     path.write_text("# Alpha\n\nAlpha Corp employs 300 people.\n")
     updates.clear()
-    ops.compile_kb(kb, "heuristic", render=False)
+    api.compile_kb(kb, "heuristic", render=False)
     assert len(updates) == 1 and updates[0]["title"] == "Alpha" and "slug" not in updates[0]
-    assert ops.cypher(kb, "MATCH (s:Source) RETURN s.title AS t, s.slug AS slug") == [{"t": "Alpha", "slug": "a"}]
+    assert api.cypher(kb, "MATCH (s:Source) RETURN s.title AS t, s.slug AS slug") == [{"t": "Alpha", "slug": "a"}]
 
 
 def test_source_states_read_like_the_source_rows(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb, "heuristic", render=False)
+    api.compile_kb(example_kb, "heuristic", render=False)
     (example_kb.raw / "eniac.md").unlink()
-    ops.compile_kb(example_kb, "heuristic", render=False)  # a removed row among the live ones
-    rows = ops.cypher(example_kb, "MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha256, s.status AS status, "
+    api.compile_kb(example_kb, "heuristic", render=False)  # a removed row among the live ones
+    rows = api.cypher(example_kb, "MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha256, s.status AS status, "
                                   "s.slug AS slug, s.file_stat AS file_stat, s.title AS title")
-    with ops.open_store(example_kb, read_only=True) as store:
+    with api.open_store(example_kb, read_only=True) as store:
         states = load_source_states(store)
         assert dict(states) == {row["path"]: compiler.SourceState(**row) for row in rows}
         assert states["eniac.md"].status == "removed" and states.value("status", states.rows["eniac.md"]) == "removed"

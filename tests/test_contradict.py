@@ -1,7 +1,7 @@
 from __future__ import annotations
 
-from kg import ops
-from kg.contradict import ClaimRecord, RuleJudge, candidate_pairs
+from kg import api
+from kg.compile.contradict import ClaimRecord, RuleJudge, candidate_pairs
 from kg.kb import KnowledgeBase
 
 
@@ -50,9 +50,9 @@ def test_candidates_never_all_pairs() -> None:
 
 
 def test_examples_disagreements_are_found_and_authority_decides(example_kb: KnowledgeBase) -> None:
-    report, _ = ops.compile_kb(example_kb)
+    report, _ = api.compile_kb(example_kb)
     assert report.contradictions >= 5
-    reasons = [r["reason"] for r in ops.cypher(example_kb, "MATCH ()-[r:CONTRADICTS]->() RETURN r.reason AS reason")]
+    reasons = [r["reason"] for r in api.cypher(example_kb, "MATCH ()-[r:CONTRADICTS]->() RETURN r.reason AS reason")]
     for expected in ("27 vs 30 t", "750 vs 740 kHz", "2250 vs 2300 transistor", "1948-06-21 vs 1949", "first of their kind"):
         assert any(expected in r for r in reasons), expected
     page = (example_kb.wiki / "contradictions.md").read_text()
@@ -64,20 +64,20 @@ def test_examples_disagreements_are_found_and_authority_decides(example_kb: Know
 def test_single_valued_predicates_are_superseded_by_time(kb: KnowledgeBase) -> None:
     kb.config_path.write_text('[predicates]\nsingle_valued = ["ceo"]\n')
     (kb.raw / "a.md").write_text("# Acme\n\n| Company | CEO |\n|---|---|\n| Acme | Alice Smith |\n")
-    ops.compile_kb(kb)
+    api.compile_kb(kb)
     (kb.raw / "b.md").write_text("# Acme news\n\n| Company | CEO |\n|---|---|\n| Acme | Bob Jones |\n")
-    report, _ = ops.compile_kb(kb)
+    report, _ = api.compile_kb(kb)
     assert report.superseded == 1
-    rows = ops.cypher(kb, "MATCH (n:Claim)-[:SUPERSEDES]->(o:Claim) RETURN n.object AS new, o.object AS old, o.status AS s")
+    rows = api.cypher(kb, "MATCH (n:Claim)-[:SUPERSEDES]->(o:Claim) RETURN n.object AS new, o.object AS old, o.status AS s")
     assert rows == [{"new": "Bob Jones", "old": "Alice Smith", "s": "superseded"}]
     assert "Superseded by “Acme CEO: Bob Jones”" in (kb.wiki / "entities/acme.md").read_text()
 
 
 def test_claim_records_by_id_equal_the_full_load(example_kb: KnowledgeBase) -> None:
-    from kg.contradict import load_claim_records
-    from kg.store import Store
+    from kg.compile.contradict import load_claim_records
+    from kg.graph.store import Store
 
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     with Store(example_kb.db_path, read_only=True) as store:
         every = load_claim_records(store)
         some = [r.id for r in every[::3]] + ["no-such-claim"]
@@ -87,7 +87,7 @@ def test_claim_records_by_id_equal_the_full_load(example_kb: KnowledgeBase) -> N
 
 
 def test_every_claim_has_exactly_one_subject(compiled: KnowledgeBase) -> None:
-    """kg/contradict.py counts live claims with a subject as live claims: this must hold."""
-    rows = ops.cypher(compiled, "MATCH (c:Claim) OPTIONAL MATCH (c)-[:ABOUT {role: 'subject'}]->(e:Entity) "
+    """kg/compile/contradict.py counts live claims with a subject as live claims: this must hold."""
+    rows = api.cypher(compiled, "MATCH (c:Claim) OPTIONAL MATCH (c)-[:ABOUT {role: 'subject'}]->(e:Entity) "
                                 "WITH c, count(e) AS subjects RETURN subjects, count(*) AS claims")
     assert len(rows) == 1 and rows[0]["subjects"] == 1 and rows[0]["claims"] > 100

@@ -8,7 +8,7 @@ import shutil
 
 from typer.testing import CliRunner
 
-from kg import ops
+from kg import api
 from kg.cli import app
 from kg.graph.journal import Journal
 from kg.kb import KnowledgeBase
@@ -19,8 +19,8 @@ runner = CliRunner()
 
 
 def merged_and_answered(kb: KnowledgeBase) -> None:
-    ops.entity_merge(kb, "world-war-turing", "alan-turing")
-    ops.query_kb(kb, "How many vacuum tubes did ENIAC use?", save=True, offline=True, mode="bm25")
+    api.entity_merge(kb, "world-war-turing", "alan-turing")
+    api.query_kb(kb, "How many vacuum tubes did ENIAC use?", save=True, offline=True, mode="bm25")
 
 
 def test_the_journal_keeps_merges_answers_and_the_log(fresh: KnowledgeBase) -> None:
@@ -33,10 +33,10 @@ def test_the_journal_keeps_merges_answers_and_the_log(fresh: KnowledgeBase) -> N
         journal.close()
     assert list(merges) == ["world-war-turing"] and merges["world-war-turing"][0] == "alan-turing"
     assert [page["title"] for page, _, _ in answers] == ["How many vacuum tubes did ENIAC use?"]
-    graph_log = ops.cypher(fresh, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, "
+    graph_log = api.cypher(fresh, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, "
                                   "l.subject AS subject, l.detail AS detail ORDER BY seq")
     assert log == graph_log and {"merge", "answer", "ingest"} <= {e["op"] for e in log}
-    ops.entity_merge(fresh, "world-war-turing")  # unmerge: no longer standing
+    api.entity_merge(fresh, "world-war-turing")  # unmerge: no longer standing
     journal = Journal(fresh.journal_path)
     assert journal.merges() == {}
     journal.close()
@@ -45,7 +45,7 @@ def test_the_journal_keeps_merges_answers_and_the_log(fresh: KnowledgeBase) -> N
 def test_rebuild_gives_the_same_wiki_and_keeps_what_a_person_made(fresh: KnowledgeBase) -> None:
     merged_and_answered(fresh)
     before = tree_digest(fresh.wiki)
-    log_before = ops.cypher(fresh, "MATCH (l:LogEntry) RETURN l.op AS op, l.subject AS s ORDER BY l.seq")
+    log_before = api.cypher(fresh, "MATCH (l:LogEntry) RETURN l.op AS op, l.subject AS s ORDER BY l.seq")
     result = runner.invoke(app, ["compile", "--rebuild", "--kb", str(fresh.root), "--json"])
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
@@ -53,9 +53,9 @@ def test_rebuild_gives_the_same_wiki_and_keeps_what_a_person_made(fresh: Knowled
     assert report["kept_old_graph"].startswith(".kg/broken/graph-") and (fresh.root / report["kept_old_graph"]).exists()
     after = tree_digest(fresh.wiki)
     assert {p for p in before if before[p] != after.get(p)} == {"log.md"}  # and the log gained one entry
-    log_after = ops.cypher(fresh, "MATCH (l:LogEntry) RETURN l.op AS op, l.subject AS s ORDER BY l.seq")
+    log_after = api.cypher(fresh, "MATCH (l:LogEntry) RETURN l.op AS op, l.subject AS s ORDER BY l.seq")
     assert log_after == [*log_before, {"op": "rebuild", "s": "graph"}]
-    shown = ops.entity_show(fresh, "world-war-turing")
+    shown = api.entity_show(fresh, "world-war-turing")
     assert [a["id"] for a in shown["alias_of"]] == ["alan-turing"]
 
 
@@ -69,5 +69,5 @@ def test_doctor_finds_a_crashing_column_and_rebuilds(kb: KnowledgeBase) -> None:
     assert "Rebuilt the graph" in fixed.stdout and "compiled 1 source(s)" in fixed.stdout
     again = runner.invoke(app, ["doctor", "--kb", str(kb.root), "--json"])
     assert again.exit_code == 0 and json.loads(again.stdout)["healthy"] is True
-    assert ops.status(kb).counts["Source"] == 1 and list((kb.state / "broken").iterdir())
+    assert api.status(kb).counts["Source"] == 1 and list((kb.state / "broken").iterdir())
     assert (kb.wiki / "sources" / "eniac.md").exists()

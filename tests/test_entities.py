@@ -4,11 +4,11 @@ import json
 
 from typer.testing import CliRunner
 
-from kg import ops
+from kg import api
 from kg.cli import app
+from kg.compile.resolve import EntityIndex
 from kg.kb import KnowledgeBase
 from kg.models import ExtractedEntity
-from kg.resolve import EntityIndex
 
 runner = CliRunner()
 
@@ -49,8 +49,8 @@ def test_same_name_different_type_stays_apart() -> None:
 def test_fuzzy_merge_is_an_edge_and_can_be_undone(kb: KnowledgeBase) -> None:
     (kb.raw / "a.md").write_text("# Bletchley Park\n\nBletchley Park was a codebreaking centre in England.\n")
     (kb.raw / "b.md").write_text("# Notes\n\nThe Bletchly Park team read Enigma traffic in 1941.\n")
-    ops.compile_kb(kb)
-    edges = ops.cypher(kb, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method")
+    api.compile_kb(kb)
+    edges = api.cypher(kb, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method")
     assert edges == [{"a": "bletchly-park", "b": "bletchley-park", "method": "fuzzy"}]
     page = (kb.wiki / "entities/bletchley-park.md").read_text()
     assert "The Bletchly Park team read Enigma traffic" in page and "Merged into this page: Bletchly Park" in page
@@ -70,8 +70,8 @@ def test_fuzzy_merge_is_an_edge_and_can_be_undone(kb: KnowledgeBase) -> None:
 
 
 def test_claim_show_explain_and_stale_claims(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
-    claim_id = ops.cypher(example_kb, "MATCH (c:Claim) WHERE c.text CONTAINS '27 tonnes' RETURN c.id AS id")[0]["id"]
+    api.compile_kb(example_kb)
+    claim_id = api.cypher(example_kb, "MATCH (c:Claim) WHERE c.text CONTAINS '27 tonnes' RETURN c.id AS id")[0]["id"]
     shown = runner.invoke(app, ["claim", "show", claim_id, "--kb", str(example_kb.root)])
     assert shown.exit_code == 0 and "✓ verified" in shown.output and "different values for weigh" in shown.output
     (example_kb.raw / "eniac.md").write_text((example_kb.raw / "eniac.md").read_text() + "\nMore text.\n")
@@ -81,6 +81,6 @@ def test_claim_show_explain_and_stale_claims(example_kb: KnowledgeBase) -> None:
     assert changed["evidence"][0]["state"] == "changed"
     explain = json.loads(runner.invoke(app, ["compile", "--explain", "--json", "--kb", str(example_kb.root)]).output)
     assert explain["plan"]["changed"] == ["eniac.md"] and "sources/eniac" in explain["pages"] and "index" in explain["pages"]
-    assert ops.cypher(example_kb, "MATCH (c:Claim {id: $id}) RETURN c.status AS s", {"id": claim_id})[0]["s"] == "live"
+    assert api.cypher(example_kb, "MATCH (c:Claim {id: $id}) RETURN c.status AS s", {"id": claim_id})[0]["s"] == "live"
     missing = runner.invoke(app, ["claim", "show", "nope", "--kb", str(example_kb.root)])
     assert missing.exit_code == 1 and "No claim" in missing.output

@@ -1,4 +1,4 @@
-"""EntityKey rows (kg/entity_keys.py): kept equal to what loading every entity computes, and a
+"""EntityKey rows (kg/compile/entity_keys.py): kept equal to what loading every entity computes, and a
 lazy index over them resolves names exactly as the loaded index does."""
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg import ops
-from kg.compiler import load_entity_index
-from kg.entity_keys import COMPLETE, lazy_entity_index
+from kg import api
+from kg.compile.entity_keys import COMPLETE, lazy_entity_index
+from kg.compile.pipeline import load_entity_index
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.models import ExtractedEntity
-from kg.store import Store
 
 
 def key_rows(store: Store) -> dict[str, str]:
@@ -42,13 +42,13 @@ EDITS = [
 
 
 def test_rows_stay_what_loading_every_entity_gives(fresh: KnowledgeBase) -> None:
-    with ops.open_store(fresh, read_only=True) as store:
+    with api.open_store(fresh, read_only=True) as store:
         assert key_rows(store) == expected_rows(store) and len(key_rows(store)) > 150
     for name, text in EDITS:  # one-source compiles: the lazy index, writing the new names' rows
         append(fresh, name, text)
-        report, _ = ops.compile_kb(fresh, only=[name])
+        report, _ = api.compile_kb(fresh, only=[name])
         assert report.compiled == 1
-        with ops.open_store(fresh, read_only=True) as store:
+        with api.open_store(fresh, read_only=True) as store:
             assert key_rows(store) == expected_rows(store), name
 
 
@@ -62,21 +62,21 @@ def test_a_lazy_compile_gives_what_a_loaded_one_gives(fresh: KnowledgeBase, tmp_
     for kb in (fresh, twin):
         for name, text in EDITS:
             append(kb, name, text)
-            ops.compile_kb(kb, only=[name])
+            api.compile_kb(kb, only=[name])
     for query in ("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases ORDER BY id",
                   "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) RETURN c.id AS claim, e.id AS entity, a.role AS role "
                   "ORDER BY claim, entity",
                   "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS alias, b.id AS target, m.method AS how "
                   "ORDER BY alias, target",
                   "MATCH (k:EntityKey) RETURN k.key AS key, k.entity AS entity ORDER BY key"):
-        assert ops.cypher(fresh, query) == ops.cypher(twin, query), query
+        assert api.cypher(fresh, query) == api.cypher(twin, query), query
 
 
 def test_a_graph_without_rows_gets_them_from_the_next_compile(fresh: KnowledgeBase) -> None:
-    ops.cypher(fresh, "MATCH (k:EntityKey) DELETE k", write=True)  # as migrated from schema 4
+    api.cypher(fresh, "MATCH (k:EntityKey) DELETE k", write=True)  # as migrated from schema 4
     append(fresh, "eniac.md", EDITS[0][1])
-    ops.compile_kb(fresh, only=["eniac.md"])  # not complete: loads every entity, fills the rows
-    with ops.open_store(fresh, read_only=True) as store:
+    api.compile_kb(fresh, only=["eniac.md"])  # not complete: loads every entity, fills the rows
+    with api.open_store(fresh, read_only=True) as store:
         assert key_rows(store) == expected_rows(store)
 
 
@@ -93,7 +93,7 @@ def variants(name: str) -> list[str]:
 
 @pytest.fixture(scope="module")
 def names(compiled: KnowledgeBase) -> list[str]:
-    rows = ops.cypher(compiled, "MATCH (e:Entity) RETURN e.name AS name, e.aliases AS aliases ORDER BY name")
+    rows = api.cypher(compiled, "MATCH (e:Entity) RETURN e.name AS name, e.aliases AS aliases ORDER BY name")
     return sorted({n for r in rows for n in (r["name"], *(r["aliases"] or []))})
 
 
@@ -105,7 +105,7 @@ def test_lazy_and_loaded_indexes_resolve_alike(compiled: KnowledgeBase, names: l
                                          st.lists(st.sampled_from(names), max_size=1)), min_size=1, max_size=6))
     entities = [ExtractedEntity(name=variants(name)[i % len(variants(name))], type=kind, aliases=aliases)
                 for name, i, kind, aliases in picks]
-    with ops.open_store(compiled, read_only=True) as store:
+    with api.open_store(compiled, read_only=True) as store:
         loaded, lazy = load_entity_index(store), lazy_entity_index(store)
         found = []
         for entity in entities:
@@ -119,7 +119,7 @@ def test_lazy_and_loaded_indexes_resolve_alike(compiled: KnowledgeBase, names: l
 def test_every_variant_of_every_name_resolves_alike(compiled: KnowledgeBase, names: list[str]) -> None:
     """Each tier on its own (exact, plural, title, acronym, fuzzy, new), without the state one
     resolution leaves for the next: every name's variants, each on fresh indexes."""
-    with ops.open_store(compiled, read_only=True) as store:
+    with api.open_store(compiled, read_only=True) as store:
         base = load_entity_index(store)
         for name in names[::3]:  # a third of them: each probe needs fresh indexes
             for variant in variants(name):

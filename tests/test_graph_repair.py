@@ -10,7 +10,7 @@ import pyarrow as pa
 
 from kg.graph.probe import probe
 from kg.graph.schema import NEVER_NULL, NODES, SCHEMA_VERSION
-from kg.store import Store, WriteBatch
+from kg.graph.store import Store, WriteBatch
 
 # The schema of version 5, as migrations 1-5 built it (file_stat and checked_at added by ALTER).
 V5 = [

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
-from kg.chunk import chunk_text
-from kg.extractors import ExtractionContext
-from kg.extractors.heuristic import HeuristicExtractor
+from kg.compile.chunk import chunk_text
+from kg.extract import ExtractionContext
+from kg.extract.heuristic import HeuristicExtractor
 from kg.models import ClaimType, ExtractionResult
 from kg.names import name_key
 

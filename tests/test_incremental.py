@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from exporters.graphdata import load_graph
+from exporters.pages import load_graph
 from exporters.wiki import compute_links, page_links
-from kg import ops
+from kg import api
 from kg.errors import KgError
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase, init
-from kg.store import Store
 from tests.conftest import tree_digest
 
 
@@ -26,12 +26,12 @@ def full_render_digest(kb: KnowledgeBase, tmp: Path) -> dict[str, str]:
     shutil.rmtree(copy, ignore_errors=True)
     shutil.copytree(kb.root, copy, ignore=shutil.ignore_patterns("wiki"))
     other = KnowledgeBase(copy)
-    ops.render_kb(other)
+    api.render_kb(other)
     return tree_digest(other.wiki)
 
 
 def test_incremental_render_equals_full_render_after_edits(example_kb: KnowledgeBase, tmp_path: Path) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     before = tree_digest(example_kb.wiki)
     steps = [
         lambda: (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes. Grace Hopper never used ENIAC.\n"),
@@ -41,7 +41,7 @@ def test_incremental_render_equals_full_render_after_edits(example_kb: Knowledge
     ]
     for step in steps:
         step()
-        _, rendered = ops.compile_kb(example_kb)
+        _, rendered = api.compile_kb(example_kb)
         assert rendered is not None and rendered.pages < 160  # only the blast radius was written
         assert tree_digest(example_kb.wiki) == full_render_digest(example_kb, tmp_path)
     after = tree_digest(example_kb.wiki)
@@ -50,7 +50,7 @@ def test_incremental_render_equals_full_render_after_edits(example_kb: Knowledge
 
 
 def test_compute_links_matches_the_rendered_pages(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     with Store(example_kb.db_path, read_only=True) as store:
         links = compute_links(load_graph(store))
     for page in sorted(p for p in tree_digest(example_kb.wiki) if p.startswith(("entities/", "sources/"))):
@@ -59,7 +59,7 @@ def test_compute_links_matches_the_rendered_pages(example_kb: KnowledgeBase) -> 
 
 
 def test_backlinks_are_the_inverse_of_links(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     pages = {p[:-3]: (example_kb.wiki / p).read_text() for p in tree_digest(example_kb.wiki) if p.startswith(("entities/", "sources/"))}
     for page, text in pages.items():
         for target in (page_links(text) & set(pages)) - {page}:
@@ -67,7 +67,7 @@ def test_backlinks_are_the_inverse_of_links(example_kb: KnowledgeBase) -> None:
 
 
 def test_a_killed_render_is_finished_by_the_next_compile(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes.\n")
     import exporters.incremental as incremental
 
@@ -76,9 +76,9 @@ def test_a_killed_render_is_finished_by_the_next_compile(example_kb: KnowledgeBa
 
     monkeypatch.setattr(incremental, "write_in_place", crash)
     with pytest.raises(KeyboardInterrupt):
-        ops.compile_kb(example_kb)
+        api.compile_kb(example_kb)
     monkeypatch.undo()
-    report, rendered = ops.compile_kb(example_kb)  # nothing to compile, but the render is pending
+    report, rendered = api.compile_kb(example_kb)  # nothing to compile, but the render is pending
     assert not report.changed_anything and rendered is not None
     assert "ENIAC weighed 40 tonnes." in (example_kb.wiki / "sources/eniac.md").read_text()
 
@@ -105,7 +105,7 @@ def reference_kb(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     kb, _ = init(tmp_path_factory.mktemp("reference") / "kb")
     kb.config_path.write_text("[compile]\nbatch_sources = 8\n")
     _corpus(kb.raw, 240)
-    ops.compile_kb(kb)
+    api.compile_kb(kb)
     return kb
 
 
@@ -136,7 +136,7 @@ def test_kg_cli_module_is_runnable() -> None:
 def test_a_full_disk_during_an_incremental_render_leaves_the_wiki_as_it_was(
     example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     before = tree_digest(example_kb.wiki)
     (example_kb.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 40 tonnes. ENIAC used 18,000 vacuum tubes.\n")
     real_write = Path.write_bytes
@@ -150,15 +150,15 @@ def test_a_full_disk_during_an_incremental_render_leaves_the_wiki_as_it_was(
 
     monkeypatch.setattr(Path, "write_bytes", full_disk)
     with pytest.raises(KgError, match=r"No space left on device.*left as it was"):
-        ops.compile_kb(example_kb)
+        api.compile_kb(example_kb)
     monkeypatch.undo()
     assert tree_digest(example_kb.wiki) == before  # no page replaced, no temporary file left
-    _, rendered = ops.compile_kb(example_kb)  # space again: the pending render is finished
+    _, rendered = api.compile_kb(example_kb)  # space again: the pending render is finished
     assert rendered is not None and "ENIAC weighed 40 tonnes." in (example_kb.wiki / "sources/eniac.md").read_text()
 
 
 def test_a_failing_full_render_leaves_the_previous_wiki(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     before = tree_digest(example_kb.wiki)
 
     def read_only(self: Path, data: bytes) -> int:
@@ -166,7 +166,7 @@ def test_a_failing_full_render_leaves_the_previous_wiki(example_kb: KnowledgeBas
 
     monkeypatch.setattr(Path, "write_bytes", read_only)
     with pytest.raises(KgError, match="Read-only file system"):
-        ops.render_kb(example_kb)
+        api.render_kb(example_kb)
     monkeypatch.undo()
     assert tree_digest(example_kb.wiki) == before
     assert not list(example_kb.root.glob(".wiki.*"))  # no temporary folder left behind
@@ -199,22 +199,22 @@ def _random_edit(raw: Path, rng: random.Random, step: int) -> str:
 def test_incremental_render_equals_full_render_after_random_edits(tmp_path: Path, seed: int) -> None:
     kb, _ = init(tmp_path / "kb")
     _corpus(kb.raw, 12)
-    ops.compile_kb(kb)
+    api.compile_kb(kb)
     rng = random.Random(seed)
     for step in range(8):
         kind = _random_edit(kb.raw, rng, step)
-        _, rendered = ops.compile_kb(kb)
+        _, rendered = api.compile_kb(kb)
         assert rendered is not None
         assert tree_digest(kb.wiki) == full_render_digest(kb, tmp_path), (step, kind)
 
 
 def test_an_edit_rewrites_only_pages_whose_bytes_depend_on_it(example_kb: KnowledgeBase) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     before = tree_digest(example_kb.wiki)
     note = example_kb.raw / "eniac.md"
     note.write_text(note.read_text() + "\nENIAC was moved in 1947.\n")
-    explained = {f"{p}.md" for p in ops.explain(example_kb)["pages"]}
-    _, rendered = ops.compile_kb(example_kb)
+    explained = {f"{p}.md" for p in api.explain(example_kb)["pages"]}
+    _, rendered = api.compile_kb(example_kb)
     after = tree_digest(example_kb.wiki)
     changed = {p for p in after if before.get(p) != after[p]}
     assert "sources/eniac.md" in changed and {"index.md", "log.md"} <= changed
@@ -238,7 +238,7 @@ def test_patch_backlinks_keeps_the_section_sorted_and_says_none_when_empty() -> 
 def test_a_hand_edited_or_missing_contradictions_page_gets_a_full_render(
     example_kb: KnowledgeBase, tmp_path: Path, damage: str
 ) -> None:
-    ops.compile_kb(example_kb)
+    api.compile_kb(example_kb)
     page = example_kb.wiki / "contradictions.md"
     if damage == "delete":
         page.unlink()
@@ -246,6 +246,6 @@ def test_a_hand_edited_or_missing_contradictions_page_gets_a_full_render(
         page.write_text(page.read_text().replace("^c", "(checked) c"))
     note = example_kb.raw / "eniac.md"
     note.write_text(note.read_text() + "\nENIAC was moved in 1947.\n")
-    _, rendered = ops.compile_kb(example_kb)
+    _, rendered = api.compile_kb(example_kb)
     assert rendered is not None
     assert tree_digest(example_kb.wiki) == full_render_digest(example_kb, tmp_path)

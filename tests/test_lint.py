@@ -6,7 +6,7 @@ import json
 
 from typer.testing import CliRunner
 
-from kg import ops
+from kg import api
 from kg.cli import app
 from kg.kb import KnowledgeBase
 from tests.conftest import tree_digest
@@ -17,7 +17,7 @@ def checks(report: object) -> set[str]:
 
 
 def test_clean_example_has_no_errors_but_reports_warnings(compiled: KnowledgeBase) -> None:
-    report = ops.lint_kb(compiled)
+    report = api.lint_kb(compiled)
     assert report.errors == 0
     assert {"contradiction", "gap"} <= checks(report)
     for finding in report.findings:
@@ -35,7 +35,7 @@ def test_stale_and_edited_wiki_are_errors_and_fix_repairs_them(fresh: KnowledgeB
     page.write_text(page.read_text() + "\nhand edit [[entities/no-such-page]]\n")
     raw_before, insights_before = tree_digest(fresh.raw), tree_digest(fresh.insights)
 
-    report = ops.lint_kb(fresh)
+    report = api.lint_kb(fresh)
     stale = {f.subject for f in report.findings if f.check == "stale"}
     assert stale == {"raw/eniac.md", "raw/colossus.md"}
     assert any(f.check == "wiki-outdated" and f.subject == "wiki/entities/edvac.md" for f in report.findings)
@@ -46,7 +46,7 @@ def test_stale_and_edited_wiki_are_errors_and_fix_repairs_them(fresh: KnowledgeB
     assert not insight_links[0].fixable and insight_links[0].severity == "warning"
     assert report.errors > 0
 
-    fixed = ops.lint_kb(fresh, fix=True)
+    fixed = api.lint_kb(fresh, fix=True)
     assert fixed.fixed and any("recompiled" in line for line in fixed.fixed)
     assert fixed.errors == 0, [f for f in fixed.findings if f.severity == "error"]
     assert "hand edit" not in page.read_text()
@@ -57,8 +57,8 @@ def test_duplicates_missing_pages_and_weak_claims(kb: KnowledgeBase) -> None:
     (kb.raw / "a.md").write_text("# Difference Engine\n\nThe Difference Engine was designed by Charles Babbage.\n"
                                  "The Difference Engines might possibly have been rather slow.\n")
     (kb.raw / "b.md").write_text("# DifferenceEngine\n\nThe DifferenceEngine was a mechanical calculator.\n")
-    ops.compile_kb(kb, "heuristic")
-    report = ops.lint_kb(kb)
+    api.compile_kb(kb, "heuristic")
+    report = api.lint_kb(kb)
     dup = [f for f in report.findings if f.check == "duplicate"]
     assert dup and "kg entity merge" in dup[0].fix
     assert any(f.check == "weak-claim" and "one source" in f.message for f in report.findings)

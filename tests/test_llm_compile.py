@@ -18,11 +18,12 @@ from fakes_llm import (
 )
 from typer.testing import CliRunner
 
-from kg import llm_run, ops
+from kg import api
 from kg.cli import app
 from kg.kb import KnowledgeBase
-from kg.ledger import run_ledger
-from kg.prompts import get_prompt
+from kg.llm import run as llm_run
+from kg.llm.ledger import run_ledger
+from kg.llm.prompts import get_prompt
 
 KB_TOML = """\
 [compile]
@@ -47,7 +48,7 @@ def claude_kb(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> Ite
 
 
 def claims(kb: KnowledgeBase) -> list[dict[str, Any]]:
-    return ops.cypher(kb, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) RETURN s.path AS path, c.id AS id, "
+    return api.cypher(kb, "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) RETURN s.path AS path, c.id AS id, "
                           "c.text AS text, c.prompt_version AS version, c.extractor AS extractor, x.quote AS quote "
                           "ORDER BY path, id, quote")
 
@@ -59,7 +60,7 @@ def messages(server: FakeAnthropic) -> list[Recorded]:
 
 def test_compile_examples_then_recompile_from_cache(claude_kb: tuple[KnowledgeBase, FakeAnthropic]) -> None:
     kb, server = claude_kb
-    report, _ = ops.compile_kb(kb)
+    report, _ = api.compile_kb(kb)
     assert report.compiled == 14 and not report.failed and report.claims_added > 20
     sent = messages(server)
     assert len(sent) == 14  # one call per chunk (each example note is one chunk)
@@ -70,10 +71,10 @@ def test_compile_examples_then_recompile_from_cache(claude_kb: tuple[KnowledgeBa
     assert ledger.total.requests == len(server.calls("/v1/messages")) and ledger.cost() > 0 and ledger.total.cache_read_tokens > 0
 
     # Unchanged input: nothing to do. A lost graph: rebuilt from the reply cache, same graph, zero requests.
-    assert not ops.compile_kb(kb)[0].changed_anything
+    assert not api.compile_kb(kb)[0].changed_anything
     (kb.state / "graph.kuzu").unlink()
     before = len(server.calls("/v1/messages"))
-    report2, _ = ops.compile_kb(kb)
+    report2, _ = api.compile_kb(kb)
     assert report2.compiled == 14
     assert len(server.calls("/v1/messages")) == before  # judges' verdicts came from the cache too
     assert len(messages(server)) == 14
@@ -92,10 +93,10 @@ def test_quote_not_in_text_is_dropped_and_counted(claude_kb: tuple[KnowledgeBase
         return reply
 
     server.responder = with_invented_claim
-    report, _ = ops.compile_kb(kb)
+    report, _ = api.compile_kb(kb)
     assert report.unverified >= 14 and not report.failed
     assert not [r for r in claims(kb) if "Lovelace built" in r["text"]]
-    per_source = ops.cypher(kb, "MATCH (s:Source) RETURN s.unverified AS n")
+    per_source = api.cypher(kb, "MATCH (s:Source) RETURN s.unverified AS n")
     assert all(r["n"] >= 1 for r in per_source)
 
 
@@ -110,12 +111,12 @@ def test_persistent_500_fails_only_that_source(claude_kb: tuple[KnowledgeBase, F
     assert "LLM usage:" in result.stderr
     assert not [r for r in claims(kb) if r["path"] == "colossus.md"]
     assert len({r["path"] for r in claims(kb)}) == 13
-    status = ops.status(kb)
+    status = api.status(kb)
     assert list(status.failed) == ["colossus.md"] and "HTTP 500" in status.failed["colossus.md"]
     # The next compile retries the failed source only.
     server.override = None
     before = len(messages(server))
-    assert ops.compile_kb(kb)[0].compiled == 1
+    assert api.compile_kb(kb)[0].compiled == 1
     assert len(messages(server)) == before + 1
 
 
@@ -128,7 +129,7 @@ def test_batch_round_trip(claude_kb: tuple[KnowledgeBase, FakeAnthropic]) -> Non
     assert len(request["custom_id"]) == 64
     assert request["params"]["tools"][0]["name"] == "ExtractionResult"
     assert request["params"]["system"][0]["cache_control"] == {"type": "ephemeral"}
-    report, _ = ops.compile_kb(kb)
+    report, _ = api.compile_kb(kb)
     assert report.compiled == 14 and report.claims_added > 20
     assert messages(server) == []  # every chunk came from the batch results
     ledger = run_ledger()
@@ -152,7 +153,7 @@ def test_openai_compatible_compile(example_kb: KnowledgeBase) -> None:
         example_kb.config_path.write_text(KB_TOML.format(
             extractor="openai", model=f'model = "llama3.2:3b"\nbase_url = "{server.url}/v1"'), encoding="utf-8")
         server.script.append(Reply(content="<think>hmm</think>"))  # an empty reply first: re-asked
-        report, _ = ops.compile_kb(example_kb)
+        report, _ = api.compile_kb(example_kb)
         assert report.compiled == 14 and not report.failed
         assert len([r for r in server.requests if not is_judge_request(r.body)]) == 15
         assert {r["extractor"] for r in claims(example_kb)} == {"openai:llama3.2:3b"}
@@ -162,7 +163,7 @@ def test_token_figures_for_the_examples(claude_kb: tuple[KnowledgeBase, FakeAnth
     """The fake's accounting (ceil(chars/4) of system + tools + messages) for the examples."""
     kb, server = claude_kb
     kb.config_path.write_text(kb.config_path.read_text(encoding="utf-8") + "judges = false\n", encoding="utf-8")
-    ops.compile_kb(kb)
+    api.compile_kb(kb)
     sent = messages(server)
     assert len(sent) == len(server.requests)  # extraction only: the judges are off
     chunk_tokens = [approx_tokens(r.body["messages"][0]["content"].split("<chunk>\n", 1)[1].rsplit("\n</chunk>", 1)[0])

@@ -8,17 +8,17 @@ from collections.abc import Iterator
 import pytest
 from fakes_llm import FakeAnthropic, FakeOpenAI, Reply
 
-from kg.backends import make_extractor
 from kg.cache import ResponseCache
 from kg.config import Config, LlmConfig
 from kg.errors import ConfigError, ExtractionError, SourceError
-from kg.extractors import ExtractionContext
-from kg.extractors.anthropic_backend import AnthropicExtractor
-from kg.extractors.llm import ChunkExtractionFailed
-from kg.extractors.openai_backend import OpenAIExtractor, clean_reply
-from kg.ledger import Ledger, estimate_tokens, price_for
+from kg.extract import ExtractionContext
+from kg.llm.anthropic_api import AnthropicExtractor
+from kg.llm.backends import make_extractor
+from kg.llm.client import ChunkExtractionFailed
+from kg.llm.ledger import Ledger, estimate_tokens, price_for
+from kg.llm.openai_api import OpenAIExtractor, clean_reply
+from kg.llm.prompts import get_prompt
 from kg.models import Chunk
-from kg.prompts import get_prompt
 
 KEY = "sk-ant-test-SECRET-123"
 TEXT = "ENIAC was built at the University of Pennsylvania. It weighed 27 tons."

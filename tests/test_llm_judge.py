@@ -1,4 +1,4 @@
-"""The LLM judges (kg/judges.py) against the loopback fakes, through the real clients."""
+"""The LLM judges (kg/llm/judges.py) against the loopback fakes, through the real clients."""
 
 from __future__ import annotations
 
@@ -18,19 +18,19 @@ from fakes_llm import (
     judge_reply,
 )
 
-from kg import ops
-from kg.backends import make_entity_judge, make_judge
+from kg import api
 from kg.cache import ResponseCache
+from kg.compile.contradict import ClaimRecord, RuleJudge
+from kg.compile.resolve import EntityIndex
 from kg.config import Config, LlmConfig
-from kg.contradict import ClaimRecord, RuleJudge
-from kg.extractors.anthropic_backend import AnthropicExtractor
-from kg.extractors.openai_backend import OpenAIExtractor
-from kg.judges import CombinedJudge, LlmContradictionJudge, LlmEntityJudge
 from kg.kb import KnowledgeBase
-from kg.ledger import Ledger, run_ledger
+from kg.llm.anthropic_api import AnthropicExtractor
+from kg.llm.backends import make_entity_judge, make_judge
+from kg.llm.judges import CombinedJudge, LlmContradictionJudge, LlmEntityJudge
+from kg.llm.ledger import Ledger, run_ledger
+from kg.llm.openai_api import OpenAIExtractor
+from kg.llm.prompts import get_prompt
 from kg.models import ContradictionVerdicts, ExtractedEntity
-from kg.prompts import get_prompt
-from kg.resolve import EntityIndex
 
 KEY = "sk-ant-test-key"
 FAST = {"timeout_seconds": 2, "backoff_seconds": 0.001, "max_retries": 1, "validation_retries": 2}
@@ -103,9 +103,9 @@ PAIRS = [
 
 def test_compile_records_llm_contradictions_and_merges(claude_kb: tuple[KnowledgeBase, FakeAnthropic]) -> None:
     kb, server = claude_kb
-    report, _ = ops.compile_kb(kb)
+    report, _ = api.compile_kb(kb)
     assert report.compiled == 2 and not report.failed
-    edges = ops.cypher(kb, "MATCH (a:Claim)-[x:CONTRADICTS]->(b:Claim) RETURN a.text AS a, b.text AS b, "
+    edges = api.cypher(kb, "MATCH (a:Claim)-[x:CONTRADICTS]->(b:Claim) RETURN a.text AS a, b.text AS b, "
                            "x.method AS method, x.reason AS reason, x.confidence AS confidence")
     llm = [e for e in edges if e["method"] == "llm"]
     assert [sorted((e["a"], e["b"])) for e in llm] == [
@@ -123,10 +123,10 @@ def test_compile_records_llm_contradictions_and_merges(claude_kb: tuple[Knowledg
     texts = [text for r in asked for _, text in judge_pairs(r.body)]
     assert any("Source of A: a.md" in t and "Source of B: b.md" in t for t in texts)
 
-    aliases = ops.cypher(kb, "MATCH (a:Entity)-[x:ALIAS_OF]->(b:Entity) RETURN a.name AS a, b.name AS b, "
+    aliases = api.cypher(kb, "MATCH (a:Entity)-[x:ALIAS_OF]->(b:Entity) RETURN a.name AS a, b.name AS b, "
                              "x.method AS method, x.score AS score")
     assert {(r["a"], r["b"], r["method"]) for r in aliases} == {("Thomas Flowers", "Tommy Flowers", "llm")}
-    names = {r["name"] for r in ops.cypher(kb, "MATCH (e:Entity) RETURN e.name AS name")}
+    names = {r["name"] for r in api.cypher(kb, "MATCH (e:Entity) RETURN e.name AS name")}
     assert {"Konrad Zuse", "Konrad Zuse Jr"} <= names  # "different": kept apart, no edge
     assert judge_calls(server, "EntityVerdicts")
     assert run_ledger().total.requests == len(server.requests)  # the judges' calls are in the ledger
@@ -134,9 +134,9 @@ def test_compile_records_llm_contradictions_and_merges(claude_kb: tuple[Knowledg
     # A lost graph is rebuilt from the reply cache: extraction and both judges make zero requests.
     before = len(server.requests)
     (kb.state / "graph.kuzu").unlink()
-    ops.compile_kb(kb)
+    api.compile_kb(kb)
     assert len(server.requests) == before
-    again = ops.cypher(kb, "MATCH (a:Claim)-[x:CONTRADICTS]->(b:Claim) WHERE x.method = 'llm' RETURN count(*) AS n")
+    again = api.cypher(kb, "MATCH (a:Claim)-[x:CONTRADICTS]->(b:Claim) WHERE x.method = 'llm' RETURN count(*) AS n")
     assert again == [{"n": 1}]
 
 

@@ -9,13 +9,13 @@ import pytest
 from fakes_llm import FakeAnthropic, Reply
 from typer.testing import CliRunner
 
-from kg import ops
-from kg.answer import extractive_answer, page_id
+from kg import api
 from kg.cli import app
 from kg.embed import HashingEmbedder
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.query import Navigator, navigate
-from kg.store import Store
+from kg.retrieve.answer import extractive_answer, page_id
+from kg.retrieve.navigate import Navigator, navigate
 from tests.conftest import tree_digest
 
 QUESTION = "How many vacuum tubes did ENIAC use?"
@@ -50,7 +50,7 @@ def test_extractive_answer_says_so_and_cites(compiled: KnowledgeBase) -> None:
 
 
 def test_save_files_the_answer_back_and_renders_deterministically(fresh: KnowledgeBase) -> None:
-    answer, _nav, page = ops.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+    answer, _nav, page = api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
     assert page == page_id(QUESTION) == "how-many-vacuum-tubes-did-eniac-use"
     path = fresh.wiki / "answers" / f"{page}.md"
     text = path.read_text()
@@ -64,14 +64,14 @@ def test_save_files_the_answer_back_and_renders_deterministically(fresh: Knowled
     assert {r["id"] for r in cited} == {c.id for c in answer.claims}
     assert "eniac" in {r["id"] for r in about}
     before = tree_digest(fresh.wiki)
-    ops.render_kb(fresh)
+    api.render_kb(fresh)
     assert tree_digest(fresh.wiki) == before
     shutil.rmtree(fresh.wiki)
-    ops.render_kb(fresh)
+    api.render_kb(fresh)
     assert tree_digest(fresh.wiki) == before
     # a saved answer is searchable, and asking again replaces the page instead of adding one
-    assert any(h.kind == "page" for h in ops.search_kb(fresh, "vacuum tubes ENIAC", "bm25", 20).hits)
-    ops.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+    assert any(h.kind == "page" for h in api.search_kb(fresh, "vacuum tubes ENIAC", "bm25", 20).hits)
+    api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
     with Store(fresh.db_path, read_only=True) as store:
         assert store.query("MATCH (p:Page) RETURN count(p) AS n")[0]["n"] == 1
 
@@ -86,7 +86,7 @@ def test_llm_answer_rejects_unknown_claim_ids_then_cites(fresh: KnowledgeBase, m
             Reply(content={"answer": "It used 18,000 tubes [cdeadbeefdeadbeef].", "claim_ids": ["cdeadbeefdeadbeef"]}),
             Reply(content={"answer": f"ENIAC used 17,468 vacuum tubes [{eniac.id}].", "claim_ids": [eniac.id]}),
         ]
-        answer, _, page = ops.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+        answer, _, page = api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
         assert len(server.calls("/v1/messages")) == 2  # the unknown id was sent back and retried
         retry = json.dumps(server.calls("/v1/messages")[1].body)
         assert "cdeadbeefdeadbeef" in retry

@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kg.compile.resolve import EntityIndex, fast_name_key, fast_name_keys
 from kg.models import ExtractedEntity
 from kg.names import name_key
-from kg.resolve import EntityIndex, fast_name_key, fast_name_keys
 
 ascii_text = st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=127), max_size=40)
 names = st.one_of(

@@ -10,11 +10,12 @@ from collections.abc import Iterator
 import pytest
 from typer.testing import CliRunner
 
-from kg import ops
+from kg import api
 from kg.cli import app
 from kg.embed import HashingEmbedder
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.search import (
+from kg.retrieve.search import (
     FTS_INDEXES,
     Searcher,
     SearchIndexMissing,
@@ -23,7 +24,6 @@ from kg.search import (
     fts_query,
     rrf,
 )
-from kg.store import Store
 from tests.conftest import EXAMPLES
 
 
@@ -45,19 +45,19 @@ def test_compile_writes_exact_chunks(compiled: KnowledgeBase, store: Store) -> N
 def test_a_small_compile_leaves_the_indexes_to_the_first_search_and_a_bulk_one_builds_them(kb: KnowledgeBase) -> None:
     names = {name for name, _ in FTS_INDEXES.values()}
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     with Store(kb.db_path, read_only=True) as store:
         assert not names & existing_indexes(store)
         with pytest.raises(SearchIndexMissing, match="kg search"):
             Searcher(store).search("savanna", "bm25")
-    assert ops.search_kb(kb, "savanna", "bm25").hits  # builds them
+    assert api.search_kb(kb, "savanna", "bm25").hits  # builds them
     assert not ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         assert names <= existing_indexes(store)
     (kb.state.parent / "kg.toml").write_text("[compile]\nindex_rebuild_sources = 2\n")
     (kb.raw / "b.md").write_text("# Okapi\n\nThe okapi lives in the rainforest.\n")
     (kb.raw / "c.md").write_text("# Tapir\n\nThe tapir swims in rivers.\n")
-    ops.compile_kb(kb, "heuristic")  # two sources: a bulk change for this configuration
+    api.compile_kb(kb, "heuristic")  # two sources: a bulk change for this configuration
     with Store(kb.db_path, read_only=True) as store:
         assert names <= existing_indexes(store)
         assert {h.source_path for h in Searcher(store).search("rainforest", "bm25").hits} == {"b.md"}
@@ -102,9 +102,9 @@ def test_expand_walks_entities(store: Store) -> None:
 
 def test_changed_source_replaces_chunks_and_index(kb: KnowledgeBase) -> None:
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     (kb.raw / "a.md").write_text("# Okapi\n\nThe okapi lives in the rainforest.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         assert store.query("MATCH (k:Chunk) RETURN count(k) AS n")[0]["n"] == 1
@@ -112,7 +112,7 @@ def test_changed_source_replaces_chunks_and_index(kb: KnowledgeBase) -> None:
         assert searcher.search("savanna", "bm25").hits == []
         assert {h.kind for h in searcher.search("rainforest", "bm25").hits} >= {"chunk"}
     (kb.raw / "a.md").unlink()
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         assert Searcher(store).search("rainforest", "bm25").hits == []
@@ -122,7 +122,7 @@ def test_batched_inserts_are_indexed_correctly(kb: KnowledgeBase) -> None:
     """Kuzu 0.11.3 mis-indexes multi-row inserts; compile drops the indexes, a rebuild fixes it."""
     (kb.raw / "one.md").write_text("# Alpha\n\nAlpha machines used punched cards.\n")
     (kb.raw / "two.md").write_text("# Beta\n\nBeta machines used magnetic drums.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
     with Store(kb.db_path, read_only=True) as store:
         hits = Searcher(store).search("magnetic drums", "bm25").hits
@@ -143,7 +143,7 @@ def test_cli_search_json_and_text(compiled: KnowledgeBase) -> None:
 
 
 def test_vectors_are_cached_once_per_text(compiled: KnowledgeBase) -> None:
-    ops.search_kb(compiled, "tubes", "vector", 3, embedder="hashing")
+    api.search_kb(compiled, "tubes", "vector", 3, embedder="hashing")
     from kg.embed import VectorCache
 
     cache = VectorCache(compiled.state / "vectors.sqlite")
@@ -156,19 +156,19 @@ def test_vectors_are_cached_once_per_text(compiled: KnowledgeBase) -> None:
 
 def test_minilm_hybrid_finds_paraphrase(compiled: KnowledgeBase) -> None:
     pytest.importorskip("sentence_transformers")
-    result = ops.search_kb(compiled, "first machine that kept its program in memory", "vector", 5, embedder="minilm")
+    result = api.search_kb(compiled, "first machine that kept its program in memory", "vector", 5, embedder="minilm")
     assert any("stored-program" in h.text.lower() or "stored program" in h.text.lower() for h in result.hits)
 
 
 def test_missing_indexes_are_built_on_first_search(kb: KnowledgeBase) -> None:
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
     with Store(kb.db_path) as store:  # dropped by hand, then reopened: a replayed drop must stay dropped
         for table, (name, _) in FTS_INDEXES.items():
             store.query(f"CALL DROP_FTS_INDEX('{table}', '{name}')")
-    assert ops.search_kb(kb, "savanna", "bm25").hits
-    answer, _, _ = ops.query_kb(kb, "Where does the zebra graze?", mode="bm25")
+    assert api.search_kb(kb, "savanna", "bm25").hits
+    answer, _, _ = api.query_kb(kb, "Where does the zebra graze?", mode="bm25")
     assert answer.claims
 
 
@@ -176,27 +176,27 @@ def test_a_crash_after_the_indexes_were_dropped_leaves_search_working(kb: Knowle
     """Replayed from the WAL, Kuzu 0.11.3 half-restores a dropped FTS index ("already exists" on
     every later rebuild), so index changes are checkpointed at once."""
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
-    crash = ("import os, pathlib\nfrom kg.store import Store\nfrom kg.search import drop_indexes\n"
+    crash = ("import os, pathlib\nfrom kg.graph.store import Store\nfrom kg.retrieve.search import drop_indexes\n"
              f"store = Store(pathlib.Path({str(kb.db_path)!r}))\ndrop_indexes(store, ('Claim', 'Chunk'))\nos._exit(0)\n")
     subprocess.run([sys.executable, "-c", crash], check=True)  # killed before closing the database
     (kb.state / "lock.json").unlink()  # as a stale lock of a dead process is
-    assert ops.search_kb(kb, "savanna", "bm25").hits
+    assert api.search_kb(kb, "savanna", "bm25").hits
 
 
 def test_a_first_vector_search_reports_its_embedding(fresh: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
-    import kg.search
+    import kg.retrieve.search
 
     (fresh.state / "vectors.sqlite").unlink(missing_ok=True)
-    monkeypatch.setattr(kg.search, "VECTOR_SLICE", 50)
+    monkeypatch.setattr(kg.retrieve.search, "VECTOR_SLICE", 50)
     calls: list[tuple[int, int, int]] = []
-    ops.search_kb(fresh, "tubes", "vector", 3, embedder="hashing", progress=lambda *step: calls.append(step))
+    api.search_kb(fresh, "tubes", "vector", 3, embedder="hashing", progress=lambda *step: calls.append(step))
     total = calls[-1][1]
     assert total > 100 and [done for done, _, _ in calls] == [*range(50, total, 50), total]
     assert calls[-1][2] == total  # every text embedded: nothing was cached
     calls.clear()
-    ops.search_kb(fresh, "tubes", "vector", 3, embedder="hashing", progress=lambda *step: calls.append(step))
+    api.search_kb(fresh, "tubes", "vector", 3, embedder="hashing", progress=lambda *step: calls.append(step))
     assert calls and all(embedded == 0 for _, _, embedded in calls)  # the second time, all from the cache
     (fresh.state / "vectors.sqlite").unlink()
     shown = CliRunner().invoke(app, ["search", "tubes", "--mode", "vector", "--embedder", "hashing", "--kb", str(fresh.root)])
@@ -207,13 +207,13 @@ def test_a_first_vector_search_reports_its_embedding(fresh: KnowledgeBase, monke
 
 def test_the_search_that_rebuilds_the_indexes_says_so(kb: KnowledgeBase) -> None:
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
-    ops.compile_kb(kb, "heuristic")  # a small compile: the indexes are left to the first search
+    api.compile_kb(kb, "heuristic")  # a small compile: the indexes are left to the first search
     runner = CliRunner()
     first = runner.invoke(app, ["search", "savanna", "--mode", "bm25", "--kb", str(kb.root)])
     assert first.exit_code == 0 and "Rebuilding the search indexes" in first.output and "savanna" in first.output
     again = runner.invoke(app, ["query", "Where does the zebra graze?", "--mode", "bm25", "--kb", str(kb.root)])
     assert again.exit_code == 0 and "Rebuilding" not in again.output and "zebra" in again.output.lower()
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna at dawn.\n")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     asked = runner.invoke(app, ["query", "Where does the zebra graze?", "--mode", "bm25", "--kb", str(kb.root)])
     assert asked.exit_code == 0 and "Rebuilding the search indexes" in asked.output

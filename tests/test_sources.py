@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
+from kg.compile.sources import ingest_paths, parse_frontmatter, parse_source, read_source
 from kg.errors import SourceError
-from kg.sources import ingest_paths, parse_frontmatter, parse_source, read_source
 
 
 def test_empty_binary_and_bad_utf8_are_clear_errors() -> None:

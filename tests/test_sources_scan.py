@@ -9,7 +9,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from kg.sources import is_supported, scan, scan_files, sha256_bytes, sha256_file, stat_signature
+from kg.compile.sources import (
+    is_supported,
+    scan,
+    scan_files,
+    sha256_bytes,
+    sha256_file,
+    stat_signature,
+)
 
 
 def rglob_scan(raw: Path) -> list[Path]:

@@ -1,4 +1,4 @@
-"""The persistent stem index (kg/stems.py) and incremental contradiction detection: after a small
+"""The persistent stem index (kg/compile/stems.py) and incremental contradiction detection: after a small
 edit, detection loads only the new claims' neighbourhood and finds exactly what loading every
 live claim finds."""
 
@@ -13,8 +13,10 @@ from typing import Any
 
 import pytest
 
-from kg import compiler, contradict, ops
-from kg.contradict import (
+from kg import api
+from kg.compile import contradict
+from kg.compile import pipeline as compiler
+from kg.compile.contradict import (
     CandidateIndex,
     ClaimRecord,
     ContradictionReport,
@@ -24,9 +26,9 @@ from kg.contradict import (
     detect,
     lexical_neighbours,
 )
+from kg.compile.stems import StemIndex
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.stems import StemIndex
-from kg.store import Store
 
 EXTRA = """# More about early computers
 
@@ -66,12 +68,12 @@ def postings_of(claims: Sequence[ClaimRecord]) -> dict[str, list[str]]:
 
 def graph_state(kb: KnowledgeBase) -> dict[str, Any]:
     return {
-        "contradicts": sorted((r["a"], r["b"], r["reason"], r["confidence"], r["method"]) for r in ops.cypher(
+        "contradicts": sorted((r["a"], r["b"], r["reason"], r["confidence"], r["method"]) for r in api.cypher(
             kb, "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) RETURN a.id AS a, b.id AS b, r.reason AS reason, "
                 "r.confidence AS confidence, r.method AS method")),
-        "supersedes": sorted((r["a"], r["b"], r["reason"]) for r in ops.cypher(
+        "supersedes": sorted((r["a"], r["b"], r["reason"]) for r in api.cypher(
             kb, "MATCH (a:Claim)-[r:SUPERSEDES]->(b:Claim) RETURN a.id AS a, b.id AS b, r.reason AS reason")),
-        "claims": sorted((r["id"], r["status"], r["unchecked"]) for r in ops.cypher(
+        "claims": sorted((r["id"], r["status"], r["unchecked"]) for r in api.cypher(
             kb, "MATCH (c:Claim) RETURN c.id AS id, c.status AS status, c.checked_at IS NULL AS unchecked")),
     }
 
@@ -161,12 +163,12 @@ def edited_pair(fresh: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.Monkey
     (fresh.raw / "acme.md").write_text(ACME_OLD)
     (fresh.raw / "acme-board.md").write_text(ACME_OLD.replace("Alice Smith", "Carol White"))
     (fresh.raw / "eniac.md").write_text("# ENIAC\n\nENIAC weighed 27 tonnes. ENIAC used vacuum tubes.\n")  # retracts claims
-    ops.compile_kb(fresh, render=False)
+    api.compile_kb(fresh, render=False)
     fresh.config_path.write_text(fresh.config_path.read_text().replace("[predicates]\n", '[predicates]\nsingle_valued = ["ceo"]\n'))
     (fresh.raw / "extra.md").write_text(EXTRA)
     (fresh.raw / "acme-news.md").write_text(ACME_NEW)
     monkeypatch.setattr(compiler, "detect", lambda *args, **kwargs: ContradictionReport())
-    ops.compile_kb(fresh, render=False)
+    api.compile_kb(fresh, render=False)
     monkeypatch.undo()
     return fresh, copy_kb(fresh, tmp_path / "other")
 
@@ -192,7 +194,7 @@ def test_incremental_detection_finds_what_full_detection_finds(
     assert judges[0].asked == judges[1].asked and report.candidates >= 5
     assert expected.superseded == 2 and (limits or expected.found >= 3)
     assert graph_state(full) == graph_state(incremental)
-    retracted = ops.cypher(full, "MATCH (c:Claim) WHERE c.status <> 'live' RETURN count(*) AS n")[0]["n"]
+    retracted = api.cypher(full, "MATCH (c:Claim) WHERE c.status <> 'live' RETURN count(*) AS n")[0]["n"]
     assert retracted >= 2  # the index holds claims that are no longer live
 
 
@@ -204,18 +206,18 @@ def test_a_lost_stem_index_is_rebuilt_with_the_same_findings(
     reports = spy_detect(monkeypatch)
     for kb in (intact, lost):
         (kb.raw / "extra.md").write_text(EXTRA)
-        ops.compile_kb(kb, render=False)
+        api.compile_kb(kb, render=False)
     assert reports[0].loaded < reports[1].loaded  # without the index: every live claim
     assert graph_state(intact) == graph_state(lost)
     with StemIndex(lost.state / "stems.sqlite") as stems:
-        assert stems.count() == ops.cypher(lost, "MATCH (c:Claim) RETURN count(*) AS n")[0]["n"]
+        assert stems.count() == api.cypher(lost, "MATCH (c:Claim) RETURN count(*) AS n")[0]["n"]
     (lost.state / "stems.sqlite").write_bytes(b"garbage" * 1000)  # corrupt: rebuilt too
     for kb in (intact, lost):
         (kb.raw / "more.md").write_text("# UNIVAC\n\nThe UNIVAC I weighed 13 tonnes. UNIVAC I was not delivered in 1951.\n")
-        ops.compile_kb(kb, render=False)
+        api.compile_kb(kb, render=False)
     assert reports[2].loaded < reports[3].loaded and graph_state(intact) == graph_state(lost)
     (lost.raw / "last.md").write_text("# EDVAC\n\nEDVAC used binary arithmetic. EDVAC was never a stored-program computer.\n")
-    ops.compile_kb(lost, render=False)
+    api.compile_kb(lost, render=False)
     assert reports[4].loaded < reports[3].loaded / 2  # back to incremental
 
 
@@ -227,10 +229,10 @@ def test_a_stem_index_of_another_graph_is_not_used(fresh: KnowledgeBase, tmp_pat
     for path in fresh.state.glob("graph.kuzu*"):
         path.unlink()
     reports = spy_detect(monkeypatch)
-    ops.compile_kb(fresh, render=False)
+    api.compile_kb(fresh, render=False)
     (fresh.raw / "extra.md").write_text(EXTRA)
-    ops.compile_kb(fresh, render=False)
+    api.compile_kb(fresh, render=False)
     with StemIndex(fresh.state / "stems.sqlite") as stems:
         assert stems.identity() != before and not stems.known(["c-not-in-this-graph"])
-        assert stems.count() == ops.cypher(fresh, "MATCH (c:Claim) RETURN count(*) AS n")[0]["n"]
+        assert stems.count() == api.cypher(fresh, "MATCH (c:Claim) RETURN count(*) AS n")[0]["n"]
     assert reports[1].loaded < reports[0].loaded / 2

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from kg.errors import DatabaseLocked, QueryError, StoreError
 from kg.graph.schema import HISTORY
-from kg.store import Store, WriteBatch
+from kg.graph.store import Store, WriteBatch
 
 
 def test_migrations_are_recorded_and_idempotent(tmp_path: Path) -> None:
@@ -60,7 +60,7 @@ def test_read_only_refuses_writes_and_missing_graph(tmp_path: Path) -> None:
 def test_second_process_gets_a_clear_message_naming_the_holder(tmp_path: Path) -> None:
     path = tmp_path / "g.kuzu"
     holder = subprocess.Popen(
-        [sys.executable, "-c", f"from kg.store import Store; import time; from pathlib import Path; s = Store(Path({str(path)!r})); print('ready', flush=True); time.sleep(30)"],
+        [sys.executable, "-c", f"from kg.graph.store import Store; import time; from pathlib import Path; s = Store(Path({str(path)!r})); print('ready', flush=True); time.sleep(30)"],
         stdout=subprocess.PIPE, text=True,
     )
     try:
@@ -91,7 +91,7 @@ def test_small_changes_stay_in_the_wal_until_it_grows(tmp_path: Path, monkeypatc
     """A writer closes without checkpointing while the WAL is small; readers and the next writer
     replay it. Past CLOSE_CHECKPOINT_KB, or after a schema change, the close checkpoints; a WAL
     beside a deleted graph is dropped."""
-    from kg import store as store_module
+    from kg.graph import store as store_module
 
     path = tmp_path / "g.kuzu"
     wal = Path(f"{path}.wal")

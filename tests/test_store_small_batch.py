@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from kg import store as store_module
-from kg.store import SMALL_BATCH, Store, WriteBatch
+from kg.graph import store as store_module
+from kg.graph.store import SMALL_BATCH, Store, WriteBatch
 
 
 def source(i: int) -> dict[str, Any]:

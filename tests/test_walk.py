@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from kg import ops, walk_cache
-from kg import walk as walk_module
-from kg.entities import merge
+from kg import api
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase, init
-from kg.query import Navigator
-from kg.search import ensure_indexes
-from kg.store import Store
-from kg.walk import Graph, GraphWalk, WalkSettings, load_graph, question_ngrams
+from kg.maintain.entities import merge
+from kg.retrieve import walk as walk_module
+from kg.retrieve.navigate import Navigator
+from kg.retrieve.search import ensure_indexes
+from kg.retrieve.walk import Graph, GraphWalk, WalkSettings, load_graph, question_ngrams
 
 SOURCES = {
     "analytical-engine.md": "# Analytical Engine\n\nThe Analytical Engine was a mechanical general-purpose computer "
@@ -40,7 +40,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     kb, _ = init(tmp_path_factory.mktemp("walk") / "kb")
     for name, text in SOURCES.items():
         (kb.raw / name).write_text(text, encoding="utf-8")
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
     return kb
 
@@ -94,7 +94,7 @@ def test_walk_follows_the_live_graph_after_an_edit_and_a_deletion(tiny_copy: Kno
     # the loom's source is deleted
     (kb.raw / "charles-babbage.md").write_text("# Charles Babbage\n\nCharles Babbage was an English mathematician.\n")
     (kb.raw / "jacquard-loom.md").unlink()
-    ops.compile_kb(kb, "heuristic")
+    api.compile_kb(kb, "heuristic")
     with Store(kb.db_path, read_only=True) as store:
         walk = GraphWalk(store)
         assert walk.walk("Where is Walworth?").source_paths == []
@@ -131,7 +131,7 @@ def test_navigator_ranks_the_bridge_source_above_the_distractor_and_reads_from_i
     assert any("Walworth" in claim.text for claim in small.claims)
 
 
-# the graph saved between processes (kg/walk_cache.py) ---------------------------------------------
+# the graph saved between processes (kg/retrieve/walk.py cached_graph) ---------------------------------------------
 
 def same_graph(a: Graph, b: Graph) -> bool:
     return (a.entity_ids == b.entity_ids and a.entity_names == b.entity_names and a.source_paths == b.source_paths
@@ -147,12 +147,11 @@ def test_a_saved_graph_is_the_graph_and_is_used_while_the_database_is_unchanged(
         saved = GraphWalk(store, cache=cache).graph  # read, then saved
         assert cache.is_file() and same_graph(saved, fresh)
         monkeypatch.setattr(walk_module, "load_graph", lambda *_: pytest.fail("read again"))
-        monkeypatch.setattr(walk_cache, "load_graph", lambda *_: pytest.fail("read again"))
         loaded = GraphWalk(store, cache=cache)
         assert same_graph(loaded.graph, fresh) and loaded.walk(TWO_HOP) == expected
     monkeypatch.undo()
     (tiny_copy.raw / "ada-lovelace.md").write_text("# Ada Lovelace\n\nAda Lovelace wrote about the Analytical Engine.\n")
-    ops.compile_kb(tiny_copy, "heuristic")  # the database files change: the saved graph is stale
+    api.compile_kb(tiny_copy, "heuristic")  # the database files change: the saved graph is stale
     with Store(tiny_copy.db_path, read_only=True) as store:
         walked = GraphWalk(store, cache=cache)
         assert "ada-lovelace.md" in walked.graph.source_paths and same_graph(walked.graph, load_graph(store, WalkSettings()))

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kg.graph.journal import MANUAL, Journal, ReplayReport
-from kg.store import Store, WriteBatch
+from kg.graph.store import Store, WriteBatch
 
 
 def replay(store: Store, journal: Journal) -> ReplayReport:

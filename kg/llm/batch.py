@@ -21,16 +21,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from kg.chunk import chunk_text
+from kg.compile.chunk import chunk_text
+from kg.compile.sources import read_source
 from kg.config import Config
 from kg.errors import ExtractionError, SourceError
-from kg.extractors import ExtractionContext
-from kg.extractors.anthropic_backend import AnthropicExtractor, message_params
-from kg.extractors.llm import describe
+from kg.extract import ExtractionContext
 from kg.kb import KnowledgeBase
-from kg.ledger import Usage
+from kg.llm.anthropic_api import AnthropicExtractor, message_params
+from kg.llm.client import describe
+from kg.llm.ledger import Usage
 from kg.models import Chunk, ExtractionResult
-from kg.sources import read_source
 
 
 @dataclass

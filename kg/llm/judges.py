@@ -1,8 +1,8 @@
 """LLM judges: contradictions between claims, and ambiguous entity-resolution cases.
 
-Both ask numbered pairs through the same LLM backend the extractor uses (kg/extractors/llm.py:
+Both ask numbered pairs through the same LLM backend the extractor uses (kg/llm/client.py:
 instructor client, the `call` retry policy with backoff, the run's ledger), each with its own
-versioned prompt in prompts/ (`contradict`, `entity`; see kg/prompts.py):
+versioned prompt in prompts/ (`contradict`, `entity`; see kg/llm/prompts.py):
 
 - batched: up to `batch_size` pairs per request, run `[llm] concurrency` at a time;
 - cached: every verdict is stored in the reply cache under hash(prompt name + version,
@@ -31,12 +31,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kg.cache import ResponseCache, content_key
-from kg.contradict import ClaimRecord, ContradictionJudge, Finding, RuleJudge
+from kg.compile.contradict import ClaimRecord, ContradictionJudge, Finding, RuleJudge
+from kg.compile.resolve import EntityJudge, EntityRecord, Judgement
 from kg.errors import ExtractionError
-from kg.extractors.llm import LlmExtractor
+from kg.llm.client import LlmExtractor
+from kg.llm.prompts import PromptTemplate, get_prompt
 from kg.models import ExtractedEntity
-from kg.prompts import PromptTemplate, get_prompt
-from kg.resolve import EntityJudge, EntityRecord, Judgement
 
 log = logging.getLogger(__name__)
 
@@ -163,7 +163,7 @@ class CombinedJudge(ContradictionJudge):
 
 
 class LlmEntityJudge(EntityJudge):
-    """Same thing or not, for ambiguous resolution cases (see kg/resolve.py EntityIndex)."""
+    """Same thing or not, for ambiguous resolution cases (see kg/compile/resolve.py EntityIndex)."""
 
     def __init__(self, backend: LlmExtractor, cache: ResponseCache | None = None, batch_size: int = BATCH_SIZE,
                  prompt: PromptTemplate | None = None) -> None:

@@ -166,7 +166,7 @@ _RUN = Ledger()
 
 
 def run_ledger(prices: Mapping[str, Mapping[str, float]] | None = None) -> Ledger:
-    """The process's ledger, used by LLM backends built without one (e.g. by kg.ops), so the
+    """The process's ledger, used by LLM backends built without one (e.g. by kg.api), so the
     CLI can show the run's usage after `kg compile`. `prices` updates its price table."""
     if prices:
         _RUN.prices = {**_RUN.prices, **prices}

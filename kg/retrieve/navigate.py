@@ -33,11 +33,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kg.embed import Embedder
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
-from kg.search import Hit, Searcher, indexed_store
-from kg.store import Store
-from kg.walk import GraphWalk, WalkResult
+from kg.retrieve.search import Hit, Searcher, indexed_store
+from kg.retrieve.walk import GraphWalk, WalkResult
 
 DEFAULT_BUDGET = 2000
 SNIPPET_CHARS = 400

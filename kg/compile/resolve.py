@@ -4,7 +4,7 @@
 2. rules: plural/singular, titles ("Dr.", "Mr."), acronyms of a known multi-word name;
 3. fuzzy string similarity for names long enough to judge, among names sharing a word;
 4. embedding similarity, when an embedder is given;
-5. an `EntityJudge` (the LLM, kg/judges.py), when one is given, for the ambiguous cases only: a
+5. an `EntityJudge` (the LLM, kg/llm/judges.py), when one is given, for the ambiguous cases only: a
    name close to a known one but below the fuzzy threshold (`ambiguous_floor` <= score <
    `fuzzy_threshold`), or the same name with a different specific type. "same" merges (method
    "llm", score = the judge's confidence); "different" and "unsure" keep the entities apart.
@@ -34,7 +34,7 @@ from kg.models import ExtractedEntity
 from kg.names import name_key, unique_slug
 
 GENERIC_TYPES = {"named", "concept", "thing", "other", ""}
-# Keys of the graph's EntityKey rows (kg/entity_keys.py): a name or alias key, or an acronym.
+# Keys of the graph's EntityKey rows (kg/compile/entity_keys.py): a name or alias key, or an acronym.
 NAME_KEY, ACRONYM_KEY = "name:", "acronym:"
 _TITLES = re.compile(r"^(mr|mrs|ms|dr|prof|professor|sir|dame|lord|lady|st|saint|president|general|captain)\.?\s+")
 
@@ -246,7 +246,7 @@ class EntityIndex:
         self.canonical: dict[str, str] = {}  # merged entity -> the entity it is an alias of
         self.slugs: set[str] = set()
         self.links: list[AliasLink] = []  # merges made during this compile
-        # EntityKey rows (kg/entity_keys.py) this compile's new names, aliases and acronyms ask for:
+        # EntityKey rows (kg/compile/entity_keys.py) this compile's new names, aliases and acronyms ask for:
         # key -> the smallest entity id claiming it; the compiler writes them with the entities.
         self.key_claims: dict[str, str] = {}
         self.embedder = embedder

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kg.compile.sources import sha256_bytes
 from kg.errors import QueryError
-from kg.sources import sha256_bytes
-from kg.store import Store
+from kg.graph.store import Store
 
 
 @dataclass

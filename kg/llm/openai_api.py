@@ -21,10 +21,10 @@ from typing import Any
 from kg.cache import ResponseCache
 from kg.config import LlmConfig
 from kg.errors import ConfigError
-from kg.extractors.anthropic_backend import usage_after
-from kg.extractors.llm import LlmExtractor, M, root_cause
-from kg.ledger import Ledger, Usage
-from kg.prompts import PromptTemplate, RenderedPrompt
+from kg.llm.anthropic_api import usage_after
+from kg.llm.client import LlmExtractor, M, root_cause
+from kg.llm.ledger import Ledger, Usage
+from kg.llm.prompts import PromptTemplate, RenderedPrompt
 
 _THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.S | re.I)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n?\s*```\s*$", re.S)

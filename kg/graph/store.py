@@ -337,7 +337,7 @@ class Store:
     def file_signature(self) -> str:
         """Size and mtime of the database file and its WAL: any committed write changes one of them
         (an open store cannot be written by another process), so a cache of something read from
-        the graph is valid while this is unchanged (kg/walk_cache.py)."""
+        the graph is valid while this is unchanged (kg/retrieve/walk.py)."""
         parts = []
         for name in (str(self.path), f"{self.path}.wal"):
             try:
@@ -418,7 +418,7 @@ class Store:
         unset = NEVER_NULL.get(table, ())
         if stray := [c for c in columns if pa.types.is_string(schema.field(c).type) and c not in unset]:
             raise StoreError(f"Internal error: {table}.{', '.join(stray)} would be SET but may hold NULL, which "
-                             "Kuzu 0.11.3 corrupts (see NEVER_NULL in kg/store.py). Please report this.")
+                             "Kuzu 0.11.3 corrupts (see NEVER_NULL in kg/graph/store.py). Please report this.")
         if len(rows) <= SMALL_BATCH and not any(pa.types.is_list(schema.field(c).type) for c in columns):
             sets = ", ".join(f"n.{c} = ${c}" for c in columns)
             cypher = f"MATCH (n:{table} {{{key}: ${key}}}) SET {sets}"

@@ -7,7 +7,7 @@ CONTRADICTS edges; nothing is deleted. Declared single-valued predicates are res
 time instead: the later claim SUPERSEDES the earlier one.
 
 Cost: the first compile (or a bulk one) loads and stems every live claim. A small incremental
-compile, given the persistent stem index (kg/stems.py), loads only the new claims' neighbourhood
+compile, given the persistent stem index (kg/compile/stems.py), loads only the new claims' neighbourhood
 (same-subject claims and the claims sharing their rare stems) and finds exactly the candidates
 the full path would.
 """
@@ -27,9 +27,9 @@ from typing import Any
 
 import numpy as np
 
-from kg.extractors.heuristic import date_facets, quantity_facets
-from kg.stems import StemIndex
-from kg.store import Store, WriteBatch, now_iso
+from kg.compile.stems import StemIndex
+from kg.extract.heuristic import date_facets, quantity_facets
+from kg.graph.store import Store, WriteBatch, now_iso
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]*")
 STOPWORDS = set(
@@ -381,7 +381,7 @@ def _record_rows(store: Store, offsets: list[int]) -> list[dict[str, Any]]:
                      "entities": entities[r["id"]]})
     return rows
 # The live claims with a subject: every claim is written with exactly one subject ABOUT edge
-# (kg/compiler.py), so counting live claims counts them without the join (3 ms at 50k, not 30).
+# (kg/compile/pipeline.py), so counting live claims counts them without the join (3 ms at 50k, not 30).
 _LIVE_ROWS = "MATCH (c:Claim) WHERE c.status = 'live' RETURN count(*) AS n"
 
 

@@ -10,16 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.backends import extractor_name, make_entity_judge, make_extractor, make_judge
 from kg.cache import ResponseCache
-from kg.compiler import Compiler, CompileReport, load_source_states, plan_compile
+from kg.compile.pipeline import Compiler, CompileReport, load_source_states, plan_compile
+from kg.compile.resolve import gc_paused
+from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
 from kg.errors import ConfigError, QueryError
 from kg.graph.journal import Journal
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.provenance import stale_claims
-from kg.resolve import gc_paused
-from kg.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
-from kg.store import Store
+from kg.llm.backends import extractor_name, make_entity_judge, make_extractor, make_judge
+from kg.maintain.provenance import stale_claims
 
 
 def open_store(kb: KnowledgeBase, read_only: bool = False) -> Store:
@@ -109,7 +109,7 @@ def _compiler(kb: KnowledgeBase, store: Store, config: Any, extractor: str | Non
 
 def _save_ledger(kb: KnowledgeBase) -> None:
     """Keep the LLM token/cost ledger of the last run, and the running total, in .kg/ledger.json."""
-    from kg.ledger import run_ledger
+    from kg.llm.ledger import run_ledger
 
     ledger = run_ledger()
     if not ledger.active:
@@ -153,9 +153,9 @@ def render_with(store: Store, kb: KnowledgeBase, changed_sources: set[str] | Non
 
 
 def compact_kb(kb: KnowledgeBase) -> Any:
-    """Rewrite the graph file without the dead data Kuzu keeps after updates (kg/store.py compact)."""
+    """Rewrite the graph file without the dead data Kuzu keeps after updates (kg/graph/store.py compact)."""
     from kg.errors import StoreError
-    from kg.store import compact
+    from kg.graph.store import compact
 
     if not kb.db_path.exists():
         raise StoreError("No graph yet. Run `kg compile` first.")
@@ -169,7 +169,7 @@ def render_kb(kb: KnowledgeBase) -> Any:
 
 def claim_show(kb: KnowledgeBase, claim_id: str) -> Any:
     """A claim with its evidence cut from raw/ (hash-checked), entities and contradictions."""
-    from kg.provenance import claim_report
+    from kg.maintain.provenance import claim_report
 
     with open_store(kb, read_only=True) as store:
         return claim_report(store, kb.raw, claim_id)
@@ -194,7 +194,7 @@ def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, A
 
 
 def entity_show(kb: KnowledgeBase, ref: str) -> dict[str, Any]:
-    from kg import entities
+    from kg.maintain import entities
 
     with open_store(kb, read_only=True) as store:
         return entities.show(store, ref)
@@ -202,7 +202,7 @@ def entity_show(kb: KnowledgeBase, ref: str) -> dict[str, Any]:
 
 def entity_merge(kb: KnowledgeBase, alias: str, target: str | None = None) -> dict[str, Any]:
     """`target` given: merge alias into it; else undo the merges of `alias`. Re-renders the wiki."""
-    from kg import entities
+    from kg.maintain import entities
 
     with open_store(kb) as store:
         result = entities.merge(store, alias, target) if target else entities.unmerge(store, alias)
@@ -288,8 +288,8 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
               embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
-    `on_rebuild()`: the search indexes are being built first (see kg.search.indexed_store)."""
-    from kg.search import Searcher, indexed_store
+    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store)."""
+    from kg.retrieve.search import Searcher, indexed_store
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
@@ -307,10 +307,10 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
 
     Returns (Answer, NavigationResult, saved page id or None).
     """
-    from kg.answer import extractive_answer, llm_answer, make_answer_client, save_answer
-    from kg.query import Navigator
-    from kg.search import Searcher, indexed_store
-    from kg.walk import GraphWalk
+    from kg.retrieve.answer import extractive_answer, llm_answer, make_answer_client, save_answer
+    from kg.retrieve.navigate import Navigator
+    from kg.retrieve.search import Searcher, indexed_store
+    from kg.retrieve.walk import GraphWalk
 
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
@@ -318,7 +318,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     try:
         with indexed_store(kb.db_path, writable=save, on_rebuild=on_rebuild,
                            journal=kb.journal_path) as store:  # see search_kb
-            walk = GraphWalk(store, cache=kb.state / "walk-graph.npz")  # saved between processes: kg/walk_cache.py
+            walk = GraphWalk(store, cache=kb.state / "walk-graph.npz")  # saved between processes: kg/retrieve/walk.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
                 answer = extractive_answer(nav)
@@ -338,7 +338,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
 
 def lint_kb(kb: KnowledgeBase, fix: bool = False) -> Any:
     """Check the graph and the wiki; with `fix`, recompile stale sources and re-render, then check again."""
-    from kg.lint import lint
+    from kg.maintain.lint import lint
 
     if not kb.db_path.exists():
         from kg.errors import StoreError

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kg.errors import QueryError
+from kg.graph.store import Store, WriteBatch, now_iso
 from kg.names import name_key
-from kg.store import Store, WriteBatch, now_iso
 
 
 def find_entity(store: Store, ref: str) -> dict[str, Any]:

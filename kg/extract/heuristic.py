@@ -12,11 +12,11 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from kg.extractors import ExtractionContext, Extractor
-from kg.extractors import vocab as V
+from kg.compile.resolve import name_variants
+from kg.extract import ExtractionContext, Extractor
+from kg.extract import vocab as V
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
 from kg.names import name_key
-from kg.resolve import name_variants
 from kg.text import PlainText, sentences, to_plain
 
 # A capitalised word (a possessive 's ends it: "Cambridge's EDSAC" is two names) or an initial.

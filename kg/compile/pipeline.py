@@ -19,18 +19,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kg.chunk import chunk_text
-from kg.config import Config
-from kg.contradict import ContradictionJudge, RuleJudge, detect
-from kg.entity_keys import add_key_rows, backfill, is_complete, lazy_entity_index
-from kg.errors import KgError, SourceError
-from kg.extractors import ExtractionContext, Extractor
-from kg.kb import KnowledgeBase
-from kg.models import SourceDoc
-from kg.names import name_key, unique_slug
-from kg.resolve import EntityIndex, EntityJudge, gc_paused
-from kg.search import add_chunks, drop_indexes, refresh_indexes
-from kg.sources import (
+from kg.compile.chunk import chunk_text
+from kg.compile.contradict import ContradictionJudge, RuleJudge, detect
+from kg.compile.entity_keys import add_key_rows, backfill, is_complete, lazy_entity_index
+from kg.compile.resolve import EntityIndex, EntityJudge, gc_paused
+from kg.compile.sources import (
     in_selection,
     read_source,
     scan_files,
@@ -39,9 +32,16 @@ from kg.sources import (
     sha256_file,
     stat_signature,
 )
-from kg.stems import StemIndex
-from kg.store import Store, WriteBatch, now_iso
-from kg.verify import ChunkVerifier
+from kg.compile.stems import StemIndex
+from kg.compile.verify import ChunkVerifier
+from kg.config import Config
+from kg.errors import KgError, SourceError
+from kg.extract import ExtractionContext, Extractor
+from kg.graph.store import Store, WriteBatch, now_iso
+from kg.kb import KnowledgeBase
+from kg.models import SourceDoc
+from kg.names import name_key, unique_slug
+from kg.retrieve.search import add_chunks, drop_indexes, refresh_indexes
 
 Progress = Callable[[str, int], None]  # (source path just done, sources done so far)
 
@@ -52,7 +52,7 @@ class SourceState:
     sha256: str
     status: str
     slug: str
-    file_stat: str | None = None  # stat signature of the bytes hashed into sha256 (kg/store.py migration 4)
+    file_stat: str | None = None  # stat signature of the bytes hashed into sha256 (kg/graph/store.py migration 4)
     title: str | None = None
 
 
@@ -205,7 +205,7 @@ def plan_compile(raw: Path, states: SourceStates | None = None, only: Sequence[s
     before = time.time_ns()  # before any stat below, so before every read
     rows, statuses, file_stats = states.rows, states.column("status"), states.column("file_stat")
     on_disk = set()
-    with gc_paused():  # many small objects, no garbage (see kg/resolve.py gc_paused)
+    with gc_paused():  # many small objects, no garbage (see kg/compile/resolve.py gc_paused)
         for rel, path, stat in scan_files(raw) if only is None else scan_selected(raw, only):
             on_disk.add(rel)
             row = rows.get(rel)
@@ -235,7 +235,7 @@ class Compiler:
         self.extractor = extractor
         self.config = config or kb.config()
         self.judge = judge or RuleJudge()
-        self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/resolve.py); None: rules only
+        self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/compile/resolve.py); None: rules only
         self._planned: tuple[CompilePlan, SourceStates] | None = None
 
     def plan(self, only: Sequence[str] | None = None) -> CompilePlan:
@@ -268,7 +268,7 @@ class Compiler:
                         self.store.table("MATCH (s:Source) RETURN s.slug AS slug").column("slug").to_pylist())
         seq = self.store.next_log_seq()
         if todo or plan.vanished:
-            drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/search.py
+            drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/retrieve/search.py
         size = max(1, self.config.compile.batch_sources)
         done = 0
         for offset in range(0, len(todo), size):
@@ -290,9 +290,9 @@ class Compiler:
             self.store.write(batch)
         if len(todo) >= self.config.compile.index_rebuild_sources:
             self.store.checkpoint()  # a bulk compile's last writes leave memory before detection needs it
-        with StemIndex(self.kb.state / "stems.sqlite") as stems:  # a cache: see kg/stems.py
+        with StemIndex(self.kb.state / "stems.sqlite") as stems:  # a cache: see kg/compile/stems.py
             found = detect(self.store, self.judge, self.config.single_valued, stems)
-        # Full-text indexes (kg/search.py) cannot be updated in place on Kuzu 0.11.3: a rebuild costs
+        # Full-text indexes (kg/retrieve/search.py) cannot be updated in place on Kuzu 0.11.3: a rebuild costs
         # 0.3 s on a handful of sources (each CREATE_FTS_INDEX has a fixed cost) and seconds on a large
         # graph. Rebuild now after a bulk change; after a small one leave them dropped: the next
         # `kg search` / `kg query` rebuilds them, so an edit-compile loop stays fast at any size.
@@ -304,7 +304,7 @@ class Compiler:
 
     def _entity_index(self, todo: Sequence[str]) -> EntityIndex:
         """Known entities, for resolving the names found. A few sources (an edit) look names up in
-        the graph's EntityKey rows (kg/entity_keys.py); more, or an extractor that is shown every
+        the graph's EntityKey rows (kg/compile/entity_keys.py); more, or an extractor that is shown every
         known name, load every entity (0.3 s at 50k sources), and fill those rows if missing."""
         if not todo:
             return EntityIndex()

@@ -1,7 +1,7 @@
 """The LLM parts of `kg compile`: `--dry-run` (estimate, no calls), `--batch` (Message Batches),
 and the run's token/cost summary. Plain functions over a KnowledgeBase; no printing here.
 
-Estimates use kg/ledger.py's approximation, ceil(characters / 4), for everything sent: the
+Estimates use kg/llm/ledger.py's approximation, ceil(characters / 4), for everything sent: the
 system prompt, the user message (title, section, known entities, the chunk) and the reply
 schema (tool or JSON schema). Output tokens are a rough guess, twice the chunk's tokens plus
 100: a reply repeats each quote verbatim and adds a sentence and fields per claim (the tests'
@@ -17,15 +17,15 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.backends import extractor_name, make_extractor
 from kg.cache import ResponseCache, content_key
-from kg.compiler import load_source_states, plan_compile
+from kg.compile.pipeline import load_source_states, plan_compile
 from kg.errors import ConfigError
-from kg.extractors.anthropic_backend import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
-from kg.extractors.batch import BatchReport, pending_chunks, run_batch
 from kg.kb import KnowledgeBase
-from kg.ledger import BATCH_DISCOUNT, Ledger, Usage, estimate_tokens, price_for, run_ledger
-from kg.prompts import get_prompt
+from kg.llm.anthropic_api import DEFAULT_MODEL as ANTHROPIC_DEFAULT_MODEL
+from kg.llm.backends import extractor_name, make_extractor
+from kg.llm.batch import BatchReport, pending_chunks, run_batch
+from kg.llm.ledger import BATCH_DISCOUNT, Ledger, Usage, estimate_tokens, price_for, run_ledger
+from kg.llm.prompts import get_prompt
 
 DEFAULT_MODELS = {"anthropic": ANTHROPIC_DEFAULT_MODEL, "openai": ""}
 
@@ -65,11 +65,11 @@ class Estimate:
 
 
 def _pending(kb: KnowledgeBase, only: Sequence[str] | None = None) -> list[str]:
-    from kg.ops import open_store
+    from kg.graph.store import Store
 
     if not kb.db_path.exists():
         return plan_compile(kb.raw, only=only).to_compile
-    with open_store(kb, read_only=True) as store:
+    with Store(kb.db_path, read_only=True) as store:
         return plan_compile(kb.raw, load_source_states(store, only), only).to_compile
 
 
@@ -126,7 +126,7 @@ def prefetch_batch(kb: KnowledgeBase, override: str | None = None, ledger: Ledge
                    sleep: Any = None, only: Sequence[str] | None = None) -> BatchReport:
     """`kg compile --batch`, step one: extract every pending chunk through the Message Batches
     API into the reply cache. The ordinary compile that follows then makes no requests for them."""
-    from kg.extractors.anthropic_backend import AnthropicExtractor
+    from kg.llm.anthropic_api import AnthropicExtractor
 
     config = kb.config()
     if extractor_name(config, override) != "anthropic":

@@ -15,10 +15,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporters.graphdata import Graph, load_graph
-from kg.compiler import load_source_states, plan_compile
+from exporters.pages import Graph, load_graph
+from kg.compile.pipeline import load_source_states, plan_compile
+from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.store import Store
 
 SEVERITIES = ("error", "warning", "info")
 LOW_CONFIDENCE = 0.5

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.store import NO_OFFSETS, Store
+from kg.graph.store import NO_OFFSETS, Store
 
 CLAIM_TYPE_TITLES = [
     ("definition", "Definitions"),

@@ -1,7 +1,7 @@
 """Claude through instructor (Mode.TOOLS: forced use of one tool whose schema is the reply model).
 
 The client is the real `anthropic.Anthropic` with `max_retries=0`, so kg's retry policy
-(kg/extractors/llm.py) is the only one. `base_url` comes from kg.toml, else the SDK reads
+(kg/llm/client.py) is the only one. `base_url` comes from kg.toml, else the SDK reads
 `ANTHROPIC_BASE_URL`; the key comes from `ANTHROPIC_API_KEY` only. The system prompt is sent
 as a text block marked `cache_control: ephemeral`, so chunks after the first read it from
 Anthropic's prompt cache.
@@ -18,10 +18,10 @@ from pydantic import BaseModel
 from kg.cache import ResponseCache
 from kg.config import LlmConfig
 from kg.errors import ConfigError
-from kg.extractors.llm import LlmExtractor, M
-from kg.ledger import Ledger, Usage
+from kg.llm.client import LlmExtractor, M
+from kg.llm.ledger import Ledger, Usage
+from kg.llm.prompts import PromptTemplate, RenderedPrompt
 from kg.models import ExtractionResult
-from kg.prompts import PromptTemplate, RenderedPrompt
 
 DEFAULT_MODEL = "claude-sonnet-4-6"  # claude-sonnet-4-5 reaches end-of-life on 2026-11-30
 

@@ -2,7 +2,7 @@
 
 A template defines two macros: `system()` (the same for every request, so providers can cache
 it) and `user(...)`: `user(chunk_text, source_title, headings, known_entities)` for extraction,
-`user(pairs)` for the LLM judges (kg/judges.py). The prompt version is a
+`user(pairs)` for the LLM judges (kg/llm/judges.py). The prompt version is a
 short hash of the template text and of the reply model's JSON schema; it is stored on every
 claim and is part of the reply-cache key, so editing either one recompiles with fresh replies.
 
@@ -27,19 +27,19 @@ from kg.models import ContradictionVerdicts, EntityVerdicts, ExtractionResult
 #: prompt name -> (template file, the pydantic model the reply must validate against)
 REGISTRY: dict[str, tuple[str, type[BaseModel]]] = {
     "extract": ("extract_v1.md.j2", ExtractionResult),
-    "contradict": ("contradict_v1.md.j2", ContradictionVerdicts),  # kg/judges.py
-    "entity": ("entity_v1.md.j2", EntityVerdicts),  # kg/judges.py
+    "contradict": ("contradict_v1.md.j2", ContradictionVerdicts),  # kg/llm/judges.py
+    "entity": ("entity_v1.md.j2", EntityVerdicts),  # kg/llm/judges.py
 }
 
 
 def prompts_dir() -> Path:
     """`kg/_prompts` in an installed wheel, else the repository's `prompts/` folder."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here / "_prompts", here.parent / "prompts"):
+    package = Path(__file__).resolve().parent.parent  # kg/
+    for candidate in (package / "_prompts", package.parent / "prompts"):
         if candidate.is_dir():
             return candidate
     raise ConfigError(
-        f"kg's prompt templates are missing (looked in {here / '_prompts'} and {here.parent / 'prompts'}). "
+        f"kg's prompt templates are missing (looked in {package / '_prompts'} and {package.parent / 'prompts'}). "
         "Reinstall kg (`pip install -e .` from the repository)."
     )
 

@@ -2,10 +2,10 @@
 reading every entity (0.3 s at 50k sources, most of a one-source edit's resolution).
 
 A row maps a lookup key to the smallest id of the entities it belongs to, which is what
-`EntityIndex.from_columns` computes when it loads them all (kg/resolve.py):
+`EntityIndex.from_columns` computes when it loads them all (kg/compile/resolve.py):
 
 - "name:<key>": the name_key of an entity's name or of one of its aliases;
-- "acronym:<ABC>": the initials of a multi-word name (kg/resolve.py acronym_of);
+- "acronym:<ABC>": the initials of a multi-word name (kg/compile/resolve.py acronym_of);
 - "index:complete": written once the rows cover every entity.
 
 An entity's name never changes and aliases are only added, so rows are only ever added, or
@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg.resolve import NAME_KEY, EntityIndex, EntityJudge, EntityRecord, gc_paused
-from kg.store import Store, WriteBatch
+from kg.compile.resolve import NAME_KEY, EntityIndex, EntityJudge, EntityRecord, gc_paused
+from kg.graph.store import Store, WriteBatch
 
 COMPLETE = "index:complete"
 _RECORD_FIELDS = "e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.summary AS summary, e.status AS status"

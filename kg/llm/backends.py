@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING
 from kg.cache import ResponseCache
 from kg.config import Config
 from kg.errors import ConfigError
-from kg.extractors import Extractor
+from kg.extract import Extractor
 
 if TYPE_CHECKING:
-    from kg.contradict import ContradictionJudge
-    from kg.ledger import Ledger
-    from kg.resolve import EntityJudge
+    from kg.compile.contradict import ContradictionJudge
+    from kg.compile.resolve import EntityJudge
+    from kg.llm.ledger import Ledger
 
 EXTRACTORS = ("heuristic", "anthropic", "openai")
 LLM_BACKENDS = ("anthropic", "openai")
@@ -38,19 +38,19 @@ def make_extractor(
 ) -> Extractor:
     """The backend by name. LLM SDKs are imported here, lazily, never at `import kg` time.
 
-    `ledger` collects the LLM backends' token counts and cost (see kg/ledger.py).
+    `ledger` collects the LLM backends' token counts and cost (see kg/llm/ledger.py).
     """
     name = extractor_name(config, override, env)
     if name == "heuristic":
-        from kg.extractors.heuristic import HeuristicExtractor
+        from kg.extract.heuristic import HeuristicExtractor
 
         return HeuristicExtractor(cache)
     if name == "anthropic":
-        from kg.extractors.anthropic_backend import AnthropicExtractor
+        from kg.llm.anthropic_api import AnthropicExtractor
 
         return AnthropicExtractor(config.llm, cache, ledger, env=env)
     if name == "openai":
-        from kg.extractors.openai_backend import OpenAIExtractor
+        from kg.llm.openai_api import OpenAIExtractor
 
         return OpenAIExtractor(config.llm, cache, ledger, env=env)
     raise ConfigError(f"Unknown extractor {name!r}. Choose one of: {', '.join(EXTRACTORS)}.")
@@ -61,14 +61,14 @@ def make_judge(
     ledger: Ledger | None = None, env: Mapping[str, str] | None = None,
 ) -> ContradictionJudge:
     """The contradiction judge for the extractor `override`/kg.toml selects: the offline rules, or,
-    with an LLM backend, the rules plus the LLM judge (kg/judges.py) on the remaining candidates."""
-    from kg.contradict import RuleJudge
+    with an LLM backend, the rules plus the LLM judge (kg/llm/judges.py) on the remaining candidates."""
+    from kg.compile.contradict import RuleJudge
 
     name = extractor_name(config, override, env)
     if name not in LLM_BACKENDS or not config.llm.judges:
         return RuleJudge()
-    from kg.extractors.llm import LlmExtractor
-    from kg.judges import CombinedJudge, LlmContradictionJudge
+    from kg.llm.client import LlmExtractor
+    from kg.llm.judges import CombinedJudge, LlmContradictionJudge
 
     backend = make_extractor(config, name, None, ledger, env)
     assert isinstance(backend, LlmExtractor)
@@ -83,8 +83,8 @@ def make_entity_judge(
     name = extractor_name(config, override, env)
     if name not in LLM_BACKENDS or not config.llm.judges:
         return None
-    from kg.extractors.llm import LlmExtractor
-    from kg.judges import LlmEntityJudge
+    from kg.llm.client import LlmExtractor
+    from kg.llm.judges import LlmEntityJudge
 
     backend = make_extractor(config, name, None, ledger, env)
     assert isinstance(backend, LlmExtractor)

@@ -5,7 +5,7 @@ call through instructor, whose own bounded re-asks handle replies that fail vali
 Around it this base retries transport failures (timeouts, 429, 529 and 5xx) with
 exponential backoff, records tokens in the run's `Ledger`, and turns a final failure into
 `ChunkExtractionFailed`, which the compiler records as the source's failure while the other
-sources go on (`call` is that policy; the LLM judges in kg/judges.py reuse it). Quote verification stays in kg/verify.py (the compiler runs it).
+sources go on (`call` is that policy; the LLM judges in kg/llm/judges.py reuse it). Quote verification stays in kg/compile/verify.py (the compiler runs it).
 
 API keys are read from the environment by the SDK clients and never stored: they are not
 part of any cache key, cached reply, ledger entry or error message.
@@ -27,10 +27,10 @@ from pydantic import BaseModel
 from kg.cache import ResponseCache
 from kg.config import LlmConfig
 from kg.errors import ExtractionError, SourceError
-from kg.extractors import ExtractionContext, Extractor
-from kg.ledger import Ledger, Usage, run_ledger
+from kg.extract import ExtractionContext, Extractor
+from kg.llm.ledger import Ledger, Usage, run_ledger
+from kg.llm.prompts import PromptTemplate, RenderedPrompt, get_prompt
 from kg.models import Chunk, ExtractionResult
-from kg.prompts import PromptTemplate, RenderedPrompt, get_prompt
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

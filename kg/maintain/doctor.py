@@ -13,9 +13,9 @@ from kg.cache import ResponseCache
 from kg.graph.journal import Journal, ReplayReport, salvage
 from kg.graph.probe import ProbeReport, probe
 from kg.graph.restore import replay
+from kg.graph.store import Lock, Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
-from kg.ledger import run_ledger
-from kg.store import Lock, Store, WriteBatch, now_iso
+from kg.llm.ledger import run_ledger
 
 DERIVED_FILES = ("stems.sqlite", "walk-graph.npz", "render-pending.json")  # caches of the old graph
 
@@ -72,7 +72,7 @@ def doctor(kb: KnowledgeBase, repair: bool = True, extractor: str | None = None,
 def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progress: Any = None) -> RebuildReport:
     """A new graph from all of raw/ (LLM replies from the cache), then the journal's log, answers
     and merges; the old graph file is moved to .kg/broken/, never deleted."""
-    from kg.ops import _compiler, _save_ledger, render_with
+    from kg.api import _compiler, _save_ledger, render_with
 
     started = time.perf_counter()
     report = RebuildReport(reason)

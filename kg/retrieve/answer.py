@@ -24,9 +24,9 @@ from pydantic import BaseModel, Field, ValidationInfo, field_validator
 
 from kg.config import Config
 from kg.errors import ConfigError, KgError
+from kg.graph.store import Store, WriteBatch, now_iso
 from kg.names import slugify
-from kg.query import ClaimRef, NavigationResult
-from kg.store import Store, WriteBatch, now_iso
+from kg.retrieve.navigate import ClaimRef, NavigationResult
 
 EXTRACTIVE_NOTE = ("Extractive answer: no LLM is configured, so these are the wiki's own claims most relevant "
                    "to the question, grouped by what they are about. Nothing here is synthesised.")
@@ -131,11 +131,11 @@ def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | N
 
     env = os.environ if env is None else env
     if provider == "anthropic":
-        from kg.extractors.anthropic_backend import DEFAULT_MODEL, make_client
+        from kg.llm.anthropic_api import DEFAULT_MODEL, make_client
 
         return instructor.from_anthropic(make_client(config.llm, env), mode=instructor.Mode.TOOLS), config.llm.model or DEFAULT_MODEL
     if provider == "openai":
-        from kg.extractors import openai_backend
+        from kg.extract import openai_backend
 
         model = config.llm.model or getattr(openai_backend, "DEFAULT_MODEL", "")
         if not model:
@@ -202,9 +202,9 @@ def save_answer(store: Store, answer: Answer) -> str:
     batch.add("LogEntry", {"seq": store.next_log_seq(), "at": now, "op": "answer", "subject": answer.question,
                            "detail": f"{answer.mode} answer citing {len(answer.claims)} claim(s); "
                                      f"{answer.tokens_read} tokens read; wiki/answers/{pid}.md"})
-    from kg.search import drop_indexes, refresh_indexes
+    from kg.retrieve.search import drop_indexes, refresh_indexes
 
-    drop_indexes(store, ["Page"])  # Kuzu's FTS and writes: see kg/search.py
+    drop_indexes(store, ["Page"])  # Kuzu's FTS and writes: see kg/retrieve/search.py
     store.write(batch)
     refresh_indexes(store, ["Page"])
     return pid

@@ -33,8 +33,8 @@ import numpy as np
 from kg.embed import Embedder, top_k
 from kg.errors import QueryError
 from kg.graph.journal import Journal
+from kg.graph.store import Store, WriteBatch
 from kg.models import Chunk as TextChunk
-from kg.store import Store, WriteBatch
 
 MODES = ("bm25", "vector", "hybrid")
 RRF_K = 60
@@ -117,7 +117,7 @@ def indexed_store(db_path: Path, writable: bool = False, on_rebuild: Callable[[]
                   journal: Path | None = None) -> Iterator[Store]:
     """The graph, open with its full-text indexes in place: read-only unless `writable` (with the
     `journal` file, kg/graph/journal.py), or when a compile left the indexes dropped (a small change
-    leaves them to the first search: kg/compiler.py) and they have to be built first (`on_rebuild`
+    leaves them to the first search: kg/compile/pipeline.py) and they have to be built first (`on_rebuild`
     is told: seconds on a large graph)."""
     store = Store(db_path, read_only=not writable, journal=Journal(journal) if writable and journal else None)
     try:
@@ -216,7 +216,7 @@ class Searcher:
         if not self._checked:
             if not indexes_ready(self.store):
                 raise SearchIndexMissing("The search indexes are not built: a small compile leaves them to the first search. "
-                                        "Run `kg search` once (or open the graph with kg.search.indexed_store).")
+                                        "Run `kg search` once (or open the graph with kg.retrieve.search.indexed_store).")
             self._checked = True
 
     def bm25_keys(self, query: str, k: int) -> list[tuple[tuple[str, str], float]]:
