@@ -135,7 +135,7 @@ def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | N
 
         return instructor.from_anthropic(make_client(config.llm, env), mode=instructor.Mode.TOOLS), config.llm.model or DEFAULT_MODEL
     if provider == "openai":
-        from kg.extract import openai_backend
+        from kg.llm import openai_api as openai_backend
 
         model = config.llm.model or getattr(openai_backend, "DEFAULT_MODEL", "")
         if not model:
