@@ -537,9 +537,9 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
                  dense: DenseMode | None, args: argparse.Namespace, log: Callable[[str], None]) -> list[dict[str, Any]]:
     """kg.retrieve.navigate.Navigator (one per setting, over one open read-only Store), BM25 and MiniLM-hybrid search."""
     from kg.embed import MiniLMEmbedder, VectorCache
+    from kg.graph.fts import ensure_indexes
     from kg.graph.store import Store
     from kg.retrieve.navigate import Navigator
-    from kg.retrieve.search import ensure_indexes
 
     out = []
     budgets = [int(b) for b in args.nav_budgets.split(",") if b.strip()]

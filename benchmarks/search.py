@@ -104,10 +104,11 @@ def load_queries(path: Path, n: int, known: set[str]) -> list[tuple[str, set[str
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from kg.embed import VectorCache, make_embedder
+    from kg.graph.fts import refresh_indexes
     from kg.graph.store import Store
     from kg.kb import KnowledgeBase
     from kg.retrieve.navigate import Navigator
-    from kg.retrieve.search import Searcher, refresh_indexes
+    from kg.retrieve.search import Searcher
 
     corpus = args.corpus or data_dir() / "corpus.jsonl"
     claims = args.claims or corpus.parent / "claims_train.jsonl"

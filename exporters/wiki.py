@@ -27,7 +27,6 @@ from exporters.pages import (
 from exporters.splice import (
     ContradictionKey,
     IndexEntries,
-    WikiEdited,
     assemble_contradictions,
     contradiction_anchor,
 )
@@ -402,7 +401,7 @@ def page_links(text: str) -> set[str]:
 RENDER_FORMAT = "2"  # index.md records it; an incremental render of a wiki in another format renders everything
 
 
-def _frontmatter(page: Path) -> bytes:
+def frontmatter_head(page: Path) -> bytes:
     """The first bytes of a page, enough for its frontmatter (b"" if there is no such page)."""
     try:
         with page.open("rb") as handle:
@@ -411,18 +410,8 @@ def _frontmatter(page: Path) -> bytes:
         return b""
 
 
-def render_wiki(store: Store, wiki: Path, changed_sources: set[str] | None = None) -> RenderReport:
-    """Render the whole wiki, or (given the sources a compile changed) only the blast radius. A wiki
-    in another format, or whose index or contradictions page is missing or was edited by hand, is
-    rendered whole."""
-    if (changed_sources is not None and (wiki / "contradictions.md").is_file()
-            and f"\nrender: {RENDER_FORMAT}\n".encode() in _frontmatter(wiki / "index.md")):
-        from exporters.incremental import render_incremental  # it builds on this module
-
-        try:
-            return render_incremental(store, wiki, changed_sources)
-        except WikiEdited:
-            pass
+def render_full(store: Store, wiki: Path) -> RenderReport:
+    """Every page, built in a temporary folder and swapped in."""
     graph = load_graph(store)
     gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
     try:

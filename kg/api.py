@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Any
 
 from kg.cache import ResponseCache
-from kg.compile.pipeline import Compiler, CompileReport, load_source_states, plan_compile
+from kg.compile.pipeline import CompileReport, load_source_states, plan_compile
 from kg.compile.resolve import gc_paused
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
 from kg.errors import ConfigError, QueryError
 from kg.graph.journal import Journal
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.llm.backends import extractor_name, make_entity_judge, make_extractor, make_judge
+from kg.llm.backends import extractor_name, make_compiler
+from kg.llm.ledger import save_run
 from kg.maintain.provenance import stale_claims
 
 
@@ -75,81 +76,38 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
     only after the wiki has been rendered: a compile killed half-way renders on the next run.
     """
     config = kb.config()
-    cache = ResponseCache(kb.state / "cache.sqlite")
+    cache = ResponseCache(kb.cache_path)
     try:
         with open_store(kb) as store:
-            compiler = _compiler(kb, store, config, extractor, cache)
+            compiler = make_compiler(kb, store, config, extractor, cache)
             plan = compiler.plan(only)
             if only is not None:
                 _check_selection(kb, only, plan)
             if on_plan:
                 on_plan(plan)
-            pending = _pending(kb) | set(plan.to_compile) | set(plan.vanished)
+            pending = kb.pending_sources() | set(plan.to_compile) | set(plan.vanished)
             if pending:
-                _write_pending(kb, pending)
+                kb.mark_pending(pending)
             # A small compile makes little garbage but, at 50k sources, holds ~10^6 objects (sources,
             # entities) that each collection of the oldest generation walks: ~0.1 s per edit. Paused.
             small = len(pending) < config.compile.index_rebuild_sources
             with gc_paused() if small else nullcontext():
                 report = compiler.compile(plan, progress)
-                _save_ledger(kb)
+                save_run(kb.ledger_path)
                 rendered = None
                 if render and (pending or not (kb.wiki / "index.md").exists()):
-                    rendered = render_with(store, kb, pending)
+                    rendered = render_kb_wiki(store, kb, pending)
             return report, rendered
     finally:
         cache.close()
 
 
-def _compiler(kb: KnowledgeBase, store: Store, config: Any, extractor: str | None, cache: ResponseCache) -> Compiler:
-    backend = make_extractor(config, extractor, cache)
-    judge, entity_judge = make_judge(config, extractor, cache), make_entity_judge(config, extractor, cache)
-    return Compiler(kb, store, backend, config, judge=judge, entity_judge=entity_judge)
+def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None) -> Any:
+    from exporters.render import (
+        render_kb_wiki as render,  # jinja: loaded only by commands that render
+    )
 
-
-def _save_ledger(kb: KnowledgeBase) -> None:
-    """Keep the LLM token/cost ledger of the last run, and the running total, in .kg/ledger.json."""
-    from kg.llm.ledger import run_ledger
-
-    ledger = run_ledger()
-    if not ledger.active:
-        return
-    path = kb.state / "ledger.json"
-    try:
-        saved = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        saved = {}
-    last = ledger.as_dict()
-    total = saved.get("total", {})
-    for key in ("requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_hits", "cost_usd"):
-        total[key] = round(total.get(key, 0) + last.get(key, 0), 6)
-    path.write_text(json.dumps({"last_run": last, "total": total}, indent=2, sort_keys=True), encoding="utf-8")
-
-
-def _pending_path(kb: KnowledgeBase) -> Path:
-    return kb.state / "render-pending.json"
-
-
-def _pending(kb: KnowledgeBase) -> set[str]:
-    try:
-        return set(json.loads(_pending_path(kb).read_text(encoding="utf-8")))
-    except (OSError, ValueError):
-        return set()
-
-
-def _write_pending(kb: KnowledgeBase, paths: set[str]) -> None:
-    tmp = _pending_path(kb).with_suffix(".tmp")
-    tmp.write_text(json.dumps(sorted(paths)), encoding="utf-8")
-    tmp.replace(_pending_path(kb))
-
-
-def render_with(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None) -> Any:
-    """Render the wiki (only the blast radius of `changed_sources` when given) and clear the marker."""
-    from exporters.wiki import render_wiki
-
-    report = render_wiki(store, kb.wiki, changed_sources)
-    _pending_path(kb).unlink(missing_ok=True)
-    return report
+    return render(store, kb, changed_sources)
 
 
 def compact_kb(kb: KnowledgeBase) -> Any:
@@ -164,7 +122,7 @@ def compact_kb(kb: KnowledgeBase) -> Any:
 
 def render_kb(kb: KnowledgeBase) -> Any:
     with open_store(kb) as store:
-        return render_with(store, kb)
+        return render_kb_wiki(store, kb)
 
 
 def claim_show(kb: KnowledgeBase, claim_id: str) -> Any:
@@ -206,7 +164,7 @@ def entity_merge(kb: KnowledgeBase, alias: str, target: str | None = None) -> di
 
     with open_store(kb) as store:
         result = entities.merge(store, alias, target) if target else entities.unmerge(store, alias)
-        render_with(store, kb)
+        render_kb_wiki(store, kb)
     return result
 
 
@@ -246,7 +204,7 @@ def status(kb: KnowledgeBase) -> Status:
         plan = plan_compile(kb.raw, states)
         stale = stale_claims(store, plan.changed + plan.vanished)
     try:
-        usage = json.loads((kb.state / "ledger.json").read_text(encoding="utf-8"))
+        usage = json.loads(kb.ledger_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         usage = {}
     return Status(str(kb.root), name, counts, changed=plan.changed, new=plan.new, vanished=plan.vanished, failed=failed,
@@ -282,14 +240,15 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
     """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash."""
     from kg.embed import VectorCache, make_embedder
 
-    return make_embedder(name, VectorCache(kb.state / "vectors.sqlite"))
+    return make_embedder(name, VectorCache(kb.vectors_path))
 
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
               embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
     `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store)."""
-    from kg.retrieve.search import Searcher, indexed_store
+    from kg.graph.fts import indexed_store
+    from kg.retrieve.search import Searcher
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
@@ -307,9 +266,10 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
 
     Returns (Answer, NavigationResult, saved page id or None).
     """
+    from kg.graph.fts import indexed_store
     from kg.retrieve.answer import extractive_answer, llm_answer, make_answer_client, save_answer
     from kg.retrieve.navigate import Navigator
-    from kg.retrieve.search import Searcher, indexed_store
+    from kg.retrieve.search import Searcher
     from kg.retrieve.walk import GraphWalk
 
     config = kb.config()
@@ -318,7 +278,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     try:
         with indexed_store(kb.db_path, writable=save, on_rebuild=on_rebuild,
                            journal=kb.journal_path) as store:  # see search_kb
-            walk = GraphWalk(store, cache=kb.state / "walk-graph.npz")  # saved between processes: kg/retrieve/walk.py
+            walk = GraphWalk(store, cache=kb.walk_graph_path)  # saved between processes: kg/retrieve/walk.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
                 answer = extractive_answer(nav)
@@ -329,7 +289,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
             if save:
                 page = save_answer(store, answer)
                 cited = {s.source_path for c in answer.claims for s in c.citations}
-                render_with(store, kb, cited)
+                render_kb_wiki(store, kb, cited)
             return answer, nav, page
     finally:
         if emb is not None and emb.cache is not None:

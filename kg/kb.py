@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
 from kg.config import CONFIG_FILE, DEFAULT_CONFIG, Config
 from kg.errors import NotAKnowledgeBase
+
+LOCK_FILE = "lock.json"  # beside the graph: the process that holds the knowledge base
 
 AGENTS_MD = """\
 # AGENTS.md: how this knowledge base works
@@ -71,6 +74,7 @@ class KnowledgeBase:
     def state(self) -> Path:
         return self.root / ".kg"
 
+    # Every file kg keeps in .kg/ (README: "What lives in .kg/").
     @property
     def db_path(self) -> Path:
         return self.state / "graph.kuzu"
@@ -78,6 +82,57 @@ class KnowledgeBase:
     @property
     def journal_path(self) -> Path:
         return self.state / "journal.sqlite"
+
+    @property
+    def cache_path(self) -> Path:
+        return self.state / "cache.sqlite"
+
+    @property
+    def ledger_path(self) -> Path:
+        return self.state / "ledger.json"
+
+    @property
+    def vectors_path(self) -> Path:
+        return self.state / "vectors.sqlite"
+
+    @property
+    def stems_path(self) -> Path:
+        return self.state / "stems.sqlite"
+
+    @property
+    def walk_graph_path(self) -> Path:
+        return self.state / "walk-graph.npz"
+
+    @property
+    def pending_path(self) -> Path:
+        return self.state / "render-pending.json"
+
+    @property
+    def lock_path(self) -> Path:
+        return self.state / LOCK_FILE
+
+    @property
+    def broken_dir(self) -> Path:
+        return self.state / "broken"
+
+    def graph_caches(self) -> list[Path]:
+        """Files derived from the graph as it is: stale once it is replaced."""
+        return [self.stems_path, self.walk_graph_path, self.pending_path]
+
+    # sources compiled but not yet rendered: written before a compile writes, removed after the render
+    def pending_sources(self) -> set[str]:
+        try:
+            return set(json.loads(self.pending_path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            return set()
+
+    def mark_pending(self, paths: set[str]) -> None:
+        tmp = self.pending_path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(sorted(paths)), encoding="utf-8")
+        tmp.replace(self.pending_path)
+
+    def clear_pending(self) -> None:
+        self.pending_path.unlink(missing_ok=True)
 
     @property
     def config_path(self) -> Path:

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from kg.graph.fts import ensure_indexes
 from kg.kb import KnowledgeBase, init
 from kg.llm.ledger import run_ledger
-from kg.retrieve.search import ensure_indexes
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
 

@@ -13,17 +13,10 @@ from typer.testing import CliRunner
 from kg import api
 from kg.cli import app
 from kg.embed import HashingEmbedder
+from kg.graph.fts import FTS_INDEXES, SearchIndexMissing, ensure_indexes, existing_indexes
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.retrieve.search import (
-    FTS_INDEXES,
-    Searcher,
-    SearchIndexMissing,
-    ensure_indexes,
-    existing_indexes,
-    fts_query,
-    rrf,
-)
+from kg.retrieve.search import Searcher, fts_query, rrf
 from tests.conftest import EXAMPLES
 
 
@@ -178,7 +171,7 @@ def test_a_crash_after_the_indexes_were_dropped_leaves_search_working(kb: Knowle
     (kb.raw / "a.md").write_text("# Zebra\n\nThe zebra grazes on the savanna.\n")
     api.compile_kb(kb, "heuristic")
     ensure_indexes(kb.db_path)
-    crash = ("import os, pathlib\nfrom kg.graph.store import Store\nfrom kg.retrieve.search import drop_indexes\n"
+    crash = ("import os, pathlib\nfrom kg.graph.store import Store\nfrom kg.graph.fts import drop_indexes\n"
              f"store = Store(pathlib.Path({str(kb.db_path)!r}))\ndrop_indexes(store, ('Claim', 'Chunk'))\nos._exit(0)\n")
     subprocess.run([sys.executable, "-c", crash], check=True)  # killed before closing the database
     (kb.state / "lock.json").unlink()  # as a stale lock of a dead process is

@@ -14,12 +14,12 @@ from pathlib import Path
 import pytest
 
 from kg import api
+from kg.graph.fts import ensure_indexes
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase, init
 from kg.maintain.entities import merge
 from kg.retrieve import walk as walk_module
 from kg.retrieve.navigate import Navigator
-from kg.retrieve.search import ensure_indexes
 from kg.retrieve.walk import Graph, GraphWalk, WalkSettings, load_graph, question_ngrams
 
 SOURCES = {

@@ -37,11 +37,11 @@ from kg.compile.verify import ChunkVerifier
 from kg.config import Config
 from kg.errors import KgError, SourceError
 from kg.extract import ExtractionContext, Extractor
+from kg.graph.fts import add_chunks, drop_indexes, refresh_indexes
 from kg.graph.store import Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
 from kg.names import name_key, unique_slug
-from kg.retrieve.search import add_chunks, drop_indexes, refresh_indexes
 
 Progress = Callable[[str, int], None]  # (source path just done, sources done so far)
 
@@ -290,7 +290,7 @@ class Compiler:
             self.store.write(batch)
         if len(todo) >= self.config.compile.index_rebuild_sources:
             self.store.checkpoint()  # a bulk compile's last writes leave memory before detection needs it
-        with StemIndex(self.kb.state / "stems.sqlite") as stems:  # a cache: see kg/compile/stems.py
+        with StemIndex(self.kb.stems_path) as stems:  # a cache: see kg/compile/stems.py
             found = detect(self.store, self.judge, self.config.single_valued, stems)
         # Full-text indexes (kg/retrieve/search.py) cannot be updated in place on Kuzu 0.11.3: a rebuild costs
         # 0.3 s on a handful of sources (each CREATE_FTS_INDEX has a fixed cost) and seconds on a large

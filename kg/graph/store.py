@@ -36,6 +36,7 @@ from kg.graph.schema import (
     arrow_schema,
     create_statements,
 )
+from kg.kb import LOCK_FILE
 
 
 def now_iso() -> str:
@@ -167,7 +168,7 @@ class Store:
         self.path = path
         self.read_only = read_only
         self.journal = journal  # gets a copy of what each write adds that cannot be recomputed
-        self._lock = Lock(path.parent / "lock.json")
+        self._lock = Lock(path.parent / LOCK_FILE)
         if read_only and not path.exists():
             raise StoreError(f"No graph at {path} yet. Run `kg compile` first.")
         holder = self._lock.holder()

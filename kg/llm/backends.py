@@ -8,9 +8,12 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kg.cache import ResponseCache
+from kg.compile.pipeline import Compiler
 from kg.config import Config
 from kg.errors import ConfigError
 from kg.extract import Extractor
+from kg.graph.store import Store
+from kg.kb import KnowledgeBase
 
 if TYPE_CHECKING:
     from kg.compile.contradict import ContradictionJudge
@@ -89,3 +92,10 @@ def make_entity_judge(
     backend = make_extractor(config, name, None, ledger, env)
     assert isinstance(backend, LlmExtractor)
     return LlmEntityJudge(backend, cache)
+
+
+def make_compiler(kb: KnowledgeBase, store: Store, config: Config, extractor: str | None,
+                  cache: ResponseCache) -> Compiler:
+    """A Compiler with the configured (or `extractor`) backend and its judges."""
+    return Compiler(kb, store, make_extractor(config, extractor, cache), config,
+                    judge=make_judge(config, extractor, cache), entity_judge=make_entity_judge(config, extractor, cache))

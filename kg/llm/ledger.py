@@ -10,10 +10,12 @@ fake servers: ceil(characters / 4), the usual rule of thumb for English text and
 
 from __future__ import annotations
 
+import json
 import math
 import threading
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 CHARS_PER_TOKEN = 4
@@ -171,3 +173,22 @@ def run_ledger(prices: Mapping[str, Mapping[str, float]] | None = None) -> Ledge
     if prices:
         _RUN.prices = {**_RUN.prices, **prices}
     return _RUN
+
+
+def save_run(path: Path) -> None:
+    """Keep the run's ledger and the running total in `path` (.kg/ledger.json), when an LLM was used."""
+    ledger = run_ledger()
+    if not ledger.active:
+        return
+    try:
+        saved = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        saved = {}
+    last = ledger.as_dict()
+    total = saved.get("total", {})
+    for key in ("requests", "input_tokens", "output_tokens", "cache_read_tokens", "cache_write_tokens", "cache_hits",
+                "cost_usd"):
+        total[key] = round(total.get(key, 0) + last.get(key, 0), 6)
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps({"last_run": last, "total": total}, indent=2, sort_keys=True), encoding="utf-8")
+    tmp.replace(path)

@@ -87,7 +87,7 @@ def estimate(kb: KnowledgeBase, override: str | None = None, only: Sequence[str]
     prompt = get_prompt("extract")
     schema = get_prompt("extract").response_model.model_json_schema()
     schema_tokens = estimate_tokens(json.dumps(schema, separators=(",", ":")))
-    cache = ResponseCache(kb.state / "cache.sqlite") if (kb.state / "cache.sqlite").exists() else None
+    cache = ResponseCache(kb.cache_path) if kb.cache_path.exists() else None
     seen: set[str] = set()
     overheads: list[int] = []
     try:
@@ -131,7 +131,7 @@ def prefetch_batch(kb: KnowledgeBase, override: str | None = None, ledger: Ledge
     config = kb.config()
     if extractor_name(config, override) != "anthropic":
         raise ConfigError("--batch uses the Anthropic Message Batches API: use it with --extractor anthropic.")
-    cache = ResponseCache(kb.state / "cache.sqlite")
+    cache = ResponseCache(kb.cache_path)
     try:
         extractor = make_extractor(config, "anthropic", cache, ledger)
         assert isinstance(extractor, AnthropicExtractor)

@@ -9,15 +9,15 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from exporters.render import render_kb_wiki
 from kg.cache import ResponseCache
 from kg.graph.journal import Journal, ReplayReport, salvage
 from kg.graph.probe import ProbeReport, probe
 from kg.graph.restore import replay
 from kg.graph.store import Lock, Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
-from kg.llm.ledger import run_ledger
-
-DERIVED_FILES = ("stems.sqlite", "walk-graph.npz", "render-pending.json")  # caches of the old graph
+from kg.llm.backends import make_compiler
+from kg.llm.ledger import run_ledger, save_run
 
 
 @dataclass
@@ -54,7 +54,7 @@ class DoctorReport:
 
 def check(kb: KnowledgeBase) -> ProbeReport:
     """Read every column of every table of the graph in child processes (kg/graph/probe.py)."""
-    Lock(kb.state / "lock.json").raise_if_held()
+    Lock(kb.lock_path).raise_if_held()
     if not kb.db_path.exists():
         return ProbeReport()
     return probe(kb.db_path)
@@ -72,14 +72,12 @@ def doctor(kb: KnowledgeBase, repair: bool = True, extractor: str | None = None,
 def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progress: Any = None) -> RebuildReport:
     """A new graph from all of raw/ (LLM replies from the cache), then the journal's log, answers
     and merges; the old graph file is moved to .kg/broken/, never deleted."""
-    from kg.api import _compiler, _save_ledger, render_with
-
     started = time.perf_counter()
     report = RebuildReport(reason)
-    lock = Lock(kb.state / "lock.json")
+    lock = Lock(kb.lock_path)
     lock.acquire()
     journal = Journal(kb.journal_path)
-    cache = ResponseCache(kb.state / "cache.sqlite")
+    cache = ResponseCache(kb.cache_path)
     requests_before = run_ledger().total.requests
     try:
         if kb.db_path.exists():
@@ -88,11 +86,11 @@ def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progre
                 report.salvage_problem = salvage(kb.journal_path, kb.db_path)
                 journal = Journal(kb.journal_path)
             report.kept_old_graph = _move_aside(kb)
-        for name in DERIVED_FILES:
-            (kb.state / name).unlink(missing_ok=True)
+        for path in kb.graph_caches():
+            path.unlink(missing_ok=True)
         journal.mark_filled()  # from here on the journal is what the graph is rebuilt with
         with Store(kb.db_path) as store:  # no journal: what it replays is not copied back into it
-            compiler = _compiler(kb, store, kb.config(), extractor, cache)
+            compiler = make_compiler(kb, store, kb.config(), extractor, cache)
             compiled = compiler.compile(compiler.plan(), progress)
             report.sources, report.failed = compiled.compiled, dict(compiled.failed)
             report.claims, report.entities = compiled.claims_added, compiled.entities_added
@@ -103,8 +101,8 @@ def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progre
             batch.add("LogEntry", entry)
             store.write(batch)
             journal.keep(batch.nodes, batch.rels)
-            _save_ledger(kb)
-            report.pages = render_with(store, kb).pages
+            save_run(kb.ledger_path)
+            report.pages = render_kb_wiki(store, kb).pages
         report.llm_requests = run_ledger().total.requests - requests_before
     finally:
         cache.close()
@@ -115,7 +113,7 @@ def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progre
 
 
 def _move_aside(kb: KnowledgeBase) -> str:
-    folder = kb.state / "broken"
+    folder = kb.broken_dir
     folder.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S")
     target = folder / f"graph-{stamp}.kuzu"

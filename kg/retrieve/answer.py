@@ -202,7 +202,7 @@ def save_answer(store: Store, answer: Answer) -> str:
     batch.add("LogEntry", {"seq": store.next_log_seq(), "at": now, "op": "answer", "subject": answer.question,
                            "detail": f"{answer.mode} answer citing {len(answer.claims)} claim(s); "
                                      f"{answer.tokens_read} tokens read; wiki/answers/{pid}.md"})
-    from kg.retrieve.search import drop_indexes, refresh_indexes
+    from kg.graph.fts import drop_indexes, refresh_indexes
 
     drop_indexes(store, ["Page"])  # Kuzu's FTS and writes: see kg/retrieve/search.py
     store.write(batch)

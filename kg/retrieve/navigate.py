@@ -33,10 +33,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kg.embed import Embedder
+from kg.graph.fts import indexed_store
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
-from kg.retrieve.search import Hit, Searcher, indexed_store
+from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.walk import GraphWalk, WalkResult
 
 DEFAULT_BUDGET = 2000
