@@ -1,8 +1,9 @@
 """Everyday histories of a knowledge base, and every read command after each step (issue 24).
 
 Each history starts from `kg init` and runs random steps as a person would: add a few or many
-notes, edit some (append, rewrite), delete, rename or move them, touch them without changing
-their bytes, compile all of raw/ or only some paths; after each step it runs the read commands
+notes (in "daily" histories a batch of about the same size every step, as in issue 24), edit
+some (append, rewrite), delete, rename or move them, touch them without changing their bytes,
+compile all of raw/ or only some paths; after each step it runs the read commands
 (`kg status`, `kg search`, `kg query`, `kg lint`, `kg cypher` over a whole table, and
 `kg doctor --check`, which reads every column of every table in a child process). Every command
 is a real process. A command that dies of a signal (exit code above 128, or negative) is a
@@ -47,6 +48,7 @@ class Passage:
 @dataclass
 class History:
     seed: int
+    kind: str = "mixed"
     steps: list[str] = field(default_factory=list)
     commands: int = 0
     crashes: list[dict[str, Any]] = field(default_factory=list)
@@ -117,15 +119,25 @@ def one_history(seed: int, passages: list[Passage], steps: int, kg: list[str], q
     present: list[Path] = []
     words = [w for p in passages[:200] for w in p.title.split() if len(w) > 4] or ["the"]
     folders = ["", "notes/", "papers/", "notes/old/"]
+    # Two kinds of history: "daily" adds a batch of about the same size every step, as someone
+    # adding notes day by day (the history of issue 24); "mixed" does a bit of everything.
+    daily = rng.choice([0, 10, 20, 60] if not quick else [0, 10, 20])
+    history.kind = f"daily {daily}" if daily else "mixed"
+    written = 0
     for step in range(steps):
         ops = []
-        for _ in range(rng.randint(1, 3)):
-            op = rng.choice(["add", "add", "edit", "delete", "rename", "touch"] if present else ["add"])
+        for turn in range(rng.randint(1, 3)):
+            if daily and turn == 0:
+                op = "add"
+            else:
+                op = rng.choice(["add", "add", "edit", "delete", "rename", "touch"] if present else ["add"])
             if op == "add":
-                k = min(len(unused), rng.choice([1, 3, 10, 30, 60] if not quick else [1, 5, 20]))
+                k = daily if daily and turn == 0 else rng.choice([1, 3, 10, 30, 60] if not quick else [1, 5, 20])
+                k = min(len(unused), k)
                 for _ in range(k):
                     p = passages[unused.pop()]
-                    path = raw / f"{rng.choice(folders)}{len(present):04d}-{seed}.md"
+                    written += 1
+                    path = raw / f"{rng.choice(folders)}{written:04d}-{seed}.md"
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(note(p), encoding="utf-8")
                     present.append(path)
@@ -149,6 +161,8 @@ def one_history(seed: int, passages: list[Passage], steps: int, kg: list[str], q
                 chosen = rng.sample(present, min(len(present), rng.choice([1, 3])))
                 for path in chosen:
                     target = raw / f"{rng.choice(folders)}moved-{step}-{path.name}"
+                    if target.exists():
+                        continue
                     target.parent.mkdir(parents=True, exist_ok=True)
                     path.rename(target)
                     present[present.index(path)] = target
@@ -185,7 +199,7 @@ def main(argv: list[str] | None = None) -> int:
             history = one_history(args.seed + i, passages, args.steps, [args.kg], args.quick, Path(tmp))
             results.append(history)
             status = "ok" if history.ok else f"{len(history.crashes)} crash(es), {len(history.unexpected)} unexpected exit(s)"
-            print(f"history {history.seed}: {len(history.steps)} steps, {history.commands} commands, "
+            print(f"history {history.seed} ({history.kind}): {len(history.steps)} steps, {history.commands} commands, "
                   f"{history.seconds:.0f} s: {status}", flush=True)
             for bad in history.crashes + history.unexpected:
                 print(f"    {bad['step']}: `{bad['command']}` exited {bad['exit']}: {bad['stderr'][-200:]}", flush=True)

@@ -15,7 +15,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
-from exporters.pages import Aliases, Graph, load_subgraph
+from exporters.pages import Aliases, WikiGraph, load_subgraph
 from exporters.splice import IndexEntries, count_log_entries, parse_contradictions
 from exporters.wiki import (
     RenderReport,
@@ -71,7 +71,7 @@ def _page_kind(pages: set[str]) -> set[str]:
     return {p for p in pages if p.startswith(("entities/", "sources/"))}
 
 
-def _subgraph(store: Store, pages: set[str], aliases: Aliases) -> Graph:
+def _subgraph(store: Store, pages: set[str], aliases: Aliases) -> WikiGraph:
     return load_subgraph(store, {p[9:] for p in pages if p.startswith("entities/")},
                          {p[8:] for p in pages if p.startswith("sources/")}, aliases)
 
@@ -84,7 +84,7 @@ class BlastRadius:
 
     pages: set[str]
     backlinks: dict[str, dict[str, str | None]]
-    graph: Graph
+    graph: WikiGraph
     links: dict[str, set[str]]
 
     def all_pages(self) -> set[str]:

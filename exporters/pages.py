@@ -1,4 +1,4 @@
-"""Read the graph into plain, sorted page models: all of it (`load_graph`, for a full render)
+"""Read the graph into plain, sorted page models: all of it (`load_wiki_graph`, for a full render)
 or the part a set of pages depends on (`load_subgraph`, for an incremental render).
 
 Everything the templates show is computed here, in a fixed order, so that the same graph
@@ -28,7 +28,7 @@ CLAIM_TYPE_TITLES = [
 
 
 @dataclass
-class Evidence:
+class EvidenceView:
     source_path: str
     source_slug: str
     source_title: str
@@ -58,7 +58,7 @@ class ClaimView:
     valid_to: str | None
     subject: str | None = None  # entity id
     entities: list[tuple[str, str]] = field(default_factory=list)  # (entity id, role)
-    evidence: list[Evidence] = field(default_factory=list)
+    evidence: list[EvidenceView] = field(default_factory=list)
     contradicts: list[tuple[str, str]] = field(default_factory=list)  # (claim id, reason), open ones only
     superseded_by: list[tuple[str, str]] = field(default_factory=list)  # (claim id, reason)
 
@@ -68,7 +68,7 @@ class ClaimView:
 
 
 @dataclass
-class Graph:
+class WikiGraph:
     sources: dict[str, dict[str, Any]]
     entities: dict[str, dict[str, Any]]
     claims: dict[str, ClaimView]
@@ -168,7 +168,7 @@ class Aliases:
                     known.add(name.casefold())
 
 
-def load_graph(store: Store) -> Graph:
+def load_wiki_graph(store: Store) -> WikiGraph:
     """The whole graph."""
     aliases = Aliases(store)
     return _assemble(store, aliases, _Scope(), log=True)
@@ -204,7 +204,7 @@ def _keyed(store: Store, cypher: str, offsets: list[int]) -> dict[str, int]:
 
 
 def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterable[str],
-                  aliases: Aliases | None = None) -> Graph:
+                  aliases: Aliases | None = None) -> WikiGraph:
     """What the pages of the given (canonical) entities and sources depend on: every claim shown
     on them, fully (evidence, entities, contradictions, supersession), the claims these contradict
     or supersede, and every claim, mention or relation through which another page links to them
@@ -245,7 +245,7 @@ def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterabl
 
 
 def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
-              wanted_entities: set[str] | None = None, wanted_sources: set[str] | None = None) -> Graph:
+              wanted_entities: set[str] | None = None, wanted_sources: set[str] | None = None) -> WikiGraph:
     canon = aliases.canon
     claims: dict[str, ClaimView] = {}
     for r in scope.rows(store, scope.claims, CLAIM_FIELDS):
@@ -278,7 +278,7 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
     claims_of_source: dict[str, list[str]] = defaultdict(list)
     for r in evidence_rows:
         source = sources[r["path"]]
-        claims[r["c"]].evidence.append(Evidence(r["path"], source["slug"], source["title"], r["quote"], r["cs"], r["ce"],
+        claims[r["c"]].evidence.append(EvidenceView(r["path"], source["slug"], source["title"], r["quote"], r["cs"], r["ce"],
                                                 r["sha"], bool(r["retracted"]), source["authority"] or 0))
         if not r["retracted"]:
             claims_of_source[r["path"]].append(r["c"])
@@ -332,6 +332,6 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
         values.sort()
     for pairs in mentions.values():
         pairs.sort()
-    return Graph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_rows,
+    return WikiGraph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_rows,
                  dict(claims_of_entity), dict(claims_of_source), visible)
 

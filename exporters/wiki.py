@@ -21,8 +21,8 @@ from exporters.answers import answer_links, answer_pages
 from exporters.pages import (
     CLAIM_TYPE_TITLES,
     ClaimView,
-    Graph,
-    load_graph,
+    WikiGraph,
+    load_wiki_graph,
 )
 from exporters.splice import (
     ContradictionKey,
@@ -98,9 +98,9 @@ def verdict(claim: ClaimView, other: ClaimView) -> str:
 
 
 class WikiBuilder:
-    """Turns a loaded Graph into {relative path: text}."""
+    """Turns a loaded WikiGraph into {relative path: text}."""
 
-    def __init__(self, graph: Graph) -> None:
+    def __init__(self, graph: WikiGraph) -> None:
         self.g = graph
         self.env = environment()
 
@@ -299,7 +299,7 @@ class WikiBuilder:
         return {"source": source, "claims": rows, "entities": entities}
 
 
-def compute_links(g: Graph) -> dict[str, set[str]]:
+def compute_links(g: WikiGraph) -> dict[str, set[str]]:
     """Every page's outgoing links, straight from the graph (without rendering anything).
 
     Mirrors what the templates link to; a test checks it against the rendered pages.
@@ -412,7 +412,7 @@ def frontmatter_head(page: Path) -> bytes:
 
 def render_full(store: Store, wiki: Path) -> RenderReport:
     """Every page, built in a temporary folder and swapped in."""
-    graph = load_graph(store)
+    graph = load_wiki_graph(store)
     gc.freeze()  # the graph is long-lived: keep the collector from rescanning it while pages are built
     try:
         size, count = write_atomically(WikiBuilder(graph).pages(), wiki)

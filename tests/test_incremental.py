@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from exporters.pages import load_graph
+from exporters.pages import load_wiki_graph
 from exporters.wiki import compute_links, page_links
 from kg import api
 from kg.errors import KgError
@@ -52,7 +52,7 @@ def test_incremental_render_equals_full_render_after_edits(example_kb: Knowledge
 def test_compute_links_matches_the_rendered_pages(example_kb: KnowledgeBase) -> None:
     api.compile_kb(example_kb)
     with Store(example_kb.db_path, read_only=True) as store:
-        links = compute_links(load_graph(store))
+        links = compute_links(load_wiki_graph(store))
     for page in sorted(p for p in tree_digest(example_kb.wiki) if p.startswith(("entities/", "sources/"))):
         rendered = page_links((example_kb.wiki / page).read_text()) - {"contradictions", page[:-3]}  # self-links add no backlink
         assert rendered == links.get(page[:-3], set()) - {"contradictions"}, page

@@ -20,7 +20,7 @@ from kg.kb import KnowledgeBase, init
 from kg.maintain.entities import merge
 from kg.retrieve import walk as walk_module
 from kg.retrieve.navigate import Navigator
-from kg.retrieve.walk import Graph, GraphWalk, WalkSettings, load_graph, question_ngrams
+from kg.retrieve.walk import GraphWalk, WalkGraph, WalkSettings, load_walk_graph, question_ngrams
 
 SOURCES = {
     "analytical-engine.md": "# Analytical Engine\n\nThe Analytical Engine was a mechanical general-purpose computer "
@@ -133,7 +133,7 @@ def test_navigator_ranks_the_bridge_source_above_the_distractor_and_reads_from_i
 
 # the graph saved between processes (kg/retrieve/walk.py cached_graph) ---------------------------------------------
 
-def same_graph(a: Graph, b: Graph) -> bool:
+def same_graph(a: WalkGraph, b: WalkGraph) -> bool:
     return (a.entity_ids == b.entity_ids and a.entity_names == b.entity_names and a.source_paths == b.source_paths
             and a.names.keys == b.names.keys and all(a.names.get(k) == b.names.get(k) for k in a.names.keys)
             and (a.degree == b.degree).all() and (a.transition != b.transition).nnz == 0 and a.edge_count == b.edge_count)
@@ -143,10 +143,10 @@ def test_a_saved_graph_is_the_graph_and_is_used_while_the_database_is_unchanged(
         tiny_copy: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     cache = tiny_copy.state / "walk-graph.npz"
     with Store(tiny_copy.db_path, read_only=True) as store:
-        fresh, expected = load_graph(store, WalkSettings()), GraphWalk(store).walk(TWO_HOP)
+        fresh, expected = load_walk_graph(store, WalkSettings()), GraphWalk(store).walk(TWO_HOP)
         saved = GraphWalk(store, cache=cache).graph  # read, then saved
         assert cache.is_file() and same_graph(saved, fresh)
-        monkeypatch.setattr(walk_module, "load_graph", lambda *_: pytest.fail("read again"))
+        monkeypatch.setattr(walk_module, "load_walk_graph", lambda *_: pytest.fail("read again"))
         loaded = GraphWalk(store, cache=cache)
         assert same_graph(loaded.graph, fresh) and loaded.walk(TWO_HOP) == expected
     monkeypatch.undo()
@@ -154,14 +154,14 @@ def test_a_saved_graph_is_the_graph_and_is_used_while_the_database_is_unchanged(
     api.compile_kb(tiny_copy, "heuristic")  # the database files change: the saved graph is stale
     with Store(tiny_copy.db_path, read_only=True) as store:
         walked = GraphWalk(store, cache=cache)
-        assert "ada-lovelace.md" in walked.graph.source_paths and same_graph(walked.graph, load_graph(store, WalkSettings()))
+        assert "ada-lovelace.md" in walked.graph.source_paths and same_graph(walked.graph, load_walk_graph(store, WalkSettings()))
         other = GraphWalk(store, WalkSettings(home_weight=1.0), cache=cache)  # other settings: not that graph either
-        assert same_graph(other.graph, load_graph(store, WalkSettings(home_weight=1.0)))
+        assert same_graph(other.graph, load_walk_graph(store, WalkSettings(home_weight=1.0)))
 
 
 def test_a_damaged_saved_graph_is_read_around(tiny_copy: KnowledgeBase) -> None:
     cache = tiny_copy.state / "walk-graph.npz"
     cache.write_bytes(b"PK\x03\x04 not really a zip file")
     with Store(tiny_copy.db_path, read_only=True) as store:
-        assert same_graph(GraphWalk(store, cache=cache).graph, load_graph(store, WalkSettings()))
+        assert same_graph(GraphWalk(store, cache=cache).graph, load_walk_graph(store, WalkSettings()))
     assert cache.read_bytes()[:2] == b"PK" and cache.stat().st_size > 100  # saved again

@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporters.pages import Graph, load_graph
+from exporters.pages import WikiGraph, load_wiki_graph
 from kg.compile.pipeline import load_source_states, plan_compile
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
@@ -28,7 +28,7 @@ _WIKILINK = re.compile(r"\[\[([^\]\n]+?)\]\]")
 
 
 @dataclass
-class Finding:
+class LintFinding:
     check: str
     severity: str
     subject: str  # the page, claim, entity or source concerned
@@ -42,7 +42,7 @@ class Finding:
 
 @dataclass
 class LintReport:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[LintFinding] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)  # check -> total (even beyond MAX_PER_CHECK)
     fixed: list[str] = field(default_factory=list)
 
@@ -50,7 +50,7 @@ class LintReport:
     def errors(self) -> int:
         return sum(1 for f in self.findings if f.severity == "error")
 
-    def add(self, finding: Finding) -> None:
+    def add(self, finding: LintFinding) -> None:
         self.counts[finding.check] = self.counts.get(finding.check, 0) + 1
         if self.counts[finding.check] <= MAX_PER_CHECK:
             self.findings.append(finding)
@@ -98,7 +98,7 @@ def resolves(target: str, pages: set[str], names: set[str]) -> bool:
 
 def lint(kb: KnowledgeBase, store: Store) -> LintReport:
     report = LintReport()
-    g = load_graph(store)
+    g = load_wiki_graph(store)
     check_stale(kb, store, report)
     check_wiki_current(kb, g, report)
     check_contradictions(g, report)
@@ -119,25 +119,25 @@ def check_stale(kb: KnowledgeBase, store: Store, report: LintReport) -> None:
         "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' AND x.retracted_at = '' "
         "RETURN s.path AS path"))
     for path in plan.changed:
-        report.add(Finding("stale", "error", f"raw/{path}",
+        report.add(LintFinding("stale", "error", f"raw/{path}",
                            f"the source changed on disk since it was compiled; {live[path]} claim(s) rest on the old text",
                            "run `kg compile` (or `kg lint --fix`) to recompile it", fixable=True))
     for path in plan.vanished:
-        report.add(Finding("stale", "error", f"raw/{path}",
+        report.add(LintFinding("stale", "error", f"raw/{path}",
                            f"the source is gone from raw/; {live[path]} claim(s) still cite it",
                            "run `kg compile` (or `kg lint --fix`) to retract them", fixable=True))
     for path in plan.new:
-        report.add(Finding("uncompiled", "warning", f"raw/{path}", "a source in raw/ is not compiled yet",
+        report.add(LintFinding("uncompiled", "warning", f"raw/{path}", "a source in raw/ is not compiled yet",
                            "run `kg compile` (or `kg lint --fix`)", fixable=True))
 
 
-def check_wiki_current(kb: KnowledgeBase, g: Graph, report: LintReport) -> None:
+def check_wiki_current(kb: KnowledgeBase, g: WikiGraph, report: LintReport) -> None:
     """The wiki must be exactly what the graph renders to (hand edits are lost on render)."""
     from exporters.wiki import WikiBuilder
 
     files = WikiBuilder(g).build()
     if not (kb.wiki / "index.md").is_file():
-        report.add(Finding("wiki-outdated", "error", "wiki/", "the wiki has not been rendered",
+        report.add(LintFinding("wiki-outdated", "error", "wiki/", "the wiki has not been rendered",
                            "run `kg render` (or `kg lint --fix`)", fixable=True))
         return
     on_disk = {p.relative_to(kb.wiki).as_posix() for p in markdown_files(kb.wiki)}
@@ -156,25 +156,25 @@ def check_wiki_current(kb: KnowledgeBase, g: Graph, report: LintReport) -> None:
     fix = "run `kg render` (or `kg lint --fix`); edit sources in raw/, not the wiki"
     if len(problems) > 20:  # one finding, not thousands: the whole wiki is out of date
         examples = ", ".join(rel for rel, _ in problems[:3])
-        report.add(Finding("wiki-outdated", "error", "wiki/", f"{len(problems)} pages differ from what the graph "
+        report.add(LintFinding("wiki-outdated", "error", "wiki/", f"{len(problems)} pages differ from what the graph "
                            f"renders (e.g. {examples}): edited by hand, or rendered by an older kg", fix, fixable=True))
         return
     for rel, what in problems:
-        report.add(Finding("wiki-outdated", "error", f"wiki/{rel}", what, fix, fixable=True))
+        report.add(LintFinding("wiki-outdated", "error", f"wiki/{rel}", what, fix, fixable=True))
 
 
-def check_contradictions(g: Graph, report: LintReport) -> None:
+def check_contradictions(g: WikiGraph, report: LintReport) -> None:
     for row in sorted(g.contradictions, key=lambda r: (r["a"], r["b"])):
         a, b = g.claims[row["a"]], g.claims[row["b"]]
         if a.authority != b.authority:
             continue  # resolved by source authority; the wiki says which stands
-        report.add(Finding("contradiction", "warning", f"claim {a.id} vs {b.id}",
+        report.add(LintFinding("contradiction", "warning", f"claim {a.id} vs {b.id}",
                            f"open contradiction ({row['reason']}): “{a.text[:120]}” vs “{b.text[:120]}”",
                            "check the sources; give the better one a higher authority in kg.toml [authority] "
                            "or its front matter, or correct the wrong source, then `kg compile`"))
 
 
-def check_links(kb: KnowledgeBase, g: Graph, report: LintReport) -> None:
+def check_links(kb: KnowledgeBase, g: WikiGraph, report: LintReport) -> None:
     wiki_links = wiki_link_graph(kb.wiki)
     insight_links = wiki_link_graph(kb.insights)
     pages = set(wiki_links) | {f"insights/{p}" for p in insight_links}
@@ -191,7 +191,7 @@ def check_links(kb: KnowledgeBase, g: Graph, report: LintReport) -> None:
                     hint = f" (did you mean [[entities/{entity}]]?)"
                 fix = ("run `kg render` (or `kg lint --fix`) to regenerate the wiki" if fixable else
                        f"edit insights/{page}.md yourself{hint or ': the target page does not exist'}; kg never writes insights/")
-                report.add(Finding("broken-link", "error" if fixable else "warning", f"{folder}/{page}.md",
+                report.add(LintFinding("broken-link", "error" if fixable else "warning", f"{folder}/{page}.md",
                                    f"[[{target}]] does not resolve to a page{hint}", fix, fixable=fixable))
     inbound: dict[str, set[str]] = defaultdict(set)
     for source_graph, prefix in ((wiki_links, ""), (insight_links, "insights/")):
@@ -202,11 +202,11 @@ def check_links(kb: KnowledgeBase, g: Graph, report: LintReport) -> None:
     for page in sorted(wiki_links):
         if page in ("index", "log", "contradictions") or inbound.get(page):
             continue
-        report.add(Finding("orphan", "info", f"wiki/{page}.md", "no other page links here (only the index)",
+        report.add(LintFinding("orphan", "info", f"wiki/{page}.md", "no other page links here (only the index)",
                            "link it from a related note in insights/, or add sources that relate it to other entities"))
 
 
-def check_missing_pages(g: Graph, report: LintReport) -> None:
+def check_missing_pages(g: WikiGraph, report: LintReport) -> None:
     """Entities the graph knows (mentioned by sources, linked by RELATED) that have no page."""
     mentioned: Counter[str] = Counter()
     for pairs in g.mentions.values():
@@ -218,12 +218,12 @@ def check_missing_pages(g: Graph, report: LintReport) -> None:
         if mentioned[entity] < 2 and entity not in linked:
             continue
         name = g.entities[entity]["name"]
-        report.add(Finding("missing-page", "warning", f"entity {entity}",
+        report.add(LintFinding("missing-page", "warning", f"entity {entity}",
                            f"“{name}” is mentioned by {mentioned[entity]} source(s) but has no claims, so no page",
                            f"add a source that says what {name} is (e.g. raw/{entity}.md), then `kg compile`"))
 
 
-def check_cross_references(g: Graph, report: LintReport) -> None:
+def check_cross_references(g: WikiGraph, report: LintReport) -> None:
     """Entities that several sources mention together but no claim or relation links."""
     together: Counter[tuple[str, str]] = Counter()
     for pairs in g.mentions.values():
@@ -241,19 +241,19 @@ def check_cross_references(g: Graph, report: LintReport) -> None:
         if n < COOCCUR_MIN_SOURCES or (a, b) in linked:
             continue
         na, nb = g.entities[a]["name"], g.entities[b]["name"]
-        report.add(Finding("cross-reference", "info", f"entities {a} + {b}",
+        report.add(LintFinding("cross-reference", "info", f"entities {a} + {b}",
                            f"“{na}” and “{nb}” appear together in {n} sources but no claim relates them",
                            f"add a sentence relating {na} and {nb} to a source (or a note in raw/), then `kg compile`"))
 
 
-def check_single_low_confidence(g: Graph, report: LintReport) -> None:
+def check_single_low_confidence(g: WikiGraph, report: LintReport) -> None:
     for claim in sorted(g.claims.values(), key=lambda c: c.id):
         if claim.status != "live" or claim.confidence >= LOW_CONFIDENCE:
             continue
         live = [ev for ev in claim.evidence if not ev.retracted]
         if len({ev.source_path for ev in live}) != 1:
             continue
-        report.add(Finding("weak-claim", "warning", f"claim {claim.id}",
+        report.add(LintFinding("weak-claim", "warning", f"claim {claim.id}",
                            f"rests on one source ({live[0].source_path}) with confidence {claim.confidence:.2f}: "
                            f"“{claim.text[:120]}”",
                            "find a second source that confirms or refutes it and add it to raw/"))
@@ -264,7 +264,7 @@ def _dup_key(name: str) -> str:
     return key[:-1] if len(key) > 4 and key.endswith("s") else key
 
 
-def check_duplicates(g: Graph, report: LintReport) -> None:
+def check_duplicates(g: WikiGraph, report: LintReport) -> None:
     groups: dict[str, list[str]] = defaultdict(list)
     for entity, row in sorted(g.entities.items()):
         if g.claims_of_entity.get(entity) and (key := _dup_key(row["name"])):
@@ -273,11 +273,11 @@ def check_duplicates(g: Graph, report: LintReport) -> None:
         if len(ids) < 2:
             continue
         names = ", ".join(f"“{g.entities[e]['name']}” ({e})" for e in ids)
-        report.add(Finding("duplicate", "warning", "entities " + " + ".join(ids), f"look like one entity: {names}",
+        report.add(LintFinding("duplicate", "warning", "entities " + " + ".join(ids), f"look like one entity: {names}",
                            f"if they are the same, run `kg entity merge {ids[1]} {ids[0]}`"))
 
 
-def check_gaps(g: Graph, report: LintReport, limit: int = 25) -> None:
+def check_gaps(g: WikiGraph, report: LintReport, limit: int = 25) -> None:
     """Questions the wiki cannot answer well: entities many sources mention but that have no
     definition, or only one or two claims; and entities whose claims contradict each other."""
     mentioned: Counter[str] = Counter()
@@ -294,7 +294,7 @@ def check_gaps(g: Graph, report: LintReport, limit: int = 25) -> None:
     for _, entity, has_definition, n in sorted(candidates)[:limit]:
         name = g.entities[entity]["name"]
         question = f"What is {name}?" if not has_definition else f"What else is known about {name}?"
-        report.add(Finding("gap", "info", f"entities/{entity}",
+        report.add(LintFinding("gap", "info", f"entities/{entity}",
                            f"research: {question} ({mentioned[entity]} sources mention it; {n} claim(s), "
                            f"{'no definition' if not has_definition else 'few claims'})",
                            f"add a source about {name} to raw/, then `kg compile`"))

@@ -108,7 +108,7 @@ class NameIndex:
 
 
 @dataclass
-class Graph:
+class WalkGraph:
     """The walk's graph: node i < len(entity_ids) is an entity, the rest are sources."""
 
     entity_ids: list[str]
@@ -140,7 +140,7 @@ def title_keys(title: str) -> set[str]:
     return {key for key in (name_key(title), name_key(_TRAILING_PARENTHETICAL.sub("", title))) if key}
 
 
-def load_graph(store: Store, settings: WalkSettings) -> Graph:
+def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
     """Read entities, compiled sources and their edges (five bulk Arrow reads) into a sparse graph."""
     from scipy.sparse import coo_matrix
 
@@ -200,7 +200,7 @@ def load_graph(store: Store, settings: WalkSettings) -> Graph:
     out_weight[out_weight == 0] = 1.0
     degree = np.diff(adjacency.indptr)
     transition = adjacency.multiply(1.0 / out_weight[:, None]).T.tocsr()
-    return Graph(entity_ids, entity_names, source_paths, NameIndex.build(names), degree, transition,
+    return WalkGraph(entity_ids, entity_names, source_paths, NameIndex.build(names), degree, transition,
                  int(adjacency.nnz // 2))
 
 
@@ -217,13 +217,13 @@ class GraphWalk:
         self.store = store
         self.settings = settings or WalkSettings()
         self.cache = cache
-        self._graph: Graph | None = None
+        self._graph: WalkGraph | None = None
 
     @property
-    def graph(self) -> Graph:
+    def graph(self) -> WalkGraph:
         if self._graph is None:
             if self.cache is None:
-                self._graph = load_graph(self.store, self.settings)
+                self._graph = load_walk_graph(self.store, self.settings)
             else:
                 self._graph = cached_graph(self.store, self.settings, self.cache)
         return self._graph
@@ -312,13 +312,13 @@ def stamp(store: Store, settings: WalkSettings) -> str:
     return f"{FORMAT} | {sorted(asdict(settings).items())} | {store.file_signature()}"
 
 
-def cached_graph(store: Store, settings: WalkSettings, path: Path) -> Graph:
+def cached_graph(store: Store, settings: WalkSettings, path: Path) -> WalkGraph:
     """The walk's graph: from `path` when saved for these database files and settings, else read
     from the store and saved there."""
     current = stamp(store, settings)
     graph = load(path, current)
     if graph is None:
-        graph = load_graph(store, settings)
+        graph = load_walk_graph(store, settings)
         save(graph, path, current)
     return graph
 
@@ -332,7 +332,7 @@ def _strings(array: np.ndarray) -> list[str]:
     return text.split(_SEP) if text else []
 
 
-def save(graph: Graph, path: Path, current: str) -> None:
+def save(graph: WalkGraph, path: Path, current: str) -> None:
     transition = graph.transition.tocsr()
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
@@ -347,7 +347,7 @@ def save(graph: Graph, path: Path, current: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def load(path: Path, current: str) -> Graph | None:
+def load(path: Path, current: str) -> WalkGraph | None:
     from scipy.sparse import csr_matrix
 
     try:
@@ -359,7 +359,7 @@ def load(path: Path, current: str) -> Graph | None:
             if len(entity_names) != len(entity_ids) or len(offsets) != len(keys) + 1:
                 return None
             transition = csr_matrix((saved["data"], saved["indices"], saved["indptr"]), shape=tuple(saved["shape"]))
-            return Graph(entity_ids, entity_names, _strings(saved["source_paths"]),
+            return WalkGraph(entity_ids, entity_names, _strings(saved["source_paths"]),
                          NameIndex(keys, offsets, saved["name_nodes"]), saved["degree"], transition,
                          int(saved["edge_count"][0]))
     except (OSError, ValueError, KeyError, UnicodeDecodeError, zipfile.BadZipFile):
