@@ -122,11 +122,14 @@ def one_history(seed: int, passages: list[Passage], steps: int, kg: list[str], q
     # Two kinds of history: "daily" adds a batch of about the same size every step, as someone
     # adding notes day by day (the history of issue 24); "mixed" does a bit of everything.
     daily = rng.choice([0, 10, 20, 60] if not quick else [0, 10, 20])
-    history.kind = f"daily {daily}" if daily else "mixed"
+    pure = seed % 5 == 0  # exactly issue 24's history: batches of 60 sorting first, nothing else
+    if pure:
+        daily = 60
+    history.kind = "issue 24" if pure else f"daily {daily}" if daily else "mixed"
     written = 0
     for step in range(steps):
         ops = []
-        for turn in range(rng.randint(1, 3)):
+        for turn in range(1 if pure else rng.randint(1, 3)):
             if daily and turn == 0:
                 op = "add"
             else:
@@ -137,7 +140,9 @@ def one_history(seed: int, passages: list[Passage], steps: int, kg: list[str], q
                 for _ in range(k):
                     p = passages[unused.pop()]
                     written += 1
-                    path = raw / f"{rng.choice(folders)}{written:04d}-{seed}.md"
+                    # a daily batch sorts before the earlier ones, as in issue 24's history
+                    path = raw / (f"{10000 - written:05d}-{seed}.md" if daily and turn == 0 else
+                                  f"{rng.choice(folders)}{written:04d}-{seed}.md")
                     path.parent.mkdir(parents=True, exist_ok=True)
                     path.write_text(note(p), encoding="utf-8")
                     present.append(path)
@@ -174,10 +179,13 @@ def one_history(seed: int, passages: list[Passage], steps: int, kg: list[str], q
                 ops.append(f"touch {len(chosen)}")
         label = f"step {step + 1}: {', '.join(ops)}"
         history.steps.append(label)
-        if present and rng.random() < 0.25:  # an editor's on-save hook: only some paths
+        if present and not pure and rng.random() < 0.25:  # an editor's on-save hook: only some paths
             runner.run("compile", "-q", str(rng.choice(present).relative_to(root)), step=label)
         runner.run("compile", "-q", step=label)
-        runner.reads(rng, words, label)
+        if pure and step < steps - 1:  # as fast as the issue's history: only `kg status` between compiles
+            runner.run("status", "--json", step=label)
+        else:
+            runner.reads(rng, words, label)
     history.seconds = time.perf_counter() - started
     shutil.rmtree(root, ignore_errors=True)
     return history

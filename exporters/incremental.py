@@ -26,6 +26,17 @@ from exporters.wiki import (
     yaml_str,
 )
 from kg.errors import KgError
+from kg.graph.pages import (
+    changed_claims,
+    claimed_entities,
+    entities_of_claims,
+    log_entry_count,
+    log_rows_after,
+    mentioned_entities,
+    mentioning_source_slugs,
+    source_slugs,
+    source_slugs_of_claims,
+)
 from kg.graph.store import NO_OFFSETS, Store
 
 
@@ -44,26 +55,15 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases) -> set
     """Pages whose own content a change to these sources may alter: their source pages, the pages
     of the entities they mention, and the entity and source pages of every claim with evidence in
     them (retracted evidence included) or contradicting, superseding or superseded by such a claim."""
-    source_o = {"o": store.offsets("Source", changed_sources)}
-    touched = {r["id"]: r["o"] for r in store.query(
-        "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o "
-        "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", source_o)}
-    touched |= {r["id"]: r["o"] for r in store.query(
-        "MATCH (a:Claim)-[:CONTRADICTS|SUPERSEDES]-(c:Claim) WHERE offset(id(a)) IN $o "
-        "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", {"o": sorted(touched.values()) or NO_OFFSETS})}
-    claim_o = {"o": sorted(touched.values()) or NO_OFFSETS}
-    pages = {f"entities/{aliases.canon(r['id'])}" for r in store.query(
-        "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(c)) IN $o RETURN DISTINCT e.id AS id", claim_o)}
-    pages |= {f"sources/{r['slug']}" for r in store.query(
-        "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o RETURN DISTINCT s.slug AS slug", claim_o)}
-    pages |= {f"sources/{r['slug']}" for r in store.query(
-        "MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN s.slug AS slug", source_o)}
+    source_o = store.offsets("Source", changed_sources)
+    touched = changed_claims(store, source_o)
+    claim_o = sorted(touched.values()) or NO_OFFSETS
+    pages = {f"entities/{aliases.canon(e)}" for e in entities_of_claims(store, claim_o)}
+    pages |= {f"sources/{slug}" for slug in source_slugs_of_claims(store, claim_o)}
+    pages |= {f"sources/{slug}" for slug in source_slugs(store, source_o)}
     # Entities the sources mention may have been updated (aliases, type, summary): those with a page.
-    mentioned = {aliases.canon(r["id"]) for r in store.query(
-        "MATCH (s:Source)-[:MENTIONS]->(e:Entity) WHERE offset(id(s)) IN $o RETURN DISTINCT e.id AS id", source_o)}
-    pages |= {f"entities/{aliases.canon(r['id'])}" for r in store.query(
-        "MATCH (:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o RETURN DISTINCT e.id AS id",
-        {"o": store.offsets("Entity", aliases.expand(mentioned))})}
+    mentioned = {aliases.canon(e) for e in mentioned_entities(store, source_o)}
+    pages |= {f"entities/{aliases.canon(e)}" for e in claimed_entities(store, store.offsets("Entity", aliases.expand(mentioned)))}
     return pages
 
 
@@ -119,9 +119,7 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRa
             backlinks[target][page] = titles[page] if target in new else None
     born_entities = [p[9:] for p in born if p.startswith("entities/") and graph.has_page(p[9:])]
     if born_entities:  # sources mentioning an entity that gets its first page start linking to it
-        pages |= {f"sources/{r['slug']}" for r in store.query(
-            "MATCH (s:Source)-[:MENTIONS]->(e:Entity) WHERE offset(id(e)) IN $o RETURN DISTINCT s.slug AS slug",
-            {"o": store.offsets("Entity", aliases.expand(born_entities))})}
+        pages |= {f"sources/{slug}" for slug in mentioning_source_slugs(store, store.offsets("Entity", aliases.expand(born_entities)))}
     pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
     if pages != seeds:
         graph = _subgraph(store, pages, aliases)
@@ -165,15 +163,10 @@ def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str
         elif name in slugs:
             index.put_source(*builder.index_source_entry(slugs[name]))
     log = (wiki / "log.md").read_bytes() if (wiki / "log.md").is_file() else b""
-    logged, total = count_log_entries(log), store.query("MATCH (l:LogEntry) RETURN count(*) AS n")[0]["n"]
+    logged, total = count_log_entries(log), log_entry_count(store)
     if not log or logged > total:
         log, logged = builder.env.get_template("log.md.j2").render().encode("utf-8"), 0
-    fields = "l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, l.detail AS detail"
-    # Sequence numbers run 1, 2, 3, ... (Store.next_log_seq): the page's n entries are seq 1..n, and
-    # the new ones are found without sorting the whole log. Should that not hold, skip n in order.
-    entries = store.query(f"MATCH (l:LogEntry) WHERE l.seq > $n RETURN {fields} ORDER BY l.seq", {"n": logged})
-    if logged + len(entries) != total:
-        entries = store.query(f"MATCH (l:LogEntry) RETURN {fields} ORDER BY l.seq SKIP {logged}")
+    entries = log_rows_after(store, logged, total)
     return {"contradictions.md": builder.contradictions_page(blocks), "index.md": builder.index_page(index, len(blocks)),
             "log.md": log + builder.log_entries(entries).encode("utf-8")}
 

@@ -7,12 +7,30 @@ always gives the same pages: no clock, no dict or file-system order.
 
 from __future__ import annotations
 
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kg.graph.pages import (
+    about_rows,
+    alias_rows,
+    claim_rows,
+    claims_about,
+    claims_from_sources,
+    contradiction_rows,
+    entities_with_claims,
+    entity_rows,
+    evidence_rows,
+    linked_claims,
+    log_rows,
+    mention_rows,
+    page_rows,
+    related_rows,
+    source_paths,
+    source_rows,
+    supersession_rows,
+)
 from kg.graph.store import NO_OFFSETS, Store
 
 CLAIM_TYPE_TITLES = [
@@ -93,26 +111,7 @@ class WikiGraph:
         return bool(self.claims_of_entity.get(entity_id))
 
 
-def id_list(values: Iterable[str]) -> list[str]:
-    """A sorted list parameter for `x IN $list`; never empty (Kuzu cannot type an empty list)."""
-    return sorted(set(values)) or [""]
-
-
-def _rows(store: Store, cypher: str, params: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-    used = {k: v for k, v in (params or {}).items() if re.search(rf"\${k}\b", cypher)}  # Kuzu rejects unused ones
-    return store.table(cypher, used).to_pylist()
-
-
 _ROLE_RANK = {"subject": 0, "object": 1, "mention": 2}
-
-SOURCE_FIELDS = ("s.path AS path, s.slug AS slug, s.title AS title, s.sha256 AS sha256, s.kind AS kind, s.bytes AS bytes, "
-                 "s.authority AS authority, s.status AS status, s.error AS error, s.extractor AS extractor, "
-                 "s.chunks AS chunks, s.unverified AS unverified")
-ENTITY_FIELDS = "e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.summary AS summary, e.status AS status"
-CLAIM_FIELDS = ("c.id AS id, c.text AS text, c.claim_type AS claim_type, c.predicate AS predicate, c.object AS object, "
-                "c.value AS value, c.unit AS unit, c.polarity AS polarity, c.confidence AS confidence, c.status AS status, "
-                "c.extractor AS extractor, c.prompt_version AS prompt_version, c.valid_from AS valid_from, "
-                "c.valid_to AS valid_to")
 
 
 class Aliases:
@@ -120,8 +119,7 @@ class Aliases:
     claims, mentions and relations belong to the entity it is an alias of."""
 
     def __init__(self, store: Store) -> None:
-        self.parent = {r["a"]: (r["b"], r["method"], r["score"]) for r in _rows(
-            store, "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b, m.method AS method, m.score AS score")}
+        self.parent = {r["a"]: (r["b"], r["method"], r["score"]) for r in alias_rows(store)}
         self.members: dict[str, set[str]] = defaultdict(set)  # canonical id -> ids merged into it
         for alias_id in self.parent:
             self.members[self.canon(alias_id)].add(alias_id)
@@ -171,36 +169,19 @@ class Aliases:
 def load_wiki_graph(store: Store) -> WikiGraph:
     """The whole graph."""
     aliases = Aliases(store)
-    return _assemble(store, aliases, _Scope(), log=True)
+    return _assemble(store, aliases, _Offsets(), log=True)
 
 
 @dataclass
-class _Scope:
-    """The MATCH clauses of each bulk query: the whole graph, or (for a subgraph) primary-key
-    lookups of given ids. Several clauses are unioned; the rows are de-duplicated."""
+class _Offsets:
+    """The node offsets a subgraph is read by (see kg/graph/pages.py): its claims, the core ones
+    among them (those shown on its pages: their contradictions and supersessions are read), and its
+    entities and sources (their mentions and relations are read). None: the whole graph."""
 
-    claims: tuple[str, ...] = ("MATCH (c:Claim)",)
-    about: tuple[str, ...] = ("MATCH (c:Claim)-[a:ABOUT]->(e:Entity)",)
-    evidence: tuple[str, ...] = ("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source)",)
-    mentions: tuple[str, ...] = ("MATCH (s:Source)-[m:MENTIONS]->(e:Entity)",)
-    related: tuple[str, ...] = ("MATCH (a:Entity)-[:RELATED]->(b:Entity)",)
-    contradicts: tuple[str, ...] = ("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim)",)
-    supersedes: tuple[str, ...] = ("MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim)",)
-    params: dict[str, Any] = field(default_factory=dict)
-
-    def rows(self, store: Store, matches: tuple[str, ...], returns: str) -> list[dict[str, Any]]:
-        if len(matches) == 1:
-            return _rows(store, f"{matches[0]} RETURN {returns}", self.params)
-        seen: dict[tuple[Any, ...], dict[str, Any]] = {}
-        for match in matches:
-            for row in _rows(store, f"{match} RETURN {returns}", self.params):
-                seen.setdefault(tuple(row.values()), row)
-        return list(seen.values())
-
-
-def _keyed(store: Store, cypher: str, offsets: list[int]) -> dict[str, int]:
-    """id -> node offset of what `cypher` (filtered by `$o`, returning `id` and `o`) finds."""
-    return {r["id"]: r["o"] for r in _rows(store, cypher, {"o": offsets})}
+    claims: list[int] | None = None
+    core: list[int] | None = None
+    entities: list[int] | None = None
+    sources: list[int] | None = None
 
 
 def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterable[str],
@@ -213,45 +194,26 @@ def load_subgraph(store: Store, entity_ids: Iterable[str], source_slugs: Iterabl
     follows the pages, not the size of the graph."""
     aliases = aliases if aliases is not None else Aliases(store)
     entity_ids = aliases.expand(entity_ids)
-    paths = {r["path"] for r in _rows(store, "UNWIND $slugs AS k MATCH (s:Source {slug: k}) RETURN s.path AS path",
-                                       {"slugs": id_list(source_slugs)})}  # one join: `IN` tests each row against the list
+    paths = source_paths(store, source_slugs)
     entity_o, path_o = store.offsets("Entity", entity_ids), store.offsets("Source", paths)
-    core = _keyed(store, "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o "
-                  "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", entity_o)
-    core |= _keyed(store, "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o "
-                   "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", path_o)
+    core = claims_about(store, entity_o)
+    core |= claims_from_sources(store, path_o)
     core_o = sorted(core.values()) or NO_OFFSETS
-    partners = _keyed(store, "MATCH (a:Claim)-[:CONTRADICTS|SUPERSEDES]-(c:Claim) WHERE offset(id(a)) IN $o "
-                      "RETURN DISTINCT c.id AS id, offset(id(c)) AS o", core_o)
-    by_claim = "WHERE offset(id(c)) IN $claims"
-    scope = _Scope(
-        claims=(f"MATCH (c:Claim) {by_claim}",),
-        about=(f"MATCH (c:Claim)-[a:ABOUT]->(e:Entity) {by_claim}",),
-        evidence=(f"MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) {by_claim}",),
-        mentions=("MATCH (s:Source)-[m:MENTIONS]->(e:Entity) WHERE offset(id(s)) IN $paths",
-                  "MATCH (s:Source)-[m:MENTIONS]->(e:Entity) WHERE offset(id(e)) IN $ids"),
-        related=("MATCH (a:Entity)-[:RELATED]->(b:Entity) WHERE offset(id(a)) IN $ids",
-                 "MATCH (a:Entity)-[:RELATED]->(b:Entity) WHERE offset(id(b)) IN $ids"),
-        contradicts=("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $core",
-                     "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(b)) IN $core"),
-        supersedes=("MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) WHERE offset(id(a)) IN $core",
-                    "MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) WHERE offset(id(b)) IN $core"),
-        params={"ids": entity_o, "paths": path_o, "claims": sorted((core | partners).values()) or NO_OFFSETS,
-                "core": core_o},
-    )
-    graph = _assemble(store, aliases, scope, log=False, wanted_entities=entity_ids, wanted_sources=paths)
+    partners = linked_claims(store, core_o)
+    offsets = _Offsets(claims=sorted((core | partners).values()) or NO_OFFSETS, core=core_o, entities=entity_o, sources=path_o)
+    graph = _assemble(store, aliases, offsets, log=False, wanted_entities=entity_ids, wanted_sources=paths)
     graph.complete = set(core)
     return graph
 
 
-def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
+def _assemble(store: Store, aliases: Aliases, offsets: _Offsets, log: bool,
               wanted_entities: set[str] | None = None, wanted_sources: set[str] | None = None) -> WikiGraph:
     canon = aliases.canon
     claims: dict[str, ClaimView] = {}
-    for r in scope.rows(store, scope.claims, CLAIM_FIELDS):
+    for r in claim_rows(store, offsets.claims):
         claims[r["id"]] = ClaimView(**r)
     roles: dict[str, dict[str, str]] = defaultdict(dict)
-    for r in scope.rows(store, scope.about, "c.id AS c, e.id AS e, a.role AS role"):
+    for r in about_rows(store, offsets.claims):
         entity_id = canon(r["e"])  # a merged entity's claims belong to the entity it is an alias of
         best = roles[r["c"]].get(entity_id)
         if best is None or _ROLE_RANK[r["role"]] < _ROLE_RANK[best]:
@@ -264,32 +226,30 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
             if role == "subject":
                 claim.subject = entity_id
             claims_of_entity[entity_id].append(claim_id)
-    evidence_rows = scope.rows(store, scope.evidence, "c.id AS c, s.path AS path, x.quote AS quote, x.char_start AS cs, "
-                               "x.char_end AS ce, x.source_sha256 AS sha, x.retracted_at AS retracted")
-    mention_rows = scope.rows(store, scope.mentions, "s.path AS s, e.id AS e, m.count AS n")
-    related_rows = scope.rows(store, scope.related, "a.id AS a, b.id AS b")
+    evidence = evidence_rows(store, offsets.claims)
+    mentioned = mention_rows(store, offsets.sources, offsets.entities)
+    relations = related_rows(store, offsets.entities)
 
     if wanted_sources is None:
-        sources = {r["path"]: r for r in _rows(store, f"MATCH (s:Source) RETURN {SOURCE_FIELDS}")}
+        sources = {r["path"]: r for r in source_rows(store)}
     else:
-        needed = wanted_sources | {r["path"] for r in evidence_rows} | {r["s"] for r in mention_rows}
-        sources = {r["path"]: r for r in _rows(
-            store, f"MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN {SOURCE_FIELDS}", {"o": store.offsets("Source", needed)})}
+        needed = wanted_sources | {r["path"] for r in evidence} | {r["s"] for r in mentioned}
+        sources = {r["path"]: r for r in source_rows(store, store.offsets("Source", needed))}
     claims_of_source: dict[str, list[str]] = defaultdict(list)
-    for r in evidence_rows:
+    for r in evidence:
         source = sources[r["path"]]
         claims[r["c"]].evidence.append(EvidenceView(r["path"], source["slug"], source["title"], r["quote"], r["cs"], r["ce"],
                                                 r["sha"], bool(r["retracted"]), source["authority"] or 0))
         if not r["retracted"]:
             claims_of_source[r["path"]].append(r["c"])
     counted: dict[tuple[str, str], int] = defaultdict(int)
-    for r in mention_rows:
+    for r in mentioned:
         counted[(r["s"], canon(r["e"]))] += r["n"]
     mentions: dict[str, list[tuple[str, int]]] = defaultdict(list)
     for (path, entity_id), count in counted.items():
         mentions[path].append((entity_id, count))
     related: dict[str, set[str]] = defaultdict(set)
-    for r in related_rows:
+    for r in relations:
         a, b = canon(r["a"]), canon(r["b"])
         if a != b:
             related[a].add(b)
@@ -297,32 +257,27 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
 
     visible: set[str] | None = None
     if wanted_entities is None:
-        entities = {r["id"]: r for r in _rows(store, f"MATCH (e:Entity) RETURN {ENTITY_FIELDS}")}
+        entities = {r["id"]: r for r in entity_rows(store)}
     else:
         shown = set(claims_of_entity) | set(related) | {e for pairs in mentions.values() for e, _ in pairs}
         needed = aliases.closure(shown | wanted_entities)
-        entities = {r["id"]: r for r in _rows(
-            store, f"MATCH (e:Entity) WHERE offset(id(e)) IN $o RETURN {ENTITY_FIELDS}", {"o": store.offsets("Entity", needed)})}
+        entities = {r["id"]: r for r in entity_rows(store, store.offsets("Entity", needed))}
         unknown = aliases.expand(shown - set(claims_of_entity))
-        visible = set(claims_of_entity) | {canon(r["id"]) for r in _rows(
-            store, "MATCH (:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o RETURN DISTINCT e.id AS id",
-            {"o": store.offsets("Entity", unknown)})}
+        visible = set(claims_of_entity) | {canon(e) for e in entities_with_claims(store, store.offsets("Entity", unknown))}
     aliases.fold(entities)
 
-    contradictions = scope.rows(store, scope.contradicts, "a.id AS a, b.id AS b, r.reason AS reason, "
-                                "r.confidence AS confidence, r.method AS method")
+    contradictions = contradiction_rows(store, offsets.core)
     # Open contradictions: both claims still live (a retracted or superseded claim closes it).
     contradictions = [r for r in contradictions if r["a"] in claims and r["b"] in claims
                       and claims[r["a"]].status == "live" and claims[r["b"]].status == "live"]
     for row in contradictions:
         claims[row["a"]].contradicts.append((row["b"], row["reason"]))
         claims[row["b"]].contradicts.append((row["a"], row["reason"]))
-    for r in scope.rows(store, scope.supersedes, "a.id AS a, b.id AS b, s.reason AS reason"):
+    for r in supersession_rows(store, offsets.core):
         if r["b"] in claims:
             claims[r["b"]].superseded_by.append((r["a"], r["reason"]))
-    pages = _rows(store, "MATCH (p:Page) RETURN p.id AS id, p.kind AS kind, p.title AS title, p.body AS body")
-    log_rows = _rows(store, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, l.subject AS subject, "
-                     "l.detail AS detail ORDER BY l.seq") if log else []
+    pages = page_rows(store)
+    log_entries = log_rows(store) if log else []
     for claim in claims.values():
         claim.entities.sort()
         claim.evidence.sort(key=lambda e: (e.retracted, e.source_path, e.char_start, e.char_end))
@@ -332,6 +287,5 @@ def _assemble(store: Store, aliases: Aliases, scope: _Scope, log: bool,
         values.sort()
     for pairs in mentions.values():
         pairs.sort()
-    return WikiGraph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_rows,
+    return WikiGraph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_entries,
                  dict(claims_of_entity), dict(claims_of_source), visible)
-

@@ -16,6 +16,7 @@ from kg.compile.resolve import gc_paused
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
 from kg.errors import ConfigError, QueryError
 from kg.graph.journal import Journal
+from kg.graph.sources import failed_sources
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.llm.backends import extractor_name, make_compiler
@@ -199,8 +200,7 @@ def status(kb: KnowledgeBase) -> Status:
     with open_store(kb, read_only=True) as store:
         states = load_source_states(store)
         counts = store.counts()
-        failed = {r["path"]: r["error"] for r in store.query(
-            "MATCH (s:Source) WHERE s.status = 'failed' RETURN s.path AS path, s.error AS error ORDER BY s.path")}
+        failed = {r["path"]: r["error"] for r in failed_sources(store)}
         plan = plan_compile(kb.raw, states)
         stale = stale_claims(store, plan.changed + plan.vanished)
     try:

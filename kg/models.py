@@ -166,3 +166,25 @@ class EntityVerdicts(BaseModel):
     def _asked(self, info: ValidationInfo) -> EntityVerdicts:
         _only_pairs_asked(list(self.verdicts), info)
         return self
+
+
+# A synthesised answer (prompts/answer_v1.md.j2, kg/retrieve/answer.py) ------------------------
+
+
+class SynthesisedAnswer(BaseModel):
+    """What the LLM must return for `kg query`: cited ids must be among `context["claim_ids"]`."""
+
+    answer: str = Field(description="The answer in a few sentences of markdown. Cite claims inline as [claim id], "
+                                    "e.g. [c0123456789abcde]. Say so if the claims do not answer the question.")
+    claim_ids: list[str] = Field(description="Ids of every claim the answer relies on, from the list given.")
+
+    @field_validator("claim_ids")
+    @classmethod
+    def _known(cls, ids: list[str], info: ValidationInfo) -> list[str]:
+        allowed = set((info.context or {}).get("claim_ids", ()))
+        unknown = [i for i in ids if i not in allowed]
+        if unknown:
+            raise ValueError(f"unknown claim ids {unknown}: cite only ids from the list of claims given")
+        if not ids:
+            raise ValueError("cite at least one claim id from the list given")
+        return list(dict.fromkeys(ids))

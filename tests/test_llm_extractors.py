@@ -1,22 +1,23 @@
-"""The LLM backends against loopback fake servers, through the real anthropic/openai/instructor clients."""
+"""LLM extraction (LlmExtractor over the LLM clients) against loopback fake servers, through the real
+anthropic/openai/instructor clients."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import pytest
 from fakes_llm import FakeAnthropic, FakeOpenAI, Reply
 
-from kg.cache import ResponseCache
+from kg.cache import ResponseCache, content_key
 from kg.config import Config, LlmConfig
 from kg.errors import ConfigError, ExtractionError, SourceError
 from kg.extract import ExtractionContext
-from kg.llm.anthropic_api import AnthropicExtractor
+from kg.llm.anthropic_api import AnthropicClient
 from kg.llm.backends import make_extractor
-from kg.llm.client import ChunkExtractionFailed
+from kg.llm.extractor import ChunkExtractionFailed, LlmExtractor
 from kg.llm.ledger import Ledger, estimate_tokens, price_for
-from kg.llm.openai_api import OpenAIExtractor, clean_reply
+from kg.llm.openai_api import OpenAIClient, clean_reply
 from kg.llm.prompts import get_prompt
 from kg.models import Chunk
 
@@ -42,14 +43,15 @@ def openai_server() -> Iterator[FakeOpenAI]:
         yield server
 
 
-def claude(server: FakeAnthropic, cache: ResponseCache | None = None, **cfg: object) -> AnthropicExtractor:
+def claude(server: FakeAnthropic, cache: ResponseCache | None = None, sleep: Callable[[float], None] | None = None,
+           **cfg: object) -> LlmExtractor:
     config = LlmConfig(base_url=server.url, **{**FAST, **cfg})  # type: ignore[arg-type]
-    return AnthropicExtractor(config, cache, Ledger(), env={"ANTHROPIC_API_KEY": KEY})
+    return LlmExtractor(AnthropicClient(config, Ledger(), sleep, env={"ANTHROPIC_API_KEY": KEY}), cache)
 
 
-def local(server: FakeOpenAI, **cfg: object) -> OpenAIExtractor:
+def local(server: FakeOpenAI, **cfg: object) -> LlmExtractor:
     config = LlmConfig(provider="openai", model="qwen3:4b", base_url=server.url + "/v1", **{**FAST, **cfg})  # type: ignore[arg-type]
-    return OpenAIExtractor(config, None, Ledger(), env={})
+    return LlmExtractor(OpenAIClient(config, Ledger(), env={}))
 
 
 # anthropic -------------------------------------------------------------------------------
@@ -73,7 +75,7 @@ def test_valid_reply_and_what_was_sent(anthropic_server: FakeAnthropic) -> None:
     user = body["messages"][0]["content"]
     assert TEXT in user and "Source title: ENIAC" in user and "University of Pennsylvania" in user
     assert ex.version.startswith("extract_v1-") and ex.version == get_prompt().version
-    t = ex.ledger.total
+    t = ex.client.ledger.total
     assert (t.requests, t.output_tokens) == (1, estimate_tokens(json.dumps(GOOD, separators=(",", ":"))))
     assert t.cache_write_tokens > 0 and t.input_tokens > 0
 
@@ -82,9 +84,9 @@ def test_prompt_cache_read_on_second_chunk(anthropic_server: FakeAnthropic) -> N
     ex = claude(anthropic_server)
     ex.extract_chunk(CHUNK, CONTEXT)
     ex.extract_chunk(Chunk("x.md", 0, "The transistor was invented in 1947.", 0, 36), CONTEXT)
-    t = ex.ledger.total
+    t = ex.client.ledger.total
     assert t.cache_write_tokens == t.cache_read_tokens > 0
-    assert ex.ledger.cost() > 0
+    assert ex.client.ledger.cost() > 0
 
 
 def test_invalid_reply_is_reasked_with_the_error(anthropic_server: FakeAnthropic) -> None:
@@ -95,14 +97,13 @@ def test_invalid_reply_is_reasked_with_the_error(anthropic_server: FakeAnthropic
     assert len(anthropic_server.requests) == 2
     reask = json.dumps(anthropic_server.requests[1].body["messages"])
     assert "not in `entities`" in reask and "tool_result" in reask
-    assert ex.ledger.total.requests == 2
+    assert ex.client.ledger.total.requests == 2
 
 
 def test_rate_limit_then_success(anthropic_server: FakeAnthropic) -> None:
     slept: list[float] = []
     anthropic_server.script += [Reply(status=429, headers={"retry-after": "0"}), Reply(status=529)]
-    ex = claude(anthropic_server)
-    ex.sleep = slept.append
+    ex = claude(anthropic_server, sleep=slept.append)
     assert ex.extract_chunk(CHUNK, CONTEXT).claims
     assert len(anthropic_server.requests) == 3 and len(slept) == 2
     assert slept[1] >= slept[0]  # exponential backoff
@@ -148,9 +149,19 @@ def test_cache_hit_makes_no_request_and_keeps_no_key(anthropic_server: FakeAnthr
     first = claude(anthropic_server, cache).extract([CHUNK], CONTEXT)
     again = claude(anthropic_server, cache)
     assert again.extract([CHUNK], CONTEXT) == first
-    assert len(anthropic_server.requests) == 1 and again.ledger.cache_hits == 1
+    assert len(anthropic_server.requests) == 1 and again.client.ledger.cache_hits == 1
     stored = json.dumps([row for row in cache._db.execute("SELECT key, value FROM cache")])
     assert KEY not in stored and "SECRET" not in stored
+
+
+def test_reply_cache_keys_are_unchanged(anthropic_server: FakeAnthropic, openai_server: FakeOpenAI) -> None:
+    """Existing .kg/cache.sqlite files must keep hitting: content_key(provider, prompt version, model, chunk text)."""
+    version = get_prompt("extract").version
+    assert claude(anthropic_server).cache_key(CHUNK) == content_key("anthropic", version, "claude-sonnet-4-6", TEXT)
+    assert claude(anthropic_server, model="claude-haiku-4-5").cache_key(CHUNK) == \
+        content_key("anthropic", version, "claude-haiku-4-5", TEXT)
+    assert local(openai_server).cache_key(CHUNK) == content_key("openai", version, "qwen3:4b", TEXT)
+    assert (claude(anthropic_server).label, local(openai_server).label) == ("anthropic:claude-sonnet-4-6", "openai:qwen3:4b")
 
 
 def test_concurrent_chunks_keep_their_order(anthropic_server: FakeAnthropic) -> None:
@@ -162,14 +173,14 @@ def test_concurrent_chunks_keep_their_order(anthropic_server: FakeAnthropic) -> 
 
 def test_missing_key_is_a_config_error() -> None:
     with pytest.raises(ConfigError, match="ANTHROPIC_API_KEY"):
-        AnthropicExtractor(LlmConfig(), env={})
+        AnthropicClient(LlmConfig(), env={})
 
 
 def test_base_url_from_environment(anthropic_server: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
     monkeypatch.setenv("ANTHROPIC_BASE_URL", anthropic_server.url)
     ex = make_extractor(Config(), None, None, Ledger())  # auto -> anthropic, because the key is set
-    assert isinstance(ex, AnthropicExtractor)
+    assert isinstance(ex, LlmExtractor) and isinstance(ex.client, AnthropicClient)
     assert ex.extract_chunk(CHUNK, CONTEXT).claims and len(anthropic_server.requests) == 1
 
 
@@ -184,7 +195,7 @@ def test_openai_json_mode_tolerates_think_and_fences(openai_server: FakeOpenAI) 
     assert req.path == "/v1/chat/completions"
     assert req.body["model"] == "qwen3:4b" and req.body["response_format"] == {"type": "json_object"}
     assert req.body["messages"][0]["role"] == "system" and "ExtractionResult" in req.body["messages"][0]["content"]
-    assert ex.ledger.total.input_tokens > 0
+    assert ex.client.ledger.total.input_tokens > 0
 
 
 def test_openai_empty_reply_retried_then_clear_failure(openai_server: FakeOpenAI) -> None:
@@ -204,7 +215,7 @@ def test_openai_malformed_json_then_valid(openai_server: FakeOpenAI) -> None:
 
 def test_openai_needs_a_model() -> None:
     with pytest.raises(ConfigError, match="model"):
-        OpenAIExtractor(LlmConfig(provider="openai"), env={})
+        OpenAIClient(LlmConfig(provider="openai"), env={})
 
 
 def test_clean_reply() -> None:

@@ -24,11 +24,11 @@ from kg.compile.contradict import ClaimRecord, RuleJudge
 from kg.compile.resolve import EntityIndex
 from kg.config import Config, LlmConfig
 from kg.kb import KnowledgeBase
-from kg.llm.anthropic_api import AnthropicExtractor
+from kg.llm.anthropic_api import AnthropicClient
 from kg.llm.backends import make_entity_judge, make_judge
 from kg.llm.judges import CombinedJudge, LlmContradictionJudge, LlmEntityJudge
 from kg.llm.ledger import Ledger, run_ledger
-from kg.llm.openai_api import OpenAIExtractor
+from kg.llm.openai_api import OpenAIClient
 from kg.llm.prompts import get_prompt
 from kg.models import ContradictionVerdicts, ExtractedEntity
 
@@ -81,9 +81,9 @@ def claude_kb(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> Iterator[tu
         yield kb, server
 
 
-def claude(server: FakeAnthropic, **cfg: object) -> AnthropicExtractor:
+def claude(server: FakeAnthropic, **cfg: object) -> AnthropicClient:
     config = LlmConfig(base_url=server.url, model="claude-haiku-4-5", **{**FAST, **cfg})  # type: ignore[arg-type]
-    return AnthropicExtractor(config, None, Ledger(), env={"ANTHROPIC_API_KEY": KEY}, sleep=lambda s: None)
+    return AnthropicClient(config, Ledger(), env={"ANTHROPIC_API_KEY": KEY}, sleep=lambda s: None)
 
 
 def record(cid: str, text: str, source: str = "a.md") -> ClaimRecord:
@@ -167,7 +167,7 @@ def test_verdicts_unsure_and_what_was_sent() -> None:
         [req] = server.requests
         assert req.body["model"] == "claude-haiku-4-5"
         assert [n for n, _ in judge_pairs(req.body)] == [1, 2, 3]
-        assert judge.asker.backend.ledger.total.requests == 1
+        assert judge.asker.client.ledger.total.requests == 1
 
 
 def test_invalid_pair_number_is_reasked() -> None:
@@ -200,7 +200,7 @@ def test_batches_and_cache_hit_makes_zero_requests() -> None:
         assert sorted(len(judge_pairs(r.body)) for r in server.requests) == [5, 20, 20]  # 4 at a time
         again = LlmContradictionJudge(claude(server), cache, batch_size=20)
         assert again.judge(pairs) == first and len(server.requests) == 3
-        assert again.asker.requests == 0 and again.asker.backend.ledger.total.requests == 0
+        assert again.asker.requests == 0 and again.asker.client.ledger.total.requests == 0
         # A new pair among known ones: only it is asked.
         more = [*pairs, PAIRS[0]]
         assert again.judge(more)[-1] is not None and len(server.requests) == 4
@@ -237,7 +237,7 @@ def test_openai_json_mode_judge() -> None:
             judge_reply({"messages": [{"role": "user", "content": "<pair number=\"1\">\nRome\n</pair>"}]},
                         lambda t: "contradicts")) + "\n```"))
         config = LlmConfig(provider="openai", model="qwen3:4b", base_url=server.url + "/v1", **FAST)  # type: ignore[arg-type]
-        judge = LlmContradictionJudge(OpenAIExtractor(config, None, Ledger(), env={}))
+        judge = LlmContradictionJudge(OpenAIClient(config, Ledger(), env={}))
         found = judge.judge(PAIRS[:1])
         assert found[0] is not None and found[0].method == "llm"
         [req] = server.requests

@@ -29,6 +29,17 @@ import numpy as np
 
 from kg.compile.stems import StemIndex
 from kg.extract.heuristic import date_facets, quantity_facets
+from kg.graph.claims import (
+    all_claim_texts,
+    claim_total_and_first,
+    contradictions_among,
+    count_live_claims,
+    live_claim_rows,
+    live_claim_subjects,
+    live_claims_of_subjects,
+    mark_claims_checked,
+    unchecked_live_claims,
+)
 from kg.graph.store import Store, WriteBatch, now_iso
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]*")
@@ -334,7 +345,7 @@ def load_claim_records(store: Store, ids: Sequence[str] | None = None,
     `stems`: content stems already known by claim id (the others are stemmed here)."""
     if ids is not None and not ids:
         return []
-    rows = store.query(_RECORD_ROWS) if ids is None else _record_rows(store, store.offsets("Claim", ids))
+    rows = live_claim_rows(store, ids)
     known = stems or {}
     records = []
     for r in rows:
@@ -345,44 +356,7 @@ def load_claim_records(store: Store, ids: Sequence[str] | None = None,
     return records
 
 
-_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", (), ())
-_CLAIM_COLUMNS = ("c.id AS id, c.text AS text, e.id AS subject, c.predicate AS predicate, c.claim_type AS claim_type, "
-                  "c.polarity AS polarity, c.object AS object, c.confidence AS confidence")
-_RECORD_ROWS = (
-    "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' "
-    "OPTIONAL MATCH (c)-[x:EXTRACTED_FROM]->(s:Source) WHERE x.retracted_at = '' "
-    "OPTIONAL MATCH (c)-[:ABOUT]->(m:Entity) "
-    f"RETURN {_CLAIM_COLUMNS}, max(s.authority) AS authority, c.valid_from AS valid_from, c.recorded_at AS recorded_at, "
-    "collect(DISTINCT s.path) AS sources, collect(DISTINCT m.id) AS entities ORDER BY id"
-)
-
-
-def _record_rows(store: Store, offsets: list[int]) -> list[dict[str, Any]]:
-    """`_RECORD_ROWS` for the claims at these node offsets, as three flat queries: Kuzu plans the
-    OPTIONAL MATCHes of the one query over every evidence edge of the graph (270 ms at 50k sources)."""
-    where = {"o": offsets}
-    evidence: dict[str, list[tuple[str, int | None]]] = defaultdict(list)
-    for r in store.query("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o "
-                         "AND x.retracted_at = '' RETURN c.id AS id, s.path AS path, s.authority AS authority", where):
-        evidence[r["id"]].append((r["path"], r["authority"]))
-    entities: dict[str, list[str]] = defaultdict(list)
-    for r in store.query("MATCH (c:Claim)-[:ABOUT]->(m:Entity) WHERE offset(id(c)) IN $o RETURN c.id AS id, m.id AS m",
-                         where):
-        entities[r["id"]].append(r["m"])
-    rows = []
-    for r in store.query(f"MATCH (c:Claim)-[:ABOUT {{role: 'subject'}}]->(e:Entity) WHERE c.status = 'live' "
-                         f"AND offset(id(c)) IN $o RETURN {_CLAIM_COLUMNS}, c.valid_from AS valid_from, "
-                         "c.recorded_at AS recorded_at ORDER BY id, subject", where):
-        authorities = [a for _, a in evidence[r["id"]] if a is not None]
-        rows.append({**{k: r[k] for k in ("id", "text", "subject", "predicate", "claim_type", "polarity", "object",
-                                          "confidence")},
-                     "authority": max(authorities) if authorities else None, "valid_from": r["valid_from"],
-                     "recorded_at": r["recorded_at"], "sources": [p for p, _ in evidence[r["id"]]],
-                     "entities": entities[r["id"]]})
-    return rows
-# The live claims with a subject: every claim is written with exactly one subject ABOUT edge
-# (kg/compile/pipeline.py), so counting live claims counts them without the join (3 ms at 50k, not 30).
-_LIVE_ROWS = "MATCH (c:Claim) WHERE c.status = 'live' RETURN count(*) AS n"
+_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", (), ())  # in the order of live_claim_rows's columns
 
 
 @dataclass
@@ -402,8 +376,7 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     loading only their neighbourhood (same findings); it is filled whenever every claim is loaded."""
     judge = judge or RuleJudge()
     report = ContradictionReport()
-    new = {r["id"]: r["text"] or "" for r in store.query(
-        "MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at = '' RETURN c.id AS id, c.text AS text")}
+    new = {r["id"]: r["text"] or "" for r in unchecked_live_claims(store)}
     if not new:
         return report
     new_ids = set(new)
@@ -432,24 +405,22 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
              if claims[i].id not in superseded and claims[j].id not in superseded]
     report.candidates = len(pairs)
     found = [(a, b, f) for (a, b), f in zip(pairs, judge.judge(pairs), strict=True) if f is not None]
-    existing = {(r["a"], r["b"]) for r in store.query(
-        "MATCH (a:Claim)-[:CONTRADICTS]-(b:Claim) WHERE offset(id(a)) IN $o RETURN a.id AS a, b.id AS b",
-        {"o": store.offsets("Claim", {c.id for a, b, _ in found for c in (a, b)})})} if found else set()
+    existing = {(r["a"], r["b"]) for r in contradictions_among(
+        store, {c.id for a, b, _ in found for c in (a, b)})} if found else set()
     for a, b, finding in found:
         if (a.id, b.id) in existing or (b.id, a.id) in existing:
             continue
         batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,
                                      "method": finding.method, "detected_at": now})
         report.found += 1
-    batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = $now",
-                        {"o": store.offsets("Claim", new_ids), "now": now}))
+    mark_claims_checked(store, batch, new_ids, now)
     store.write(batch)
     return report
 
 
 def _graph(store: Store) -> tuple[int, str]:
     """How many claims the graph has (of any status), and what a stem index for it is built for."""
-    row = store.query("MATCH (c:Claim) RETURN count(*) AS n, min(c.recorded_at) AS first")[0]
+    row = claim_total_and_first(store)
     return int(row["n"]), f"{STEMMER} {row['first']}"  # claims are never deleted: the first one dates the graph
 
 
@@ -462,7 +433,7 @@ def _fill(store: Store, index: StemIndex, claims: Sequence[ClaimRecord]) -> None
     if index.count() == total:  # the index only holds claims of this graph: the same claims
         return
     known = index.ids()
-    rows = store.query("MATCH (c:Claim) RETURN c.id AS id, c.text AS text")  # not live: retracted, superseded, ...
+    rows = all_claim_texts(store)  # not live: retracted, superseded, ...
     index.add((r["id"], content_stems(r["text"] or "")) for r in rows if r["id"] not in known)
 
 
@@ -473,7 +444,7 @@ def _neighbourhood(store: Store, index: StemIndex, new: Mapping[str, str],
     order, of every claim of a new claim's (subject, single-valued predicate) (`_supersede` sees
     whole groups) and of their lexical neighbours; and the lexical neighbours. None when the new
     claims are too many, or the stem index does not cover the graph: the full path runs."""
-    live = int(store.query(_LIVE_ROWS)[0]["n"])
+    live = count_live_claims(store)
     if len(new) > INCREMENTAL_MAX_NEW or len(new) >= INCREMENTAL_MAX_SHARE * live:
         return None
     total, identity = _graph(store)
@@ -488,17 +459,14 @@ def _neighbourhood(store: Store, index: StemIndex, new: Mapping[str, str],
     stored = index.df(wanted)
     postings = index.postings([s for s in wanted if stored[s] - (total - live) <= MAX_DF])
     ask = sorted(set(new).union(*postings.values()))
-    rows = {r["id"]: (r["subject"], r["predicate"] or "") for r in store.query(  # live claims with a subject: the full path's
-        "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' AND offset(id(c)) IN $o "
-        "RETURN c.id AS id, e.id AS subject, c.predicate AS predicate", {"o": store.offsets("Claim", ask)})}
+    rows = {r["id"]: (r["subject"], r["predicate"] or "")  # live claims with a subject: the full path's
+            for r in live_claim_subjects(store, ask)}
     fresh = {cid: new_stems[cid] for cid in sorted(new) if cid in rows}
     lexical = lexical_neighbours(fresh, {s: [c for c in ids if c in rows] for s, ids in postings.items()}, live,
                                  NEIGHBOURS, MAX_DF)
     needed = set(fresh).union(*lexical.values())
     by_subject: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for r in store.query("MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE offset(id(e)) IN $o "
-                         "AND c.status = 'live' RETURN c.id AS id, e.id AS subject, c.predicate AS predicate",
-                         {"o": store.offsets("Entity", {rows[cid][0] for cid in fresh})}):
+    for r in live_claims_of_subjects(store, {rows[cid][0] for cid in fresh}):
         by_subject[r["subject"]].append((r["id"], r["predicate"] or ""))
     for cid in fresh:
         subject, predicate = rows[cid]

@@ -19,10 +19,10 @@ from __future__ import annotations
 from typing import Any
 
 from kg.compile.resolve import NAME_KEY, EntityIndex, EntityJudge, EntityRecord, gc_paused
+from kg.graph.entities import alias_edge_rows, drop_entity_keys, entity_by_id, name_key_table
 from kg.graph.store import Store, WriteBatch
 
 COMPLETE = "index:complete"
-_RECORD_FIELDS = "e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.summary AS summary, e.status AS status"
 
 
 def is_complete(store: Store) -> bool:
@@ -36,15 +36,15 @@ def lazy_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityI
         return store.values("EntityKey", [key], "entity").get(key)
 
     def fetch_record(entity_id: str) -> EntityRecord | None:
-        rows = store.query(f"MATCH (e:Entity {{id: $id}}) RETURN {_RECORD_FIELDS}", {"id": entity_id})
-        return _record(rows[0]) if rows else None
+        row = entity_by_id(store, entity_id)
+        return _record(row) if row else None
 
     def load_keys() -> list[str]:
-        table = store.table("MATCH (k:EntityKey) WHERE starts_with(k.key, 'name:') RETURN k.key AS key")
+        table = name_key_table(store)
         with gc_paused():
             return [key[len(NAME_KEY) :] for key in table.column("key").to_pylist()]
 
-    edges = store.query("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst")
+    edges = alias_edge_rows(store)
     return EntityIndex.lazy(fetch_key, fetch_record, load_keys, [(e["src"], e["dst"]) for e in edges], judge=judge)
 
 
@@ -58,7 +58,7 @@ def backfill(store: Store, index: EntityIndex) -> None:
     rows = index.graph_keys()
     rows[COMPLETE] = ""
     batch = WriteBatch()
-    batch.statements.append(("MATCH (k:EntityKey) DELETE k", {}))  # a partial set, if any: start over
+    drop_entity_keys(batch)  # a partial set, if any: start over
     batch.nodes["EntityKey"] = [{"key": key, "entity": entity} for key, entity in sorted(rows.items())]
     store.write(batch)
 

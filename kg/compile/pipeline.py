@@ -37,7 +37,15 @@ from kg.compile.verify import ChunkVerifier
 from kg.config import Config
 from kg.errors import KgError, SourceError
 from kg.extract import ExtractionContext, Extractor
+from kg.graph.entities import alias_edge_table, entity_table
 from kg.graph.fts import add_chunks, drop_indexes, refresh_indexes
+from kg.graph.sources import (
+    SELECTED_PATHS_QUERIED,
+    mark_source_removed,
+    retract_source_evidence,
+    source_slugs,
+    source_state_table,
+)
 from kg.graph.store import Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
 from kg.models import SourceDoc
@@ -146,30 +154,18 @@ class SourceStates(Mapping[str, SourceState]):
         return len(self.paths)
 
 
-SELECTED_PATHS_QUERIED = 32  # more paths than this: read every row rather than one OR per path
-
-
 def load_source_states(store: Store, only: Sequence[str] | None = None) -> SourceStates:
     """Every source's row, or (`only`: paths relative to raw/) the rows at or under those paths."""
-    fields = ("s.path AS path, s.sha256 AS sha256, s.status AS status, s.slug AS slug, s.file_stat AS file_stat, "
-              "s.title AS title")
-    if only is None or len(only) > SELECTED_PATHS_QUERIED:
-        table = store.table(f"MATCH (s:Source) RETURN {fields}")
-    else:
-        under = " OR ".join(f"starts_with(s.path, $under{i})" for i in range(len(only)))
-        params = {"paths": list(only) or [""], **{f"under{i}": f"{rel}/" for i, rel in enumerate(only)}}
-        table = store.table(f"MATCH (s:Source) WHERE s.path IN $paths{' OR ' + under if under else ''} RETURN {fields}",
-                            params)
+    table = source_state_table(store, only)
     with gc_paused():
         return SourceStates(table=table, partial=only is not None and len(only) <= SELECTED_PATHS_QUERIED)
 
 
 def load_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityIndex:
     """Every entity and ALIAS_OF edge of the graph, read as Arrow columns (no dict per row)."""
-    entities = store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
-                           "e.summary AS summary, e.status AS status")
+    entities = entity_table(store)
     entities = entities.take(pc.sort_indices(entities, sort_keys=[("id", "ascending")]))  # UTF-8 order: str order
-    edges = store.table("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst")
+    edges = alias_edge_table(store)
     ids, names, types, aliases, summaries, statuses = (
         entities.column(name).to_pylist() for name in ("id", "name", "type", "aliases", "summary", "status"))
     pairs = zip(edges.column("src").to_pylist(), edges.column("dst").to_pylist(), strict=True)
@@ -264,8 +260,7 @@ class Compiler:
         # Source slugs, for naming new sources: only read when there are some (50k strings at 50k).
         slugs: set[str] = set()
         if any(path not in states for path in todo):
-            slugs = set(states.column("slug") if not states.partial else
-                        self.store.table("MATCH (s:Source) RETURN s.slug AS slug").column("slug").to_pylist())
+            slugs = set(states.column("slug") if not states.partial else source_slugs(self.store))
         seq = self.store.next_log_seq()
         if todo or plan.vanished:
             drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/retrieve/search.py
@@ -326,7 +321,7 @@ class Compiler:
         slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), slugs, identity=path)
         slugs.add(slug)
         if state is not None:
-            self._retract_evidence(path, batch, now)
+            retract_source_evidence(batch, path, now)
         before = time.time_ns()
         try:  # the stat recorded with the row is taken before the bytes are read (see plan_compile)
             stat: os.stat_result | None = os.stat(self.kb.raw / path)
@@ -469,23 +464,12 @@ class Compiler:
         add_chunks(batch, doc.path, doc.sha256, chunks)  # search: the source's text, replacing old chunks
         return source_row, unverified
 
-    # retraction ----------------------------------------------------------------------------
-
-    def _retract_evidence(self, path: str, batch: WriteBatch, now: str) -> None:
-        """Withdraw a source's old evidence and mentions; claims left unsupported are retracted."""
-        batch.statements.append((
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source {path: $p}) WHERE x.retracted_at = '' "
-            "SET x.retracted_at = $now", {"p": path, "now": now}))
-        batch.statements.append(("MATCH (s:Source {path: $p})-[m:MENTIONS]->(:Entity) DELETE m", {"p": path}))
-        batch.after.append((
-            "MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: $p}) WHERE c.status = 'live' "
-            "AND NOT EXISTS { MATCH (c)-[x:EXTRACTED_FROM]->(:Source) WHERE x.retracted_at = '' } "
-            "SET c.status = 'retracted', c.retracted_at = $now", {"p": path, "now": now}))
+    # removal -------------------------------------------------------------------------------
 
     def _remove_source(self, path: str, batch: WriteBatch, seq: int) -> int:
         now = now_iso()
-        self._retract_evidence(path, batch, now)
-        batch.statements.append(("MATCH (s:Source {path: $p}) SET s.status = 'removed', s.compiled_at = $now", {"p": path, "now": now}))
+        retract_source_evidence(batch, path, now)
+        mark_source_removed(batch, path, now)
         batch.add("LogEntry", {"seq": seq, "at": now, "op": "remove", "subject": path, "detail": "deleted from raw/"})
         return seq + 1
 

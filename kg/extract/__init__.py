@@ -2,6 +2,8 @@
 
 Each backend implements one method, `extract_chunk`. The base class owns what all share:
 looping over chunks and the reply cache keyed by (backend, version, model, chunk text).
+The backends: `HeuristicExtractor` (kg/extract/heuristic.py, offline) and `LlmExtractor`
+(kg/llm/extractor.py, over the one LLM client of kg/llm/client.py).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
 """Claude through instructor (Mode.TOOLS: forced use of one tool whose schema is the reply model).
 
-The client is the real `anthropic.Anthropic` with `max_retries=0`, so kg's retry policy
-(kg/llm/client.py) is the only one. `base_url` comes from kg.toml, else the SDK reads
-`ANTHROPIC_BASE_URL`; the key comes from `ANTHROPIC_API_KEY` only. The system prompt is sent
-as a text block marked `cache_control: ephemeral`, so chunks after the first read it from
-Anthropic's prompt cache.
+`AnthropicClient` is the `LlmClient` (kg/llm/client.py) for Anthropic. Its SDK client is the
+real `anthropic.Anthropic` with `max_retries=0`, so kg's retry policy (`LlmClient.call`) is the
+only one. `base_url` comes from kg.toml, else the SDK reads `ANTHROPIC_BASE_URL`; the key comes
+from `ANTHROPIC_API_KEY` only. The system prompt is sent as a text block marked
+`cache_control: ephemeral`, so requests after the first read it from Anthropic's prompt cache.
+The batch path (kg/llm/batch.py) sends the same `message_params` through the same SDK client.
 """
 
 from __future__ import annotations
@@ -15,12 +16,11 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from kg.cache import ResponseCache
 from kg.config import LlmConfig
 from kg.errors import ConfigError
-from kg.llm.client import LlmExtractor, M
+from kg.llm.client import LlmClient, M, usage_after
 from kg.llm.ledger import Ledger, Usage
-from kg.llm.prompts import PromptTemplate, RenderedPrompt
+from kg.llm.prompts import RenderedPrompt
 from kg.models import ExtractionResult
 
 DEFAULT_MODEL = "claude-sonnet-4-6"  # claude-sonnet-4-5 reaches end-of-life on 2026-11-30
@@ -51,51 +51,40 @@ def message_params(prompt: RenderedPrompt, model: str, max_tokens: int, with_too
     return params
 
 
-def make_client(config: LlmConfig, env: Mapping[str, str] | None = None) -> Any:
+def sdk_client(config: LlmConfig, env: Mapping[str, str] | None = None) -> Any:
+    """The `anthropic.Anthropic` client (no SDK retries: kg's policy is the only one)."""
     import anthropic
 
     env = os.environ if env is None else env
     key = env.get("ANTHROPIC_API_KEY")
     if not key:
         raise ConfigError(
-            "The anthropic extractor needs ANTHROPIC_API_KEY in the environment (kg never reads keys from files). "
-            "Export it, or use --extractor heuristic (offline) or --extractor openai."
+            "The anthropic provider needs ANTHROPIC_API_KEY in the environment (kg never reads keys from files). "
+            "Export it, or use --extractor heuristic (offline; `kg query --offline`) or --extractor openai."
         )
     base_url = config.base_url or env.get("ANTHROPIC_BASE_URL") or None
     return anthropic.Anthropic(api_key=key, base_url=base_url, timeout=config.timeout_seconds, max_retries=0)
 
 
-class AnthropicExtractor(LlmExtractor):
+class AnthropicClient(LlmClient):
     name = "anthropic"
-    provider = "anthropic"
     default_model = DEFAULT_MODEL
 
-    def __init__(
-        self, config: LlmConfig, cache: ResponseCache | None = None, ledger: Ledger | None = None,
-        prompt: PromptTemplate | None = None, sleep: Callable[[float], None] | None = None,
-        env: Mapping[str, str] | None = None,
-    ) -> None:
-        import time
-
-        super().__init__(config, cache, ledger, prompt, sleep or time.sleep)
+    def __init__(self, config: LlmConfig, ledger: Ledger | None = None, sleep: Callable[[float], None] | None = None,
+                 env: Mapping[str, str] | None = None) -> None:
+        super().__init__(config, ledger, sleep)
         import instructor
 
-        self.raw_client = make_client(config, env)
-        self.client = self.watch(instructor.from_anthropic(self.raw_client, mode=instructor.Mode.TOOLS))
+        self.raw_client = sdk_client(config, env)
+        self.instructor = self.watch(instructor.from_anthropic(self.raw_client, mode=instructor.Mode.TOOLS))
 
     def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
         params = message_params(prompt, self.model, self.config.max_tokens, with_tool=False)
         if context is not None:
             params["context"] = context
-        result = self.client.messages.create(
+        result = self.instructor.messages.create(
             response_model=response_model,
             max_retries=self.config.validation_retries,
             **params,
         )
         return result, usage_after(result)
-
-
-def usage_after(result: Any) -> Usage:
-    """Tokens of all attempts (instructor sums them); requests are counted by hooks."""
-    total = getattr(result, "_total_usage", None) or getattr(getattr(result, "_raw_response", None), "usage", None)
-    return Usage.from_response(total, requests=0)

@@ -1,23 +1,30 @@
-"""Choosing an extractor backend (and the judges that go with it) from kg.toml, the environment
-and the command line."""
+"""Choosing the LLM client, the extractor and the judges that go with it from kg.toml, the
+environment and the command line.
+
+`make_client` builds the one `LlmClient` (kg/llm/client.py) of a provider; the extractor
+(kg/llm/extractor.py), both judges (kg/llm/judges.py) and answers (kg/retrieve/answer.py) all
+send their requests through one. `make_compiler` shares a single client between the extractor
+and the judges of a compile.
+"""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from kg.cache import ResponseCache
-from kg.compile.pipeline import Compiler
-from kg.config import Config
+from kg.config import Config, LlmConfig
 from kg.errors import ConfigError
 from kg.extract import Extractor
-from kg.graph.store import Store
-from kg.kb import KnowledgeBase
 
 if TYPE_CHECKING:
     from kg.compile.contradict import ContradictionJudge
+    from kg.compile.pipeline import Compiler
     from kg.compile.resolve import EntityJudge
+    from kg.graph.store import Store
+    from kg.kb import KnowledgeBase
+    from kg.llm.client import LlmClient
     from kg.llm.ledger import Ledger
 
 EXTRACTORS = ("heuristic", "anthropic", "openai")
@@ -35,33 +42,42 @@ def extractor_name(config: Config, override: str | None = None, env: Mapping[str
     return name
 
 
+def make_client(config: LlmConfig, provider: str, env: Mapping[str, str] | None = None, ledger: Ledger | None = None,
+                sleep: Callable[[float], None] | None = None) -> LlmClient:
+    """The LLM client of `provider` ("anthropic" or "openai"). SDKs are imported here, lazily,
+    never at `import kg` time. `ledger` defaults to the run's (kg/llm/ledger.py `run_ledger`)."""
+    if provider == "anthropic":
+        from kg.llm.anthropic_api import AnthropicClient
+
+        return AnthropicClient(config, ledger, sleep, env)
+    if provider == "openai":
+        from kg.llm.openai_api import OpenAIClient
+
+        return OpenAIClient(config, ledger, sleep, env)
+    raise ConfigError(f"No LLM provider {provider!r}. Choose one of: {', '.join(LLM_BACKENDS)}.")
+
+
 def make_extractor(
     config: Config, override: str | None = None, cache: ResponseCache | None = None,
-    ledger: Ledger | None = None, env: Mapping[str, str] | None = None,
+    ledger: Ledger | None = None, env: Mapping[str, str] | None = None, client: LlmClient | None = None,
 ) -> Extractor:
-    """The backend by name. LLM SDKs are imported here, lazily, never at `import kg` time.
+    """The backend by name: the offline heuristic, or an `LlmExtractor` over `client` (built when None).
 
-    `ledger` collects the LLM backends' token counts and cost (see kg/llm/ledger.py).
+    `ledger` collects the LLM client's token counts and cost (see kg/llm/ledger.py).
     """
     name = extractor_name(config, override, env)
     if name == "heuristic":
         from kg.extract.heuristic import HeuristicExtractor
 
         return HeuristicExtractor(cache)
-    if name == "anthropic":
-        from kg.llm.anthropic_api import AnthropicExtractor
+    from kg.llm.extractor import LlmExtractor
 
-        return AnthropicExtractor(config.llm, cache, ledger, env=env)
-    if name == "openai":
-        from kg.llm.openai_api import OpenAIExtractor
-
-        return OpenAIExtractor(config.llm, cache, ledger, env=env)
-    raise ConfigError(f"Unknown extractor {name!r}. Choose one of: {', '.join(EXTRACTORS)}.")
+    return LlmExtractor(client or make_client(config.llm, name, env, ledger), cache)
 
 
 def make_judge(
     config: Config, override: str | None = None, cache: ResponseCache | None = None,
-    ledger: Ledger | None = None, env: Mapping[str, str] | None = None,
+    ledger: Ledger | None = None, env: Mapping[str, str] | None = None, client: LlmClient | None = None,
 ) -> ContradictionJudge:
     """The contradiction judge for the extractor `override`/kg.toml selects: the offline rules, or,
     with an LLM backend, the rules plus the LLM judge (kg/llm/judges.py) on the remaining candidates."""
@@ -70,32 +86,31 @@ def make_judge(
     name = extractor_name(config, override, env)
     if name not in LLM_BACKENDS or not config.llm.judges:
         return RuleJudge()
-    from kg.llm.client import LlmExtractor
     from kg.llm.judges import CombinedJudge, LlmContradictionJudge
 
-    backend = make_extractor(config, name, None, ledger, env)
-    assert isinstance(backend, LlmExtractor)
-    return CombinedJudge(LlmContradictionJudge(backend, cache))
+    return CombinedJudge(LlmContradictionJudge(client or make_client(config.llm, name, env, ledger), cache))
 
 
 def make_entity_judge(
     config: Config, override: str | None = None, cache: ResponseCache | None = None,
-    ledger: Ledger | None = None, env: Mapping[str, str] | None = None,
+    ledger: Ledger | None = None, env: Mapping[str, str] | None = None, client: LlmClient | None = None,
 ) -> EntityJudge | None:
     """The LLM judge for ambiguous entity-resolution cases, or None offline (rules only)."""
     name = extractor_name(config, override, env)
     if name not in LLM_BACKENDS or not config.llm.judges:
         return None
-    from kg.llm.client import LlmExtractor
     from kg.llm.judges import LlmEntityJudge
 
-    backend = make_extractor(config, name, None, ledger, env)
-    assert isinstance(backend, LlmExtractor)
-    return LlmEntityJudge(backend, cache)
+    return LlmEntityJudge(client or make_client(config.llm, name, env, ledger), cache)
 
 
 def make_compiler(kb: KnowledgeBase, store: Store, config: Config, extractor: str | None,
                   cache: ResponseCache) -> Compiler:
-    """A Compiler with the configured (or `extractor`) backend and its judges."""
-    return Compiler(kb, store, make_extractor(config, extractor, cache), config,
-                    judge=make_judge(config, extractor, cache), entity_judge=make_entity_judge(config, extractor, cache))
+    """A Compiler with the configured (or `extractor`) backend and its judges, sharing one LLM client."""
+    from kg.compile.pipeline import Compiler
+
+    name = extractor_name(config, extractor)
+    client = make_client(config.llm, name) if name in LLM_BACKENDS else None
+    return Compiler(kb, store, make_extractor(config, name, cache, client=client), config,
+                    judge=make_judge(config, name, cache, client=client),
+                    entity_judge=make_entity_judge(config, name, cache, client=client))

@@ -5,7 +5,8 @@ there (zero further requests), so the graph is exactly what a synchronous compil
 
 1. collect the chunks of the sources the plan will compile, skip those already cached;
 2. submit one batch request per distinct chunk (custom_id = the reply-cache key), with the
-   same system prompt (cache_control), tool and forced tool_choice as the synchronous path;
+   same system prompt (cache_control), tool and forced tool_choice as the synchronous path,
+   through the extractor's own `AnthropicClient` (its SDK client, config and ledger);
 3. poll until the batch has ended (`[llm] batch_poll_seconds`);
 4. validate each succeeded result against the reply model and cache it; record its tokens in
    the ledger at the batch price (half). Errored, expired or invalid results are left
@@ -24,11 +25,12 @@ from pydantic import ValidationError
 from kg.compile.chunk import chunk_text
 from kg.compile.sources import read_source
 from kg.config import Config
-from kg.errors import ExtractionError, SourceError
+from kg.errors import ConfigError, ExtractionError, SourceError
 from kg.extract import ExtractionContext
 from kg.kb import KnowledgeBase
-from kg.llm.anthropic_api import AnthropicExtractor, message_params
+from kg.llm.anthropic_api import AnthropicClient, message_params
 from kg.llm.client import describe
+from kg.llm.extractor import LlmExtractor
 from kg.llm.ledger import Usage
 from kg.models import Chunk, ExtractionResult
 
@@ -60,10 +62,13 @@ def pending_chunks(kb: KnowledgeBase, config: Config, paths: Iterable[str]) -> l
 
 
 def run_batch(
-    extractor: AnthropicExtractor, items: Sequence[tuple[Chunk, ExtractionContext]],
+    extractor: LlmExtractor, items: Sequence[tuple[Chunk, ExtractionContext]],
     sleep: Callable[[float], None] = time.sleep, max_wait_seconds: float = 24 * 3600,
 ) -> BatchReport:
     """Submit, poll, and cache the results. Nothing to do -> no request at all."""
+    client = extractor.client
+    if not isinstance(client, AnthropicClient):
+        raise ConfigError("--batch uses the Anthropic Message Batches API: use it with --extractor anthropic.")
     report = BatchReport()
     cache = extractor.cache
     if cache is None:
@@ -77,24 +82,24 @@ def run_batch(
             report.cached_before += 1
             continue
         prompt = extractor.render(chunk, context)
-        requests[key] = {"custom_id": key, "params": message_params(prompt, extractor.model, extractor.config.max_tokens, with_tool=True)}
+        requests[key] = {"custom_id": key, "params": message_params(prompt, client.model, client.config.max_tokens, with_tool=True)}
     if not requests:
         return report
-    batches = extractor.raw_client.messages.batches
+    batches = client.raw_client.messages.batches
     try:
         batch = batches.create(requests=list(requests.values()))
     except Exception as exc:
         raise ExtractionError(f"Submitting the message batch failed: {describe(exc)}. Run `kg compile --batch` again, "
                               "or compile without --batch.") from None
-    extractor.ledger.record(extractor.model, Usage(requests=1), batch=True)
+    client.ledger.record(client.model, Usage(requests=1), batch=True)
     report.batch_id, report.submitted = batch.id, len(requests)
     waited = 0.0
     while batch.processing_status != "ended":
         if waited >= max_wait_seconds:
             raise ExtractionError(f"Message batch {batch.id} has not ended after {waited:.0f}s. Run `kg compile --batch` "
                                   "later: finished chunks are cached.")
-        sleep(extractor.config.batch_poll_seconds)
-        waited += extractor.config.batch_poll_seconds
+        sleep(client.config.batch_poll_seconds)
+        waited += client.config.batch_poll_seconds
         batch = batches.retrieve(batch.id)
         report.polls += 1
     for item in batches.results(batch.id):
@@ -104,7 +109,7 @@ def run_batch(
             report.failed[custom_id] = result.type
             continue
         message = result.message
-        extractor.ledger.record(extractor.model, Usage.from_response(message.usage, requests=0), batch=True)
+        client.ledger.record(client.model, Usage.from_response(message.usage, requests=0), batch=True)
         tool_input = next((b.input for b in message.content if getattr(b, "type", "") == "tool_use"), None)
         try:
             parsed = ExtractionResult.model_validate(tool_input)

@@ -1,11 +1,16 @@
-"""What every LLM backend shares: the prompt, the retry policy, concurrency and the ledger.
+"""The one LLM client: what every provider shares, used by extraction, the judges and answers.
 
-A backend implements `ask(prompt, response_model) -> (reply, Usage)`: exactly one provider
-call through instructor, whose own bounded re-asks handle replies that fail validation.
-Around it this base retries transport failures (timeouts, 429, 529 and 5xx) with
-exponential backoff, records tokens in the run's `Ledger`, and turns a final failure into
-`ChunkExtractionFailed`, which the compiler records as the source's failure while the other
-sources go on (`call` is that policy; the LLM judges in kg/llm/judges.py reuse it). Quote verification stays in kg/compile/verify.py (the compiler runs it).
+`LlmClient` has one abstract method, `ask(prompt, response_model, context) -> (reply, Usage)`:
+exactly one provider call through instructor, whose own bounded re-asks handle replies that
+fail validation (`context` reaches the reply model's validators). The providers are
+`AnthropicClient` (kg/llm/anthropic_api.py) and `OpenAIClient` (kg/llm/openai_api.py); build
+one with `kg.llm.backends.make_client`. Around `ask`, `call` is kg's retry policy: transport
+failures (timeouts, 429, 529 and 5xx) are retried with exponential backoff (a server's
+Retry-After is honoured), tokens (also those of failed attempts) and requests go to the run's
+`Ledger`, and a final failure raises one clear error ("... failed after N attempt(s): <cause>.
+Next: <hint>."). Its users: `LlmExtractor` (kg/llm/extractor.py: reply cache and concurrency
+over chunks), the judges (kg/llm/judges.py), the batch path (kg/llm/batch.py) and synthesised
+answers (kg/retrieve/answer.py).
 
 API keys are read from the environment by the SDK clients and never stored: they are not
 part of any cache key, cached reply, ledger entry or error message.
@@ -14,23 +19,20 @@ part of any cache key, cached reply, ledger entry or error message.
 from __future__ import annotations
 
 import contextlib
+import copy
+import dataclasses
 import logging
-import threading
 import time
-from abc import abstractmethod
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from typing import Any, Self, TypeVar
 
 from pydantic import BaseModel
 
-from kg.cache import ResponseCache
 from kg.config import LlmConfig
-from kg.errors import ExtractionError, SourceError
-from kg.extract import ExtractionContext, Extractor
+from kg.errors import KgError
 from kg.llm.ledger import Ledger, Usage, run_ledger
-from kg.llm.prompts import PromptTemplate, RenderedPrompt, get_prompt
-from kg.models import Chunk, ExtractionResult
+from kg.llm.prompts import RenderedPrompt
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -41,12 +43,23 @@ _TRANSIENT_CLASS_NAMES = frozenset({"APIConnectionError", "APITimeoutError", "Ti
                                     "ReadTimeout", "RemoteProtocolError"})
 
 
-class ChunkExtractionFailed(ExtractionError, SourceError):
-    """A chunk failed after all retries. A SourceError too: the compiler fails only that source."""
+class LlmCallFailed(KgError):
+    """An LLM request failed after all retries (the message says why and what to do next)."""
 
 
 class RetryableReply(Exception):
     """A reply that is worth asking again (e.g. empty after instructor's re-asks)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Advice:
+    """The next step a final failure suggests, besides the provider-specific hints."""
+
+    busy: str = "run `kg compile` again later (finished sources are kept)"
+    other: str = "run `kg compile` again; if it keeps failing, try another model or --extractor heuristic"
+
+
+COMPILE_ADVICE = Advice()
 
 
 def root_cause(exc: BaseException) -> BaseException:
@@ -93,80 +106,57 @@ def usage_of(exc: BaseException) -> Any:
     return getattr(exc, "total_usage", None)
 
 
-class LlmExtractor(Extractor):
-    """Base of the anthropic and openai backends. Thread-safe `_request` is required."""
+def usage_after(result: Any) -> Usage:
+    """Tokens of all attempts of a successful call (instructor sums them); requests are counted by hooks."""
+    total = getattr(result, "_total_usage", None) or getattr(getattr(result, "_raw_response", None), "usage", None)
+    return Usage.from_response(total, requests=0)
 
-    cacheable = True
-    wants_known_entities = True
-    provider = "llm"
+
+class LlmClient(ABC):
+    """One provider and model, with kg's retry policy and ledger. Thread-safe `ask` is required."""
+
+    #: The provider's name: in labels ("anthropic:claude-...") and in every reply-cache key.
+    name = "llm"
     default_model = ""
 
-    def __init__(
-        self, config: LlmConfig, cache: ResponseCache | None = None, ledger: Ledger | None = None,
-        prompt: PromptTemplate | None = None, sleep: Callable[[float], None] = time.sleep,
-    ) -> None:
-        super().__init__(cache)
+    def __init__(self, config: LlmConfig, ledger: Ledger | None = None,
+                 sleep: Callable[[float], None] | None = None) -> None:
         self.config = config
-        self.prompt = prompt or get_prompt("extract")
-        self.version = self.prompt.version
         self.model = config.model or self.default_model
         self.ledger = ledger if ledger is not None else run_ledger(config.prices)
-        self.sleep = sleep
+        self.sleep = sleep or time.sleep
         quiet = logging.getLogger("instructor")  # it logs every failed attempt at ERROR; kg reports them
         if quiet.level == logging.NOTSET:
             quiet.setLevel(logging.CRITICAL)
 
-    # the one provider call -----------------------------------------------------------------
+    @property
+    def label(self) -> str:
+        return f"{self.name}:{self.model}" if self.model else self.name
 
     @abstractmethod
     def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
         """One provider call whose reply must validate against `response_model` (instructor re-asks
         up to `validation_retries` times; `context` reaches the model's validators). Raise on failure."""
 
-    def _request(self, prompt: RenderedPrompt) -> tuple[ExtractionResult, Usage]:
-        """One extraction call (plus instructor's validation re-asks). Raise on failure."""
-        result, usage = self.ask(prompt, self.prompt.response_model)
-        return ExtractionResult.model_validate(result.model_dump()), usage
+    def using(self, **changes: Any) -> Self:
+        """This client with some `[llm]` settings changed for one use (e.g. `max_tokens` of a short
+        answer); the SDK client, ledger and model are shared. None values change nothing."""
+        changes = {k: v for k, v in changes.items() if v is not None and getattr(self.config, k) != v}
+        if not changes:
+            return self
+        if "model" in changes:
+            raise ValueError("`using` cannot change the model: build another client")
+        other = copy.copy(self)
+        other.config = dataclasses.replace(self.config, **changes)
+        return other
 
-    def hint(self, exc: BaseException) -> str:
-        """What the user should do about a final failure."""
-        status = status_of(root_cause(exc))
-        if status in (401, 403):
-            return "check the API key in the environment"
-        if status == 404:
-            return f"check the model name ({self.model!r}) and base_url in kg.toml"
-        if type(root_cause(exc)).__name__ == "IncompleteOutputException":
-            return "the reply hit max_tokens; raise [llm] max_tokens or lower [compile] chunk_chars in kg.toml"
-        if is_transient(exc):
-            return "the service is busy or unreachable; run `kg compile` again later (finished sources are kept)"
-        return "run `kg compile` again; if it keeps failing, try another model or --extractor heuristic"
-
-    def count_request(self, *args: Any, **kwargs: Any) -> None:
-        """instructor hook (completion:response / completion:error): one HTTP call made."""
-        self.ledger.record(self.model, Usage(requests=1))
-
-    def watch(self, client: Any) -> Any:
-        """Count every call instructor makes through `client` (re-asks included)."""
-        client.on("completion:response", self.count_request)
-        client.on("completion:error", self.count_request)
-        return client
-
-    # chunks --------------------------------------------------------------------------------
-
-    def render(self, chunk: Chunk, context: ExtractionContext) -> RenderedPrompt:
-        lowered = chunk.text.casefold()
-        known = tuple(n for n in context.known_entities if n.casefold() in lowered)  # the ones this chunk names
-        return self.prompt.render(chunk.text, context.source_title, chunk.headings, known)
-
-    def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
-        prompt = self.render(chunk, context)
-        return self.call(lambda: self._request(prompt), f"{chunk.source_path}: extraction of chunk {chunk.index + 1}")
+    # the retry policy --------------------------------------------------------------------------
 
     def call(self, request: Callable[[], tuple[T, Usage]], what: str,
-             failure: Callable[[str], Exception] = ChunkExtractionFailed) -> T:
+             failure: Callable[[str], Exception] = LlmCallFailed, advice: Advice = COMPILE_ADVICE) -> T:
         """Run one provider request with kg's retry policy: transient failures are retried with
         backoff, tokens (also those of failed attempts) go to the ledger, and a final failure
-        raises `failure("<what> by <backend> failed...: <cause>. Next: <hint>.")`."""
+        raises `failure("<what> by <label> failed...: <cause>. Next: <hint>.")`."""
         attempts = self.config.max_retries + 1
         for attempt in range(1, attempts + 1):
             try:
@@ -181,7 +171,8 @@ class LlmExtractor(Extractor):
                     self.sleep(delay)
                     continue
                 tries = f" after {attempt} attempt(s)" if attempt > 1 else ""
-                raise failure(f"{what} by {self.label} failed{tries}: {describe(exc)}. Next: {self.hint(exc)}.") from None
+                raise failure(f"{what} by {self.label} failed{tries}: {describe(exc)}. "
+                              f"Next: {self.hint(exc, advice)}.") from None
             self.ledger.record(self.model, usage)
             return result
         raise AssertionError("unreachable")  # pragma: no cover
@@ -196,32 +187,27 @@ class LlmExtractor(Extractor):
                 delay = max(delay, float(header))
         return min(delay, self.config.max_backoff_seconds)
 
-    def extract(self, chunks: Sequence[Chunk], context: ExtractionContext) -> list[ExtractionResult]:
-        """Cache lookups in this thread; misses run `concurrency` at a time, in order."""
-        results: list[ExtractionResult | None] = [None] * len(chunks)
-        misses: list[int] = []
-        for i, chunk in enumerate(chunks):
-            hit = self.cache.get(self.cache_key(chunk)) if self.cache is not None else None
-            if hit is not None:
-                results[i] = ExtractionResult.model_validate(hit)
-                self.ledger.hit()
-            else:
-                misses.append(i)
-        lock = threading.Lock()
+    def hint(self, exc: BaseException, advice: Advice = COMPILE_ADVICE) -> str:
+        """What the user should do about a final failure."""
+        status = status_of(root_cause(exc))
+        if status in (401, 403):
+            return "check the API key in the environment"
+        if status == 404:
+            return f"check the model name ({self.model!r}) and base_url in kg.toml"
+        if type(root_cause(exc)).__name__ == "IncompleteOutputException":
+            return "the reply hit max_tokens; raise [llm] max_tokens or lower [compile] chunk_chars in kg.toml"
+        if is_transient(exc):
+            return f"the service is busy or unreachable; {advice.busy}"
+        return advice.other
 
-        def one(i: int) -> ExtractionResult:
-            result = self.extract_chunk(chunks[i], context)
-            if self.cache is not None:  # cached at once: a later failure of a sibling chunk keeps it
-                with lock:
-                    self.cache.put(self.cache_key(chunks[i]), result.model_dump(mode="json"))
-            return result
+    # request counting ----------------------------------------------------------------------------
 
-        workers = min(max(1, self.config.concurrency), len(misses))
-        if workers <= 1:
-            fresh = [one(i) for i in misses]
-        else:
-            with ThreadPoolExecutor(workers, thread_name_prefix="kg-llm") as pool:
-                fresh = list(pool.map(one, misses))
-        for i, result in zip(misses, fresh, strict=True):
-            results[i] = result
-        return [r for r in results if r is not None]
+    def count_request(self, *args: Any, **kwargs: Any) -> None:
+        """instructor hook (completion:response / completion:error): one HTTP call made."""
+        self.ledger.record(self.model, Usage(requests=1))
+
+    def watch(self, client: Any) -> Any:
+        """Count every call instructor makes through `client` (re-asks included)."""
+        client.on("completion:response", self.count_request)
+        client.on("completion:error", self.count_request)
+        return client

@@ -1,12 +1,12 @@
 """LLM judges: contradictions between claims, and ambiguous entity-resolution cases.
 
-Both ask numbered pairs through the same LLM backend the extractor uses (kg/llm/client.py:
-instructor client, the `call` retry policy with backoff, the run's ledger), each with its own
-versioned prompt in prompts/ (`contradict`, `entity`; see kg/llm/prompts.py):
+Both ask numbered pairs through the same `LlmClient` the extractor uses (kg/llm/client.py:
+`ask` through instructor, the `call` retry policy with backoff, the run's ledger), each with its
+own versioned prompt in prompts/ (`contradict`, `entity`; see kg/llm/prompts.py):
 
 - batched: up to `batch_size` pairs per request, run `[llm] concurrency` at a time;
 - cached: every verdict is stored in the reply cache under hash(prompt name + version,
-  backend, model, the pair's texts as sent), so a recompile of unchanged input makes zero
+  provider, model, the pair's texts as sent), so a recompile of unchanged input makes zero
   requests, and a pair seen in another batch is not asked again;
 - validated: the reply model rejects pair numbers that were not asked about (and repeats), so
   instructor re-asks with the error; a pair left without a verdict counts as "unsure";
@@ -34,7 +34,7 @@ from kg.cache import ResponseCache, content_key
 from kg.compile.contradict import ClaimRecord, ContradictionJudge, Finding, RuleJudge
 from kg.compile.resolve import EntityJudge, EntityRecord, Judgement
 from kg.errors import ExtractionError
-from kg.llm.client import LlmExtractor
+from kg.llm.client import LlmCallFailed, LlmClient
 from kg.llm.prompts import PromptTemplate, get_prompt
 from kg.models import ExtractedEntity
 
@@ -43,15 +43,15 @@ log = logging.getLogger(__name__)
 BATCH_SIZE = 20
 
 
-class JudgeFailed(ExtractionError):
+class JudgeFailed(LlmCallFailed, ExtractionError):
     """A batch of pairs could not be judged after all retries (logged; the pairs count as unsure)."""
 
 
 @dataclass
 class PairAsker:
-    """Numbered pairs -> one verdict each, through one prompt of one LLM backend."""
+    """Numbered pairs -> one verdict each, through one prompt and one LLM client."""
 
-    backend: LlmExtractor
+    client: LlmClient
     prompt: PromptTemplate
     cache: ResponseCache | None = None
     batch_size: int = BATCH_SIZE
@@ -61,7 +61,7 @@ class PairAsker:
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def key(self, item: dict[str, Any]) -> str:
-        return content_key(self.prompt.name, self.prompt.version, self.backend.name, self.backend.model,
+        return content_key(self.prompt.name, self.prompt.version, self.client.name, self.client.model,
                            json.dumps(item, sort_keys=True, ensure_ascii=False))
 
     def ask(self, items: Sequence[dict[str, Any]]) -> list[dict[str, Any] | None]:
@@ -78,7 +78,7 @@ class PairAsker:
                 pending[key] = item
         todo = list(pending.items())  # in the order asked (deterministic)
         batches = [todo[i : i + self.batch_size] for i in range(0, len(todo), max(1, self.batch_size))]
-        workers = min(max(1, self.backend.config.concurrency), len(batches))
+        workers = min(max(1, self.client.config.concurrency), len(batches))
         if workers <= 1:
             for batch in batches:
                 self._run(batch)
@@ -95,8 +95,8 @@ class PairAsker:
         with self._lock:
             self.requests += 1
         try:
-            reply = self.backend.call(lambda: self.backend.ask(rendered, model, context=context),
-                                      f"{self.prompt.name} judge, {len(batch)} pair(s)", JudgeFailed)
+            reply = self.client.call(lambda: self.client.ask(rendered, model, context=context),
+                                     f"{self.prompt.name} judge, {len(batch)} pair(s)", JudgeFailed)
         except JudgeFailed as exc:
             log.warning("%s; those pairs count as unsure", exc)
             with self._lock:
@@ -119,9 +119,9 @@ class LlmContradictionJudge(ContradictionJudge):
 
     method = "llm"
 
-    def __init__(self, backend: LlmExtractor, cache: ResponseCache | None = None, batch_size: int = BATCH_SIZE,
+    def __init__(self, client: LlmClient, cache: ResponseCache | None = None, batch_size: int = BATCH_SIZE,
                  prompt: PromptTemplate | None = None) -> None:
-        self.asker = PairAsker(backend, prompt or get_prompt("contradict"), cache, batch_size)
+        self.asker = PairAsker(client, prompt or get_prompt("contradict"), cache, batch_size)
 
     def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
         items = [{"a_text": a.text, "a_sources": list(a.sources), "b_text": b.text, "b_sources": list(b.sources)}
@@ -165,9 +165,9 @@ class CombinedJudge(ContradictionJudge):
 class LlmEntityJudge(EntityJudge):
     """Same thing or not, for ambiguous resolution cases (see kg/compile/resolve.py EntityIndex)."""
 
-    def __init__(self, backend: LlmExtractor, cache: ResponseCache | None = None, batch_size: int = BATCH_SIZE,
+    def __init__(self, client: LlmClient, cache: ResponseCache | None = None, batch_size: int = BATCH_SIZE,
                  prompt: PromptTemplate | None = None) -> None:
-        self.asker = PairAsker(backend, prompt or get_prompt("entity"), cache, batch_size)
+        self.asker = PairAsker(client, prompt or get_prompt("entity"), cache, batch_size)
 
     def judge(self, pairs: Sequence[tuple[ExtractedEntity, EntityRecord]]) -> list[Judgement | None]:
         items = [{"a_name": a.name, "a_type": a.type, "a_aliases": sorted(a.aliases), "a_description": a.description,

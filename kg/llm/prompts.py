@@ -2,9 +2,10 @@
 
 A template defines two macros: `system()` (the same for every request, so providers can cache
 it) and `user(...)`: `user(chunk_text, source_title, headings, known_entities)` for extraction,
-`user(pairs)` for the LLM judges (kg/llm/judges.py). The prompt version is a
-short hash of the template text and of the reply model's JSON schema; it is stored on every
-claim and is part of the reply-cache key, so editing either one recompiles with fresh replies.
+`user(pairs)` for the LLM judges (kg/llm/judges.py), `user(question, claims)` for synthesised
+answers (kg/retrieve/answer.py). The prompt version is a short hash of the template text and of
+the reply model's JSON schema; it is stored on every claim and is part of the reply-cache keys
+of extraction and the judges, so editing either one recompiles with fresh replies.
 
 Templates live in the repository's `prompts/` folder; an installed wheel carries them as
 `kg/_prompts` (see `[tool.hatch.build.targets.wheel.force-include]` in pyproject.toml).
@@ -22,13 +23,14 @@ from typing import Any
 from pydantic import BaseModel
 
 from kg.errors import ConfigError
-from kg.models import ContradictionVerdicts, EntityVerdicts, ExtractionResult
+from kg.models import ContradictionVerdicts, EntityVerdicts, ExtractionResult, SynthesisedAnswer
 
 #: prompt name -> (template file, the pydantic model the reply must validate against)
 REGISTRY: dict[str, tuple[str, type[BaseModel]]] = {
     "extract": ("extract_v1.md.j2", ExtractionResult),
     "contradict": ("contradict_v1.md.j2", ContradictionVerdicts),  # kg/llm/judges.py
     "entity": ("entity_v1.md.j2", EntityVerdicts),  # kg/llm/judges.py
+    "answer": ("answer_v1.md.j2", SynthesisedAnswer),  # kg/retrieve/answer.py
 }
 
 

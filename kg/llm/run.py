@@ -126,7 +126,7 @@ def prefetch_batch(kb: KnowledgeBase, override: str | None = None, ledger: Ledge
                    sleep: Any = None, only: Sequence[str] | None = None) -> BatchReport:
     """`kg compile --batch`, step one: extract every pending chunk through the Message Batches
     API into the reply cache. The ordinary compile that follows then makes no requests for them."""
-    from kg.llm.anthropic_api import AnthropicExtractor
+    from kg.llm.extractor import LlmExtractor
 
     config = kb.config()
     if extractor_name(config, override) != "anthropic":
@@ -134,7 +134,7 @@ def prefetch_batch(kb: KnowledgeBase, override: str | None = None, ledger: Ledge
     cache = ResponseCache(kb.cache_path)
     try:
         extractor = make_extractor(config, "anthropic", cache, ledger)
-        assert isinstance(extractor, AnthropicExtractor)
+        assert isinstance(extractor, LlmExtractor)
         items = pending_chunks(kb, config, _pending(kb, only))
         return run_batch(extractor, items, **({"sleep": sleep} if sleep else {}))
     finally:

@@ -5,19 +5,27 @@ from __future__ import annotations
 from typing import Any
 
 from kg.errors import QueryError
+from kg.graph.entities import (
+    alias_target_ids,
+    alias_targets,
+    aliases_of,
+    claim_counts_about,
+    drop_alias_edges,
+    entity_by_id,
+    entity_rows,
+    sources_mentioning,
+)
 from kg.graph.store import Store, WriteBatch, now_iso
 from kg.names import name_key
 
 
 def find_entity(store: Store, ref: str) -> dict[str, Any]:
     """An entity by id, else by exact normalised name or alias."""
-    rows = store.query("MATCH (e:Entity {id: $id}) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
-                       "e.summary AS summary, e.status AS status", {"id": ref})
-    if rows:
-        return rows[0]
+    row = entity_by_id(store, ref)
+    if row:
+        return row
     key = name_key(ref)
-    matches = [r for r in store.query("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, "
-                                      "e.summary AS summary, e.status AS status ORDER BY id")
+    matches = [r for r in entity_rows(store)
                if key in {name_key(n) for n in (r["name"], *(r["aliases"] or []))}]
     if len(matches) == 1:
         return matches[0]
@@ -29,14 +37,10 @@ def find_entity(store: Store, ref: str) -> dict[str, Any]:
 def show(store: Store, ref: str) -> dict[str, Any]:
     entity = find_entity(store, ref)
     eid = entity["id"]
-    entity["alias_of"] = store.query("MATCH (a:Entity {id: $id})-[m:ALIAS_OF]->(b:Entity) RETURN b.id AS id, b.name AS name, "
-                                     "m.method AS method, m.score AS score", {"id": eid})
-    entity["merged_here"] = store.query("MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity {id: $id}) RETURN a.id AS id, a.name AS name, "
-                                        "m.method AS method, m.score AS score ORDER BY id", {"id": eid})
-    entity["claims"] = store.query("MATCH (c:Claim)-[a:ABOUT]->(e:Entity {id: $id}) RETURN c.status AS status, a.role AS role, "
-                                   "count(c) AS n ORDER BY status, role", {"id": eid})
-    entity["sources"] = [r["path"] for r in store.query(
-        "MATCH (s:Source)-[:MENTIONS]->(e:Entity {id: $id}) RETURN s.path AS path ORDER BY path", {"id": eid})]
+    entity["alias_of"] = alias_targets(store, eid)
+    entity["merged_here"] = aliases_of(store, eid)
+    entity["claims"] = claim_counts_about(store, eid)
+    entity["sources"] = sources_mentioning(store, eid)
     return entity
 
 
@@ -44,10 +48,10 @@ def _canonical(store: Store, eid: str) -> str:
     seen = set()
     while eid not in seen:
         seen.add(eid)
-        rows = store.query("MATCH (a:Entity {id: $id})-[:ALIAS_OF]->(b:Entity) RETURN b.id AS id", {"id": eid})
-        if not rows:
+        targets = alias_target_ids(store, eid)
+        if not targets:
             return eid
-        eid = rows[0]["id"]
+        eid = targets[0]
     return eid
 
 
@@ -57,7 +61,7 @@ def merge(store: Store, alias_ref: str, target_ref: str) -> dict[str, Any]:
     if _canonical(store, target["id"]) == alias["id"] or alias["id"] == target["id"]:
         raise QueryError(f"{alias['id']} and {target['id']} are already the same entity (or merging would make a loop).")
     batch = WriteBatch()
-    batch.statements.append(("MATCH (a:Entity {id: $id})-[m:ALIAS_OF]->() DELETE m", {"id": alias["id"]}))
+    drop_alias_edges(batch, alias["id"])
     batch.relate("ALIAS_OF", {"src": alias["id"], "dst": target["id"], "method": "manual", "score": 1.0})
     _log(store, batch, "merge", alias["id"], f"{alias['name']} is now an alias of {target['name']} ({target['id']})")
     store.write(batch)
@@ -67,11 +71,11 @@ def merge(store: Store, alias_ref: str, target_ref: str) -> dict[str, Any]:
 def unmerge(store: Store, alias_ref: str) -> dict[str, Any]:
     """Undo merges of this entity: it gets its own page and claims back."""
     alias = find_entity(store, alias_ref)
-    targets = [r["id"] for r in store.query("MATCH (a:Entity {id: $id})-[:ALIAS_OF]->(b:Entity) RETURN b.id AS id", {"id": alias["id"]})]
+    targets = alias_target_ids(store, alias["id"])
     if not targets:
         raise QueryError(f"{alias['id']} is not merged into another entity; nothing to undo.")
     batch = WriteBatch()
-    batch.statements.append(("MATCH (a:Entity {id: $id})-[m:ALIAS_OF]->() DELETE m", {"id": alias["id"]}))
+    drop_alias_edges(batch, alias["id"])
     _log(store, batch, "unmerge", alias["id"], f"{alias['name']} is no longer an alias of {', '.join(targets)}")
     store.write(batch)
     return {"entity": alias["id"], "was_alias_of": targets}

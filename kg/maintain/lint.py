@@ -17,6 +17,7 @@ from typing import Any
 
 from exporters.pages import WikiGraph, load_wiki_graph
 from kg.compile.pipeline import load_source_states, plan_compile
+from kg.graph.claims import live_evidence_paths
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 
@@ -115,9 +116,7 @@ def lint(kb: KnowledgeBase, store: Store) -> LintReport:
 
 def check_stale(kb: KnowledgeBase, store: Store, report: LintReport) -> None:
     plan = plan_compile(kb.raw, load_source_states(store))
-    live = Counter(r["path"] for r in store.query(
-        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' AND x.retracted_at = '' "
-        "RETURN s.path AS path"))
+    live = Counter(r["path"] for r in live_evidence_paths(store))
     for path in plan.changed:
         report.add(LintFinding("stale", "error", f"raw/{path}",
                            f"the source changed on disk since it was compiled; {live[path]} claim(s) rest on the old text",

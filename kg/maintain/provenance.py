@@ -9,6 +9,14 @@ from typing import Any
 
 from kg.compile.sources import sha256_bytes
 from kg.errors import QueryError
+from kg.graph.claims import (
+    claim_by_id,
+    claim_contradictions,
+    claim_entities,
+    claim_evidence,
+    claim_supersession,
+    live_claims_from_sources,
+)
 from kg.graph.store import Store
 
 
@@ -62,29 +70,15 @@ def check_evidence(raw: Path, row: dict[str, Any]) -> EvidenceCheck:
 
 
 def claim_report(store: Store, raw: Path, claim_id: str) -> ClaimReport:
-    rows = store.query("MATCH (c:Claim {id: $id}) RETURN c.* ", {"id": claim_id})
-    if not rows:
+    claim = claim_by_id(store, claim_id)
+    if claim is None:
         raise QueryError(f"No claim with id {claim_id!r}. Claim ids are shown on wiki pages (^c…) and by `kg cypher`.")
-    claim = {k.removeprefix("c."): v for k, v in rows[0].items()}
     report = ClaimReport(claim)
-    report.entities = store.query(
-        "MATCH (c:Claim {id: $id})-[a:ABOUT]->(e:Entity) RETURN e.id AS id, e.name AS name, a.role AS role ORDER BY role DESC, id",
-        {"id": claim_id})
-    for row in store.query(
-        "MATCH (c:Claim {id: $id})-[x:EXTRACTED_FROM]->(s:Source) RETURN s.path AS path, x.source_sha256 AS sha, "
-        "x.char_start AS cs, x.char_end AS ce, x.quote AS quote, x.retracted_at AS retracted ORDER BY path, cs",
-        {"id": claim_id},
-    ):
+    report.entities = claim_entities(store, claim_id)
+    for row in claim_evidence(store, claim_id):
         report.evidence.append(check_evidence(raw, row))
-    report.contradictions = store.query(
-        "MATCH (c:Claim {id: $id})-[r:CONTRADICTS]-(o:Claim) RETURN o.id AS id, o.text AS text, o.status AS status, "
-        "r.reason AS reason, r.method AS method, r.confidence AS confidence ORDER BY id", {"id": claim_id})
-    report.supersession = [
-        {**row, "supersedes": direction == "out"}
-        for direction, pattern in (("out", "(c)-[r:SUPERSEDES]->(o:Claim)"), ("in", "(c)<-[r:SUPERSEDES]-(o:Claim)"))
-        for row in store.query(f"MATCH (c:Claim {{id: $id}}) MATCH {pattern} RETURN o.id AS id, o.text AS text, "
-                               "r.reason AS reason ORDER BY id", {"id": claim_id})
-    ]
+    report.contradictions = claim_contradictions(store, claim_id)
+    report.supersession = claim_supersession(store, claim_id)
     return report
 
 
@@ -92,7 +86,4 @@ def stale_claims(store: Store, changed_or_gone: list[str]) -> list[dict[str, Any
     """Live claims supported by a source whose file changed or vanished since it was compiled."""
     if not changed_or_gone:
         return []
-    return store.query(
-        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $o AND x.retracted_at = '' "
-        "AND c.status = 'live' RETURN c.id AS id, c.text AS text, s.path AS source ORDER BY source, id",
-        {"o": store.offsets("Source", changed_or_gone)})
+    return live_claims_from_sources(store, changed_or_gone)

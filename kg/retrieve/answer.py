@@ -2,54 +2,39 @@
 
 - Offline (no LLM configured): an extractive answer, the most relevant claims grouped by the
   entity they are about, each with its citation. It says plainly that it is extractive.
-- With an LLM backend: instructor asks for a `SynthesisedAnswer` whose `claim_ids` are the
-  claims it relies on. An id that is not among the claims it was given fails validation and
-  instructor sends the error back (a retry); so every citation resolves to a claim, its wiki
-  page and its source span.
+- With an LLM: the same `LlmClient` extraction uses (kg/llm/client.py) asks, with the versioned
+  prompt prompts/answer_v1.md.j2, for a `SynthesisedAnswer` whose `claim_ids` are the claims it
+  relies on; its retry policy, backoff and ledger apply. An id that is not among the claims it
+  was given fails validation and instructor sends the error back (a re-ask); so every citation
+  resolves to a claim, its wiki page and its source span.
 - `save_answer` writes a `Page` (kind "answer") with CITES edges to the claims and PAGE_ABOUT
-  edges to their entities, and a LogEntry (op "answer"); the wiki renders it to
-  `wiki/answers/<id>.md` from the stored body, so re-renders are byte-identical.
+  edges to their entities (replacing an earlier answer to the same question, kg/graph/answers.py),
+  and a LogEntry (op "answer"); the wiki renders it to `wiki/answers/<id>.md` from the stored
+  body, so re-renders are byte-identical.
 """
 
 from __future__ import annotations
 
 import hashlib
-import os
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator
-
 from kg.config import Config
-from kg.errors import ConfigError, KgError
+from kg.graph.answers import replace_page
 from kg.graph.store import Store, WriteBatch, now_iso
+from kg.llm.backends import make_client
+from kg.llm.client import Advice, LlmCallFailed, LlmClient
+from kg.llm.ledger import Ledger, Usage
+from kg.llm.prompts import RenderedPrompt, get_prompt
+from kg.models import SynthesisedAnswer
 from kg.names import slugify
 from kg.retrieve.navigate import ClaimRef, NavigationResult
 
 EXTRACTIVE_NOTE = ("Extractive answer: no LLM is configured, so these are the wiki's own claims most relevant "
                    "to the question, grouped by what they are about. Nothing here is synthesised.")
 MAX_CLAIMS = 8
-
-
-class SynthesisedAnswer(BaseModel):
-    """What the LLM must return."""
-
-    answer: str = Field(description="The answer in a few sentences of markdown. Cite claims inline as [claim id], "
-                                    "e.g. [c0123456789abcde]. Say so if the claims do not answer the question.")
-    claim_ids: list[str] = Field(description="Ids of every claim the answer relies on, from the list given.")
-
-    @field_validator("claim_ids")
-    @classmethod
-    def _known(cls, ids: list[str], info: ValidationInfo) -> list[str]:
-        allowed = set((info.context or {}).get("claim_ids", ()))
-        unknown = [i for i in ids if i not in allowed]
-        if unknown:
-            raise ValueError(f"unknown claim ids {unknown}: cite only ids from the list of claims given")
-        if not ids:
-            raise ValueError("cite at least one claim id from the list given")
-        return list(dict.fromkeys(ids))
 
 
 @dataclass
@@ -112,59 +97,49 @@ def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> An
 
 # the LLM path ---------------------------------------------------------------------------------
 
-SYSTEM = ("You answer questions from a knowledge base, using only the numbered claims given. Cite the claims "
-          "you rely on by id, inline as [claim id], and list their ids in claim_ids. If the claims do not answer "
-          "the question, say so briefly.")
+ANSWER_MAX_TOKENS = 2048  # a few sentences and a list of ids; lowered by a smaller [llm] max_tokens
+ANSWER_ADVICE = Advice(busy="run the query again later, or use --offline for an extractive answer",
+                       other="run the query again, or use --offline for an extractive answer")
 
 
-def llm_prompt(nav: NavigationResult) -> str:
-    lines = [f"Question: {nav.question}", "", "Claims:"]
-    for claim in nav.claims:
-        about = f" (about {claim.subject_name})" if claim.subject_name else ""
-        lines.append(f"- [{claim.id}]{about} {_inline(claim.text)}")
-    return "\n".join(lines)
+class AnswerFailed(LlmCallFailed):
+    """The LLM could not answer after all retries (the CLI prints the message, no traceback)."""
 
 
-def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | None = None) -> tuple[Any, str]:
-    """An instructor client for the configured provider, and the model name."""
-    import instructor
-
-    env = os.environ if env is None else env
-    if provider == "anthropic":
-        from kg.llm.anthropic_api import DEFAULT_MODEL, make_client
-
-        return instructor.from_anthropic(make_client(config.llm, env), mode=instructor.Mode.TOOLS), config.llm.model or DEFAULT_MODEL
-    if provider == "openai":
-        from kg.llm import openai_api as openai_backend
-
-        model = config.llm.model or getattr(openai_backend, "DEFAULT_MODEL", "")
-        if not model:
-            raise ConfigError("Set [llm] model in kg.toml for the openai provider.")
-        return instructor.from_openai(openai_backend.make_client(config.llm, env), mode=instructor.Mode.JSON), model
-    raise ConfigError(f"No LLM answer backend for {provider!r}.")
+def answer_prompt(nav: NavigationResult) -> RenderedPrompt:
+    """prompts/answer_v1.md.j2 with the question and the claims read, each with its id."""
+    claims = [{"id": c.id, "about": c.subject_name, "text": _inline(c.text)} for c in nav.claims]
+    return get_prompt("answer").render_with(question=nav.question, claims=claims)
 
 
-def llm_answer(nav: NavigationResult, client: Any, model: str, provider: str = "anthropic",
-               max_retries: int = 2, max_tokens: int = 2048) -> Answer:
-    """Synthesise through instructor; cited ids are validated against the claims given."""
+def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | None = None,
+                       ledger: Ledger | None = None, sleep: Callable[[float], None] | None = None) -> tuple[LlmClient, str]:
+    """The LLM client of `provider` (the same one extraction and the judges use), and its model."""
+    client = make_client(config.llm, provider, env, ledger, sleep)
+    return client, client.model
+
+
+def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provider: str = "",
+               max_retries: int | None = None, max_tokens: int = ANSWER_MAX_TOKENS) -> Answer:
+    """Synthesise through `client`: `ask` with the `answer` prompt, inside `call` (transient failures
+    retried with backoff, tokens in the ledger, a final failure raises `AnswerFailed`). Cited ids are
+    validated against the claims given (`max_retries` validation re-asks; default [llm]
+    validation_retries). `model` and `provider`, when given, must be the client's own."""
+    if (model and model != client.model) or (provider and provider != client.name):
+        raise ValueError(f"llm_answer: {provider}:{model} is not the client's {client.label}")
     if not nav.claims:
         return extractive_answer(nav)
-    kwargs: dict[str, Any] = {
-        "model": model, "response_model": SynthesisedAnswer, "max_retries": max_retries,
-        "context": {"claim_ids": [c.id for c in nav.claims]},
-        "messages": [{"role": "user", "content": llm_prompt(nav)}],
-    }
-    if provider == "anthropic":
-        kwargs["system"] = [{"type": "text", "text": SYSTEM, "cache_control": {"type": "ephemeral"}}]
-        kwargs["max_tokens"] = max_tokens
-    else:
-        kwargs["messages"].insert(0, {"role": "system", "content": SYSTEM})
-    try:
-        result: SynthesisedAnswer = client.messages.create(**kwargs) if provider == "anthropic" else \
-            client.chat.completions.create(**kwargs)
-    except Exception as exc:  # instructor gave up, or the service failed
-        raise KgError(f"The LLM could not answer ({type(exc).__name__}: {str(exc).splitlines()[0][:200]}). "
-                      "Run the query again, or use --offline for an extractive answer.") from exc
+    asker = client.using(validation_retries=max_retries, max_tokens=min(max_tokens, client.config.max_tokens))
+    prompt = answer_prompt(nav)
+    context = {"claim_ids": [c.id for c in nav.claims]}
+    spent = Usage()
+
+    def request() -> tuple[SynthesisedAnswer, Usage]:
+        reply, usage = asker.ask(prompt, SynthesisedAnswer, context)
+        spent.add(usage)
+        return reply, usage
+
+    result = asker.call(request, "The LLM answer", AnswerFailed, ANSWER_ADVICE)
     by_id = {c.id: c for c in nav.claims}
     cited = [by_id[i] for i in result.claim_ids]
     for i in re.findall(r"\[(c[0-9a-f]{6,})\]", result.answer):  # cited inline but not listed
@@ -172,11 +147,8 @@ def llm_answer(nav: NavigationResult, client: Any, model: str, provider: str = "
             cited.append(by_id[i])
     numbers = {c.id: n for n, c in enumerate(cited, 1)}
     text = re.sub(r"\[(c[0-9a-f]{6,})\]", lambda m: f"[{numbers[m.group(1)]}]" if m.group(1) in numbers else "", result.answer)
-    usage = getattr(result, "_raw_response", None)
-    tokens = getattr(usage, "usage", None)
-    counts = {k: int(getattr(tokens, k, 0) or 0) for k in ("input_tokens", "output_tokens", "prompt_tokens",
-                                                              "completion_tokens") if getattr(tokens, k, None)}
-    return Answer(nav.question, "llm", text, cited, nav.tokens_read, model=model, usage=counts)
+    counts = {k: v for k, v in asdict(spent).items() if v and k != "requests"}
+    return Answer(nav.question, "llm", text, cited, nav.tokens_read, model=client.model, usage=counts)
 
 
 # filing back ----------------------------------------------------------------------------------
@@ -192,7 +164,7 @@ def save_answer(store: Store, answer: Answer) -> str:
     body = answer.markdown()
     now = now_iso()
     batch = WriteBatch()
-    batch.statements.append(("MATCH (p:Page {id: $id}) DETACH DELETE p", {"id": pid}))
+    replace_page(batch, pid)
     batch.add("Page", {"id": pid, "kind": "answer", "title": answer.question, "body": body,
                        "body_sha256": hashlib.sha256(body.encode()).hexdigest(), "created_at": now})
     for claim in answer.claims:

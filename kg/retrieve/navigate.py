@@ -34,6 +34,13 @@ from typing import Any
 
 from kg.embed import Embedder
 from kg.graph.fts import indexed_store
+from kg.graph.retrieval import (
+    claim_entity_and_citation_rows,
+    entity_claim_rows,
+    entity_page_rows,
+    source_claim_rows,
+    source_slugs,
+)
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
@@ -154,10 +161,7 @@ class Navigator:
         """name key -> ids of entities that have a page (at least one claim)."""
         if self._names is None:
             names: dict[str, set[str]] = defaultdict(set)
-            table = self.store.table(
-                "MATCH (e:Entity) WHERE EXISTS { MATCH (:Claim)-[:ABOUT]->(e) } "
-                "RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.summary AS summary")
-            for row in table.to_pylist():
+            for row in entity_page_rows(self.store):
                 self._entities[row["id"]] = row
                 for name in (row["name"], *(row["aliases"] or [])):
                     key = name_key(name)
@@ -295,32 +299,21 @@ class Navigator:
         """Live claims about these entities: eid, id, text, conf."""
         if not entities:
             return []
-        return self.store.query(
-            "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o AND c.status = 'live' "
-            "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id",
-            {"o": self.store.offsets("Entity", entities)})
+        return entity_claim_rows(self.store, entities)
 
     def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[dict[str, Any]]]:
         """Per source, its live claims about one of `entities` (path, eid, id, text, conf)."""
         if not paths or not entities:
             return {}
-        rows = self.store.query(
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
-            "AND x.retracted_at = '' MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
-            "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf "
-            "ORDER BY path, id, eid", {"paths": self.store.offsets("Source", paths), "ids": self.store.offsets("Entity", entities)})
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in rows:
+        for row in source_claim_rows(self.store, paths, entities):
             out[row["path"]].append(row)
         return dict(out)
 
     def claim_refs(self, ids: list[str], scores: dict[str, float]) -> list[ClaimRef]:
         if not ids:
             return []
-        where = {"o": self.store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
-        rows = self.store.query(
-            "MATCH (c:Claim) WHERE offset(id(c)) IN $o OPTIONAL MATCH (c)-[a:ABOUT]->(e:Entity) "
-            "RETURN c.id AS id, c.text AS text, c.confidence AS conf, e.id AS e, e.name AS name, a.role AS role", where)
+        rows, citations = claim_entity_and_citation_rows(self.store, ids)  # keyed lookups, see there
         refs: dict[str, ClaimRef] = {}
         for r in sorted(rows, key=lambda r: (r["id"], r["role"] != "subject", r["e"] or "")):
             ref = refs.get(r["id"])
@@ -330,10 +323,7 @@ class Navigator:
                                                r["name"] if subject else "", round(scores.get(r["id"], 0.0), 4))
             if r["e"] and r["e"] not in ref.entities:
                 ref.entities.append(r["e"])
-        for r in self.store.query(
-            "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o AND x.retracted_at = '' "
-            "RETURN c.id AS id, s.path AS path, s.slug AS slug, s.title AS title, x.char_start AS cs, "
-            "x.char_end AS ce, x.quote AS quote ORDER BY id, path, cs", where):
+        for r in citations:
             if r["id"] in refs:
                 refs[r["id"]].citations.append(Citation(r["path"], r["slug"], r["title"], r["cs"], r["ce"], r["quote"]))
         return list(refs.values())
@@ -341,9 +331,7 @@ class Navigator:
     def source_slugs(self, paths: list[str]) -> dict[str, str]:
         if not paths:
             return {}
-        rows = self.store.query("MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN s.path AS path, s.slug AS slug",
-                                {"o": self.store.offsets("Source", paths[:50])})
-        return {r["path"]: r["slug"] for r in rows}
+        return source_slugs(self.store, paths[:50])
 
 
 @contextmanager

@@ -9,6 +9,7 @@
   and cannot be updated in place.
 - Hybrid is reciprocal rank fusion (RRF, k=60) of the BM25 and vector rankings.
 - `expand` walks the graph: entities of the top hits -> their other claims and sources.
+- The graph is read (BM25 calls included) through kg/graph/retrieval.py.
 """
 
 from __future__ import annotations
@@ -23,6 +24,21 @@ import numpy as np
 from kg.embed import Embedder, top_k
 from kg.errors import QueryError
 from kg.graph.fts import FTS_INDEXES, SearchIndexMissing, indexes_ready
+from kg.graph.retrieval import (
+    CORPUS_KINDS,
+    chunk_rows,
+    claim_evidence_and_about_rows,
+    corpus_table,
+    entity_live_claim_ids,
+    fts_rows,
+    has_pages,
+    live_claim_about_rows,
+    live_claim_evidence_rows,
+    mentioning_source_rows,
+    page_entity_ids,
+    page_rows,
+    source_top_entity_ids,
+)
 from kg.graph.store import Store
 
 MODES = ("bm25", "vector", "hybrid")
@@ -116,14 +132,11 @@ class Searcher:
         fetch = k + 10
         found: list[tuple[tuple[str, str], float]] = []
         if self._has_pages is None:
-            self._has_pages = bool(self.store.query("MATCH (p:Page) RETURN p.id LIMIT 1"))
-        for table, (name, _) in FTS_INDEXES.items():
+            self._has_pages = has_pages(self.store)
+        for table in FTS_INDEXES:
             if table == "Page" and not self._has_pages:
                 continue
-            where = {"Claim": "WHERE node.status = 'live' ", "Chunk": "", "Page": ""}[table]
-            rows = self.store.query(
-                f"CALL QUERY_FTS_INDEX('{table}', '{name}', $q, top := $k) WITH node, score {where}"
-                "RETURN node.id AS id, score", {"q": words, "k": fetch})
+            rows = fts_rows(self.store, table, words, fetch)
             # BM25 scores of different tables are not comparable (long chunks score lower than
             # short claims): scale each table's scores by its best one, so the kinds interleave.
             top = max((float(r["score"]) for r in rows), default=1.0) or 1.0
@@ -137,14 +150,8 @@ class Searcher:
         """(kind, id) keys and texts of everything vector search covers, in a fixed order."""
         keys: list[tuple[str, str]] = []
         texts: list[str] = []
-        queries = [
-            ("claim", "MATCH (c:Claim) WHERE c.status = 'live' RETURN c.id AS id, c.text AS text ORDER BY id"),
-            ("chunk", "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE s.status = 'compiled' AND k.sha256 = s.sha256 "
-                      "RETURN k.id AS id, k.text AS text ORDER BY id"),
-            ("page", "MATCH (p:Page) RETURN p.id AS id, p.title + '\n' + coalesce(p.body, '') AS text ORDER BY id"),
-        ]
-        for kind, cypher in queries:
-            table = self.store.table(cypher)
+        for kind in CORPUS_KINDS:
+            table = corpus_table(self.store, kind)
             ids, values = table.column("id").to_pylist(), table.column("text").to_pylist()
             keys.extend((kind, i) for i in ids)
             texts.extend(v or "" for v in values)
@@ -221,18 +228,13 @@ class Searcher:
             for hit in self.claim_hits(ids):
                 out[("claim", hit.id)] = hit
         if ids := by_kind.get("chunk"):
-            for r in self.store.query(
-                "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE offset(id(k)) IN $o "
-                "AND s.status = 'compiled' AND s.sha256 = k.sha256 RETURN k.id AS id, k.text AS text, "
-                "k.char_start AS cs, k.char_end AS ce, s.path AS path, s.slug AS slug, s.title AS title",
-                {"o": self.store.offsets("Chunk", ids)}):
+            for r in chunk_rows(self.store, ids):
                 out[("chunk", r["id"])] = Hit("chunk", r["id"], r["text"], 0.0, page=f"sources/{r['slug']}",
                                               citation=f"[[sources/{r['slug']}|{_label(r['title'])}]]",
                                               source_path=r["path"], char_start=r["cs"], char_end=r["ce"],
                                               title=r["title"])
         if ids := by_kind.get("page"):
-            for r in self.store.query("MATCH (p:Page) WHERE p.id IN $ids RETURN p.id AS id, p.title AS title, "
-                                      "p.kind AS kind, p.body AS body", {"ids": ids}):
+            for r in page_rows(self.store, ids):
                 out[("page", r["id"])] = Hit("page", r["id"], r["title"], 0.0, page=f"answers/{r['id']}",
                                              citation=f"[[answers/{r['id']}|{_label(r['title'])}]]", title=r["title"])
         return out
@@ -251,11 +253,6 @@ class Searcher:
                 hit.citation = f"[[sources/{r['slug']}#^{cid}|{_label(r['title'])}]]"
             hits.append(hit)
         return hits
-
-    _CLAIM_ROWS = ("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE {where} AND x.retracted_at = '' "
-                   "RETURN c.id AS id, c.text AS text, c.confidence AS conf, s.path AS path, s.slug AS slug, "
-                   "s.title AS title, x.char_start AS cs, x.char_end AS ce")
-    _ABOUT_ROWS = "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) WHERE {where} RETURN c.id AS id, e.id AS e, a.role AS role"
 
     @staticmethod
     def _first_evidence(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -280,8 +277,8 @@ class Searcher:
         """
         self._hydrations += 1
         if self._meta is None and self._hydrations > 1:
-            rows = self.store.table(self._CLAIM_ROWS.format(where="c.status = 'live'")).to_pylist()
-            about = self.store.table(self._ABOUT_ROWS.format(where="c.status = 'live'")).to_pylist()
+            rows = live_claim_evidence_rows(self.store)
+            about = live_claim_about_rows(self.store)
             self._meta = (self._first_evidence(rows), self._roles(about))
         if self._meta is not None:
             best = {i: self._meta[0][i] for i in ids if i in self._meta[0]}
@@ -291,14 +288,9 @@ class Searcher:
                 return best, roles
         else:
             best, roles = {}, {}
-        where = {"o": self.store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
-        rows = self.store.query(self._CLAIM_ROWS.format(where="offset(id(c)) IN $o"), where)
-        if missing := sorted(set(ids) - {r["id"] for r in rows}):  # claims without live evidence
-            rows += self.store.query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN c.id AS id, c.text AS text, "
-                                     "c.confidence AS conf, NULL AS path, NULL AS slug, NULL AS title, "
-                                     "NULL AS cs, NULL AS ce", {"o": self.store.offsets("Claim", missing)})
+        rows, about = claim_evidence_and_about_rows(self.store, ids)  # keyed lookups, see there
         best.update(self._first_evidence(rows))
-        roles.update(self._roles(self.store.query(self._ABOUT_ROWS.format(where="offset(id(c)) IN $o"), where)))
+        roles.update(self._roles(about))
         return best, roles
 
     def entities_of(self, hits: Sequence[Hit]) -> list[str]:
@@ -309,12 +301,9 @@ class Searcher:
             if hit.kind == "claim":
                 found = hit.entities
             elif hit.kind == "chunk":
-                found = [r["e"] for r in self.store.query(
-                    "MATCH (s:Source {path: $p})-[m:MENTIONS]->(e:Entity) RETURN e.id AS e ORDER BY m.count DESC, e.id LIMIT 5",
-                    {"p": hit.source_path})]
+                found = source_top_entity_ids(self.store, hit.source_path)
             elif hit.kind == "page":
-                found = [r["e"] for r in self.store.query(
-                    "MATCH (:Page {id: $id})-[:PAGE_ABOUT]->(e:Entity) RETURN e.id AS e ORDER BY e", {"id": hit.id})]
+                found = page_entity_ids(self.store, hit.id)
             else:
                 found = []
             out.extend(e for e in found if e not in out)
@@ -326,18 +315,13 @@ class Searcher:
         seen_sources = {h.source_path for h in hits if h.source_path}
         out: list[Hit] = []
         for entity in self.entities_of(hits[:top])[: top * 2]:
-            rows = self.store.query(
-                "MATCH (c:Claim)-[:ABOUT]->(:Entity {id: $e}) WHERE c.status = 'live' "
-                "RETURN c.id AS id ORDER BY c.confidence DESC, c.id LIMIT $n", {"e": entity, "n": per_entity + len(seen)})
-            fresh = [r["id"] for r in rows if ("claim", r["id"]) not in seen][:per_entity]
+            claim_ids = entity_live_claim_ids(self.store, entity, per_entity + len(seen))
+            fresh = [i for i in claim_ids if ("claim", i) not in seen][:per_entity]
             for hit in sorted(self.claim_hits(fresh), key=lambda h: fresh.index(h.id)):
                 hit.via = entity
                 seen.add(("claim", hit.id))
                 out.append(hit)
-            for r in self.store.query(
-                "MATCH (s:Source)-[m:MENTIONS]->(:Entity {id: $e}) WHERE s.status = 'compiled' "
-                "RETURN s.path AS path, s.slug AS slug, s.title AS title ORDER BY m.count DESC, s.path LIMIT $n",
-                {"e": entity, "n": per_entity}):
+            for r in mentioning_source_rows(self.store, entity, per_entity):
                 if r["path"] in seen_sources:
                     continue
                 seen_sources.add(r["path"])

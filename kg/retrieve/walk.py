@@ -39,6 +39,14 @@ from typing import Any
 
 import numpy as np
 
+from kg.graph.retrieval import (
+    alias_table,
+    compiled_source_table,
+    entity_name_table,
+    mention_table,
+    related_table,
+    retracted_claim_ids,
+)
 from kg.graph.store import Store
 from kg.names import name_key
 
@@ -141,12 +149,12 @@ def title_keys(title: str) -> set[str]:
 
 
 def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
-    """Read entities, compiled sources and their edges (five bulk Arrow reads) into a sparse graph."""
+    """Read entities, compiled sources and their edges (bulk Arrow reads: kg/graph/retrieval.py) into a
+    sparse graph."""
     from scipy.sparse import coo_matrix
 
-    entities = store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases ORDER BY id")
-    sources = store.table("MATCH (s:Source) WHERE s.status = 'compiled' RETURN s.path AS path, s.title AS title "
-                          "ORDER BY path")
+    entities = entity_name_table(store)
+    sources = compiled_source_table(store)
     entity_ids: list[str] = entities.column("id").to_pylist()
     entity_names: list[str] = [name or "" for name in entities.column("name").to_pylist()]
     source_paths: list[str] = sources.column("path").to_pylist()
@@ -173,7 +181,7 @@ def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
         cols.append(b)
         weights.append(weight)
 
-    mentions = store.table("MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS n")
+    mentions = mention_table(store)
     for path, entity, count in zip(*(mentions.column(c).to_pylist() for c in ("s", "e", "n")), strict=True):
         if path in source_node:
             edge(source_node[path], entity_node[entity], 1.0 + math.log1p(count or 1))
@@ -181,12 +189,12 @@ def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
         for source in names.get(name_key(name), ()):
             if source >= len(entity_ids):
                 edge(source, node, settings.home_weight)
-    retracted = set(store.table("MATCH (c:Claim) WHERE c.status = 'retracted' RETURN c.id AS id").column("id").to_pylist())
-    related = store.table("MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b, r.claim_id AS c")
+    retracted = retracted_claim_ids(store)
+    related = related_table(store)
     for a, b, claim in zip(*(related.column(c).to_pylist() for c in ("a", "b", "c")), strict=True):
         if a != b and claim not in retracted:
             edge(entity_node[a], entity_node[b], settings.related_weight)
-    aliases = store.table("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b")
+    aliases = alias_table(store)
     for a, b in zip(aliases.column("a").to_pylist(), aliases.column("b").to_pylist(), strict=True):
         if a != b:
             edge(entity_node[a], entity_node[b], settings.alias_weight)

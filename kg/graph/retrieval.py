@@ -1,0 +1,226 @@
+"""Reads of the graph for search, navigation and the graph walk.
+
+The Cypher that kg/retrieve runs (search.py, navigate.py, walk.py) lives here, as functions
+that take a `Store` and plain parameters and return rows (dicts), Arrow tables or ids; the
+retrieval stages build their results (hits, claim references, the walk's graph) from them.
+
+Kuzu 0.11.3 workarounds kept here: ids are turned into node offsets (`Store.offsets`, keyed
+lookups through the primary-key index) and queries filter with `WHERE offset(id(n)) IN $o`,
+because `n.id IN $ids` tests every row against the list and `UNWIND $ids AS i MATCH (n {id: i})`
+is planned as a scan and hash join over the whole table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import pyarrow as pa
+
+from kg.graph.fts import FTS_INDEXES
+from kg.graph.store import Store
+
+Row = dict[str, Any]
+
+
+# search: BM25 -------------------------------------------------------------------------------
+
+# what a table's full-text hits are filtered by (retracted claims are not found)
+_FTS_WHERE = {"Claim": "WHERE node.status = 'live' ", "Chunk": "", "Page": ""}
+
+
+def has_pages(store: Store) -> bool:
+    """Whether the graph holds any answer page."""
+    return bool(store.query("MATCH (p:Page) RETURN p.id LIMIT 1"))
+
+
+def fts_rows(store: Store, table: str, words: str, top: int) -> list[Row]:
+    """BM25 hits (id, score) of `table`'s full-text index for the query words, at most `top`."""
+    name, _ = FTS_INDEXES[table]
+    where = _FTS_WHERE[table]
+    return store.query(
+        f"CALL QUERY_FTS_INDEX('{table}', '{name}', $q, top := $k) WITH node, score {where}"
+        "RETURN node.id AS id, score", {"q": words, "k": top})
+
+
+# search: vectors ----------------------------------------------------------------------------
+
+# kind -> the texts vector search covers (columns id, text), in a fixed order
+_CORPUS = {
+    "claim": "MATCH (c:Claim) WHERE c.status = 'live' RETURN c.id AS id, c.text AS text ORDER BY id",
+    "chunk": "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE s.status = 'compiled' AND k.sha256 = s.sha256 "
+             "RETURN k.id AS id, k.text AS text ORDER BY id",
+    "page": "MATCH (p:Page) RETURN p.id AS id, p.title + '\n' + coalesce(p.body, '') AS text ORDER BY id",
+}
+CORPUS_KINDS = tuple(_CORPUS)
+
+
+def corpus_table(store: Store, kind: str) -> pa.Table:
+    """Ids and texts (columns id, text, by id) of one kind that vector search covers: live claims,
+    current chunks of compiled sources, or answer pages (title and body)."""
+    return store.table(_CORPUS[kind])
+
+
+# search: hit details ------------------------------------------------------------------------
+
+
+def chunk_rows(store: Store, ids: Sequence[str]) -> list[Row]:
+    """Current chunks of compiled sources among `ids`: id, text, cs, ce, path, slug, title."""
+    return store.query(
+        "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE offset(id(k)) IN $o "
+        "AND s.status = 'compiled' AND s.sha256 = k.sha256 RETURN k.id AS id, k.text AS text, "
+        "k.char_start AS cs, k.char_end AS ce, s.path AS path, s.slug AS slug, s.title AS title",
+        {"o": store.offsets("Chunk", ids)})
+
+
+def page_rows(store: Store, ids: Sequence[str]) -> list[Row]:
+    """Answer pages among `ids`: id, title, kind, body."""
+    return store.query("MATCH (p:Page) WHERE p.id IN $ids RETURN p.id AS id, p.title AS title, "
+                       "p.kind AS kind, p.body AS body", {"ids": ids})
+
+
+# Templates filled with a WHERE condition on `c`: for every live claim, or for claims by offset.
+_CLAIM_ROWS = ("MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE {where} AND x.retracted_at = '' "
+               "RETURN c.id AS id, c.text AS text, c.confidence AS conf, s.path AS path, s.slug AS slug, "
+               "s.title AS title, x.char_start AS cs, x.char_end AS ce")
+_ABOUT_ROWS = "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) WHERE {where} RETURN c.id AS id, e.id AS e, a.role AS role"
+
+
+def live_claim_evidence_rows(store: Store) -> list[Row]:
+    """Every live claim's live evidence: id, text, conf, path, slug, title, cs, ce (one bulk read)."""
+    return store.table(_CLAIM_ROWS.format(where="c.status = 'live'")).to_pylist()
+
+
+def live_claim_about_rows(store: Store) -> list[Row]:
+    """Every live claim's entities: id, e, role (one bulk read)."""
+    return store.table(_ABOUT_ROWS.format(where="c.status = 'live'")).to_pylist()
+
+
+def claim_evidence_and_about_rows(store: Store, ids: Sequence[str]) -> tuple[list[Row], list[Row]]:
+    """For claims `ids`: their live evidence rows (id, text, conf, path, slug, title, cs, ce; a claim
+    without live evidence gets one row with NULL path, slug, title, cs and ce), and their entity
+    rows (id, e, role)."""
+    where = {"o": store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
+    rows = store.query(_CLAIM_ROWS.format(where="offset(id(c)) IN $o"), where)
+    if missing := sorted(set(ids) - {r["id"] for r in rows}):  # claims without live evidence
+        rows += store.query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN c.id AS id, c.text AS text, "
+                            "c.confidence AS conf, NULL AS path, NULL AS slug, NULL AS title, "
+                            "NULL AS cs, NULL AS ce", {"o": store.offsets("Claim", missing)})
+    about = store.query(_ABOUT_ROWS.format(where="offset(id(c)) IN $o"), where)
+    return rows, about
+
+
+# search: expansion --------------------------------------------------------------------------
+
+
+def source_top_entity_ids(store: Store, path: str) -> list[str]:
+    """Ids of the (at most 5) entities the source at `path` mentions most."""
+    return [r["e"] for r in store.query(
+        "MATCH (s:Source {path: $p})-[m:MENTIONS]->(e:Entity) RETURN e.id AS e ORDER BY m.count DESC, e.id LIMIT 5",
+        {"p": path})]
+
+
+def page_entity_ids(store: Store, page_id: str) -> list[str]:
+    """Ids of the entities an answer page is about."""
+    return [r["e"] for r in store.query(
+        "MATCH (:Page {id: $id})-[:PAGE_ABOUT]->(e:Entity) RETURN e.id AS e ORDER BY e", {"id": page_id})]
+
+
+def entity_live_claim_ids(store: Store, entity: str, limit: int) -> list[str]:
+    """Ids of the live claims about `entity`, most confident first, at most `limit`."""
+    rows = store.query(
+        "MATCH (c:Claim)-[:ABOUT]->(:Entity {id: $e}) WHERE c.status = 'live' "
+        "RETURN c.id AS id ORDER BY c.confidence DESC, c.id LIMIT $n", {"e": entity, "n": limit})
+    return [r["id"] for r in rows]
+
+
+def mentioning_source_rows(store: Store, entity: str, limit: int) -> list[Row]:
+    """Compiled sources that mention `entity` most, at most `limit`: path, slug, title."""
+    return store.query(
+        "MATCH (s:Source)-[m:MENTIONS]->(:Entity {id: $e}) WHERE s.status = 'compiled' "
+        "RETURN s.path AS path, s.slug AS slug, s.title AS title ORDER BY m.count DESC, s.path LIMIT $n",
+        {"e": entity, "n": limit})
+
+
+# navigation ---------------------------------------------------------------------------------
+
+
+def entity_page_rows(store: Store) -> list[Row]:
+    """Entities that have a page (at least one claim): id, name, aliases, summary."""
+    return store.table(
+        "MATCH (e:Entity) WHERE EXISTS { MATCH (:Claim)-[:ABOUT]->(e) } "
+        "RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.summary AS summary").to_pylist()
+
+
+def entity_claim_rows(store: Store, entities: Sequence[str]) -> list[Row]:
+    """Live claims about these entities: eid, id, text, conf (by eid, id)."""
+    return store.query(
+        "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o AND c.status = 'live' "
+        "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id",
+        {"o": store.offsets("Entity", entities)})
+
+
+def source_claim_rows(store: Store, paths: Sequence[str], entities: Sequence[str] | set[str]) -> list[Row]:
+    """Live claims with live evidence in these sources about one of `entities`: path, eid, id,
+    text, conf (by path, id, eid)."""
+    return store.query(
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
+        "AND x.retracted_at = '' MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
+        "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf "
+        "ORDER BY path, id, eid", {"paths": store.offsets("Source", paths), "ids": store.offsets("Entity", entities)})
+
+
+def claim_entity_and_citation_rows(store: Store, ids: Sequence[str]) -> tuple[list[Row], list[Row]]:
+    """For claims `ids`: one row per claim and entity it is about (id, text, conf, e, name, role;
+    e, name and role NULL for a claim about none), and their live evidence (id, path, slug, title,
+    cs, ce, quote; by id, path, cs)."""
+    where = {"o": store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
+    rows = store.query(
+        "MATCH (c:Claim) WHERE offset(id(c)) IN $o OPTIONAL MATCH (c)-[a:ABOUT]->(e:Entity) "
+        "RETURN c.id AS id, c.text AS text, c.confidence AS conf, e.id AS e, e.name AS name, a.role AS role", where)
+    citations = store.query(
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o AND x.retracted_at = '' "
+        "RETURN c.id AS id, s.path AS path, s.slug AS slug, s.title AS title, x.char_start AS cs, "
+        "x.char_end AS ce, x.quote AS quote ORDER BY id, path, cs", where)
+    return rows, citations
+
+
+def source_slugs(store: Store, paths: Sequence[str]) -> dict[str, str]:
+    """{path: slug} of the sources at these paths."""
+    rows = store.query("MATCH (s:Source) WHERE offset(id(s)) IN $o RETURN s.path AS path, s.slug AS slug",
+                       {"o": store.offsets("Source", paths)})
+    return {r["path"]: r["slug"] for r in rows}
+
+
+# the graph walk (bulk Arrow reads) ----------------------------------------------------------
+
+
+def entity_name_table(store: Store) -> pa.Table:
+    """Every entity: columns id, name, aliases, by id."""
+    return store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases ORDER BY id")
+
+
+def compiled_source_table(store: Store) -> pa.Table:
+    """Every compiled source: columns path, title, by path."""
+    return store.table("MATCH (s:Source) WHERE s.status = 'compiled' RETURN s.path AS path, s.title AS title "
+                       "ORDER BY path")
+
+
+def mention_table(store: Store) -> pa.Table:
+    """Every MENTIONS edge: columns s (source path), e (entity id), n (count)."""
+    return store.table("MATCH (s:Source)-[m:MENTIONS]->(e:Entity) RETURN s.path AS s, e.id AS e, m.count AS n")
+
+
+def retracted_claim_ids(store: Store) -> set[str]:
+    """Ids of the retracted claims."""
+    return set(store.table("MATCH (c:Claim) WHERE c.status = 'retracted' RETURN c.id AS id").column("id").to_pylist())
+
+
+def related_table(store: Store) -> pa.Table:
+    """Every RELATED edge: columns a, b (entity ids), c (the claim it came from)."""
+    return store.table("MATCH (a:Entity)-[r:RELATED]->(b:Entity) RETURN a.id AS a, b.id AS b, r.claim_id AS c")
+
+
+def alias_table(store: Store) -> pa.Table:
+    """Every ALIAS_OF edge: columns a (alias entity id), b (target entity id)."""
+    return store.table("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS a, b.id AS b")
