@@ -87,8 +87,8 @@ from typing import Any
 
 import numpy as np
 
-from kg.retrieve.walk import STOPWORDS as STOP
 from kg.retrieve.walk import question_ngrams
+from kg.text import LINK_STOPWORDS as STOP
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "retrieval.json"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from exporters.incremental import render_incremental
 from exporters.splice import WikiEdited
-from exporters.wiki import RENDER_FORMAT, RenderReport, frontmatter_head, render_full
+from exporters.wiki import RENDER_FORMAT, TEMPLATES, RenderReport, frontmatter_head, render_full
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 
@@ -29,3 +29,8 @@ def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | 
     report = render_wiki(store, kb.wiki, changed_sources)
     kb.clear_pending()
     return report
+
+
+def agents_md() -> str:
+    """The AGENTS.md `kg init` writes: how the knowledge base works, for an LLM agent."""
+    return (TEMPLATES / "AGENTS.md").read_text(encoding="utf-8")

@@ -11,14 +11,14 @@ from pathlib import Path
 from typing import Any
 
 from kg.cache import ResponseCache
+from kg.compile.bulk import gc_paused
 from kg.compile.pipeline import CompileReport, load_source_states, plan_compile
-from kg.compile.resolve import gc_paused
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
 from kg.errors import ConfigError, QueryError
 from kg.graph.journal import Journal
 from kg.graph.sources import failed_sources
 from kg.graph.store import Store
-from kg.kb import KnowledgeBase
+from kg.kb import KnowledgeBase, init
 from kg.llm.backends import extractor_name, make_compiler
 from kg.llm.ledger import save_run
 from kg.maintain.provenance import stale_claims
@@ -27,6 +27,13 @@ from kg.maintain.provenance import stale_claims
 def open_store(kb: KnowledgeBase, read_only: bool = False) -> Store:
     """The graph; opened for writing, with the journal that keeps what cannot be recomputed."""
     return Store(kb.db_path, read_only=read_only, journal=None if read_only else Journal(kb.journal_path))
+
+
+def init_kb(root: Path) -> tuple[KnowledgeBase, list[str]]:
+    """`kg init`: the folders, kg.toml and AGENTS.md (exporters/templates/AGENTS.md). Safe to re-run."""
+    from exporters.render import agents_md
+
+    return init(root, {"AGENTS.md": agents_md()})
 
 
 def select_sources(kb: KnowledgeBase, paths: Sequence[str | Path] | None) -> list[str] | None:
@@ -285,6 +292,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
             else:
                 client, model = make_answer_client(config, provider)
                 answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
+                save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
             page = None
             if save:
                 page = save_answer(store, answer)

@@ -15,7 +15,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from kg import __version__, api
 from kg.errors import ConfigError, KgError
-from kg.kb import KnowledgeBase, init
+from kg.kb import KnowledgeBase
 
 app = typer.Typer(
     name="kg",
@@ -75,7 +75,7 @@ def init_command(
 ) -> None:
     """Create a knowledge base: raw/, wiki/, insights/, .kg/, kg.toml and AGENTS.md. Safe to re-run."""
     with errors():
-        kb, created = init(directory)
+        kb, created = api.init_kb(directory)
     if as_json:
         emit_json({"root": str(kb.root), "created": created})
         return

@@ -72,3 +72,17 @@ def unique_slug(text: str, taken: set[str], identity: str | None = None) -> str:
         if candidate not in taken:
             return candidate
     raise ValueError(f"cannot make a unique slug for {text!r}")
+
+
+def name_variants(key: str) -> list[str]:
+    """Rule-based spellings of the same name: plural/singular of the last word."""
+    out = [key]
+    if key.endswith("ies") and len(key) > 4:
+        out.append(key[:-3] + "y")
+    elif key.endswith("es") and len(key) > 4 and key[-3] in "sxz":
+        out.append(key[:-2])
+    elif key.endswith("s") and not key.endswith("ss") and len(key) > 3:
+        out.append(key[:-1])
+    else:
+        out.append(key + "s")
+    return out

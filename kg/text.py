@@ -141,3 +141,24 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     while end > start and text[end - 1].isspace():
         end -= 1
     return start, end
+
+
+# Stopwords. Three lists, because each was tuned with the benchmark of its use and changing one
+# changes what it measures (benchmarks/README.md): words of a question that never point at a page
+# (kg/retrieve/navigate.py), words never worth linking to an entity in a question even when one
+# carries the name (kg/retrieve/walk.py), and words that say nothing about what a claim states
+# (kg/compile/contradict.py; part of the stem index's identity, so a change rebuilds it).
+QUESTION_STOPWORDS = frozenset((
+    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
+    "of on or so such than that the their them then there these they this to was were what when where which "
+    "who whom why will with would you your about after before between during more most much many not no "
+    "other some only also very use used using"
+).split())
+LINK_STOPWORDS = frozenset(
+    "a an the of in on at to for from by with and or but is are was were be been being which who whom "
+    "whose what when where why how that this these those it its as than then there their they he she "
+    "his her him them do does did has have had not no yes both either same also one first name named "
+    "known other another more most many much any all some into about after before during between over "
+    "under what's whats which's".split())
+CLAIM_STOPWORDS = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "as", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "its", "it", "this", "that", "these", "those", "which", "who", "whom", "their", "his", "her", "they", "he", "she", "we", "i", "than", "then", "there", "here", "into", "onto", "over", "under", "about", "after", "before", "during", "while", "when", "where", "also", "such", "can", "could", "may", "might", "will", "would", "shall", "should", "must", "very", "so", "some", "any", "each", "both", "all"])
+

@@ -139,3 +139,5 @@ def test_query_retries_the_answer_and_records_it_in_the_run_ledger(fresh: Knowle
         assert len(server.calls("/v1/messages")) == 2
     assert answer.mode == "llm" and [c.id for c in answer.claims] == [eniac.id]
     assert run_ledger().total.requests == 2 and run_ledger().total.output_tokens > 0
+    saved = json.loads(fresh.ledger_path.read_text(encoding="utf-8"))  # `kg status` shows what it cost
+    assert saved["last_run"]["requests"] == 2

@@ -210,3 +210,12 @@ def test_the_search_that_rebuilds_the_indexes_says_so(kb: KnowledgeBase) -> None
     api.compile_kb(kb, "heuristic")
     asked = runner.invoke(app, ["query", "Where does the zebra graze?", "--mode", "bm25", "--kb", str(kb.root)])
     assert asked.exit_code == 0 and "Rebuilding the search indexes" in asked.output
+
+
+def test_expand_follows_a_filed_answer_to_its_entities(fresh: KnowledgeBase) -> None:
+    """An answer page among the top hits is expanded through the entities it is about (its query
+    ordered by the node itself, which Kuzu refuses, until this was fixed)."""
+    api.query_kb(fresh, "How many vacuum tubes did ENIAC use?", save=True, offline=True, mode="bm25")
+    result = api.search_kb(fresh, "vacuum tubes ENIAC use", "bm25", k=5, expand=True)
+    assert any(h.kind == "page" for h in result.hits)
+    assert result.expanded and all(h.via for h in result.expanded)

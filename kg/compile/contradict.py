@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 
 from kg.compile.stems import StemIndex
-from kg.extract.heuristic import date_facets, quantity_facets
+from kg.extract.facets import date_facets, quantity_facets
 from kg.graph.claims import (
     all_claim_texts,
     claim_total_and_first,
@@ -41,11 +41,9 @@ from kg.graph.claims import (
     unchecked_live_claims,
 )
 from kg.graph.store import Store, WriteBatch, now_iso
+from kg.text import CLAIM_STOPWORDS
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9-]*")
-STOPWORDS = set(
-    ["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "as", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "its", "it", "this", "that", "these", "those", "which", "who", "whom", "their", "his", "her", "they", "he", "she", "we", "i", "than", "then", "there", "here", "into", "onto", "over", "under", "about", "after", "before", "during", "while", "when", "where", "also", "such", "can", "could", "may", "might", "will", "would", "shall", "should", "must", "very", "so", "some", "any", "each", "both", "all"]
-)
 NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "none", "without", "lack", "lacks", "lacking",
              "unrelated", "fails", "fail", "failed", "absent", "n't"}
 # Words that state a direction of effect; opposite signs on otherwise similar claims disagree.
@@ -83,12 +81,12 @@ def stem(word: str) -> str:
 
 
 def content_stems(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(text.lower().replace("n't", " not")) if w not in STOPWORDS and w not in NEGATIONS]
+    return [stem(w) for w in _WORD.findall(text.lower().replace("n't", " not")) if w not in CLAIM_STOPWORDS and w not in NEGATIONS]
 
 
 # What the stem index was built with: a change of the stemmer or the word lists rebuilds it.
 _PROBE = "relations creation statements payment readings reading sessions session studies boxes tested larger cases phone isn't"
-STEMMER = hashlib.sha256("\x1f".join([*sorted(STOPWORDS), *sorted(NEGATIONS), *content_stems(_PROBE)]).encode()).hexdigest()[:16]
+STEMMER = hashlib.sha256("\x1f".join([*sorted(CLAIM_STOPWORDS), *sorted(NEGATIONS), *content_stems(_PROBE)]).encode()).hexdigest()[:16]
 
 
 def _lexicon(words: list[str]) -> tuple[set[str], tuple[str, ...]]:
@@ -166,7 +164,7 @@ class ContradictionJudge(ABC):
 
 
 def _stems(words: str) -> set[str]:
-    return {stem(w) for w in words.split() if w not in STOPWORDS}
+    return {stem(w) for w in words.split() if w not in CLAIM_STOPWORDS}
 
 
 def _jaccard(a: Set[str], b: Set[str]) -> float:

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kg.compile.resolve import NAME_KEY, EntityIndex, EntityJudge, EntityRecord, gc_paused
+from kg.compile.bulk import gc_paused
+from kg.compile.resolve import NAME_KEY, EntityIndex, EntityJudge, EntityRecord
 from kg.graph.entities import alias_edge_rows, drop_entity_keys, entity_by_id, name_key_table
 from kg.graph.store import Store, WriteBatch
 

@@ -19,10 +19,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kg.compile.bulk import gc_paused
 from kg.compile.chunk import chunk_text
 from kg.compile.contradict import ContradictionJudge, RuleJudge, detect
 from kg.compile.entity_keys import add_key_rows, backfill, is_complete, lazy_entity_index
-from kg.compile.resolve import EntityIndex, EntityJudge, gc_paused
+from kg.compile.resolve import EntityIndex, EntityJudge
 from kg.compile.sources import (
     in_selection,
     read_source,

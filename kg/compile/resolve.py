@@ -18,20 +18,19 @@ element) stays a separate entity. The index lives in memory for one compile, loa
 from __future__ import annotations
 
 import difflib
-import gc
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from typing import Any
 
 import numpy as np
 
+from kg.compile.bulk import gc_paused
 from kg.embed import Embedder
 from kg.models import ExtractedEntity
-from kg.names import name_key, unique_slug
+from kg.names import name_key, name_variants, unique_slug
 
 GENERIC_TYPES = {"named", "concept", "thing", "other", ""}
 # Keys of the graph's EntityKey rows (kg/compile/entity_keys.py): a name or alias key, or an acronym.
@@ -110,33 +109,6 @@ def fast_name_keys(names: Sequence[str]) -> list[str]:
     for i in odd:
         keys[i] = name_key(names[i])
     return keys
-
-
-@contextmanager
-def gc_paused() -> Iterator[None]:
-    """Bulk loading makes many long-lived objects and no garbage: without this, the cyclic
-    collector walks the growing heap again and again (a third of the load at 75k entities)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def name_variants(key: str) -> list[str]:
-    """Rule-based spellings of the same name: plural/singular of the last word."""
-    out = [key]
-    if key.endswith("ies") and len(key) > 4:
-        out.append(key[:-3] + "y")
-    elif key.endswith("es") and len(key) > 4 and key[-3] in "sxz":
-        out.append(key[:-2])
-    elif key.endswith("s") and not key.endswith("ss") and len(key) > 3:
-        out.append(key[:-1])
-    else:
-        out.append(key + "s")
-    return out
 
 
 _NUMBERISH = re.compile(r"^(\d+\w*|[ivxlcdm]+)$")

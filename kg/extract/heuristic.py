@@ -12,11 +12,19 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from kg.compile.resolve import name_variants
 from kg.extract import ExtractionContext, Extractor
 from kg.extract import vocab as V
+from kg.extract.facets import (
+    CONJUNCTIONS,
+    NUMBER,
+    first_date,
+    inside_year,
+    parse_number,
+    unit_of,
+    validity,
+)
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
-from kg.names import name_key
+from kg.names import name_key, name_variants
 from kg.text import PlainText, sentences, to_plain
 
 # A capitalised word (a possessive 's ends it: "Cambridge's EDSAC" is two names) or an initial.
@@ -31,19 +39,6 @@ _DEFINED_TERM = re.compile(
 )
 _GENERIC_NOUNS = set(["machine", "system", "device", "computer", "process", "method", "result", "study", "paper", "team", "work", "way", "thing", "one", "idea", "approach", "problem"])
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
-_NUMBER = re.compile(
-    r"(?<![\w.,])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<mult>thousand|million|billion|trillion)\b)?"
-    r"(?:\s*(?P<unit>%|[A-Za-zµμ°²]+(?:\s+[A-Za-z]+)?))?"
-)
-_MONTH = "|".join(m.capitalize() for m in V.MONTHS)
-_DATE_MDY = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
-_DATE_DMY = re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\s+(\d{{4}})\b")
-_DATE_MY = re.compile(rf"\b({_MONTH})\s+(\d{{4}})\b")
-_YEAR = re.compile(r"(?<![\w,.$€£])(1[0-9]{3}|20[0-9]{2})(s?)(?![\w,]|\.\d)")
-_RANGE = re.compile(r"\b(?:from|between)\s+(\d{4})\s+(?:to|and|until|-|–)\s+(\d{4})\b")
-_SINCE = re.compile(r"\bsince\s+(\d{4})\b")
-_UNTIL = re.compile(r"\b(?:until|till)\s+(\d{4})\b")
 _COMPARATIVE = re.compile(r"\b((?:more|less|fewer)\s+\w+|\w+er)\s+than\b", re.IGNORECASE)
 _QUALIFIER = re.compile(r"^(.*?)\s*\(([^()]+)\)$")
 _HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
@@ -324,7 +319,7 @@ class HeuristicExtractor(Extractor):
         negated = _has(sentence, V.NEGATIONS) is not None or "n't" in sentence.lower()
         if fields["claim_type"] == ClaimType.definition and not registry.entities[subject_key].description:
             registry.entities[subject_key].description = sentence[:300]
-        valid_from, valid_to = _validity(sentence)
+        valid_from, valid_to = validity(sentence)
         return ExtractedClaim(
             claim_type=fields["claim_type"],
             subject=subject,
@@ -380,8 +375,6 @@ class HeuristicExtractor(Extractor):
         return claims
 
 
-_PREPOSITIONS = {"until", "till", "since", "from", "between", "during", "through", "into", "per"}
-_CONJUNCTIONS = {"and", "or", "but", "nor", "yet", "so", "while", "whereas"}
 _BASE_CONFIDENCE = {
     ClaimType.definition: 0.85, ClaimType.quantity: 0.8, ClaimType.date: 0.8, ClaimType.relation: 0.75,
     ClaimType.causal: 0.7, ClaimType.comparison: 0.7, ClaimType.fact: 0.65, ClaimType.opinion: 0.4,
@@ -467,7 +460,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
 
 def _predicate(words: list[str]) -> str:
     kept = [w.lower().strip(".,;:'’\"()") for w in words]
-    kept = [w for w in kept if w and w.isalpha() and w not in V.AUXILIARIES and w not in V.PRONOUN_STARTS and w not in _CONJUNCTIONS][:3]
+    kept = [w for w in kept if w and w.isalpha() and w not in V.AUXILIARIES and w not in V.PRONOUN_STARTS and w not in CONJUNCTIONS][:3]
     return "_".join(kept)
 
 
@@ -507,37 +500,6 @@ def _fold_surnames(registry: _Registry) -> None:
                 registry.alias_to_key[alias] = owners[0]
 
 
-def _parse_number(match: re.Match[str]) -> float:
-    value = float(match.group("num").replace(",", ""))
-    if match.group("mult"):
-        value *= V.MULTIPLIERS[match.group("mult")]
-    return value
-
-
-def _unit_of(match: re.Match[str]) -> tuple[str, bool]:
-    """(canonical unit, known?) for a number match; count nouns become their own unit."""
-    if match.group("cur"):
-        return V.UNIT_LOOKUP[match.group("cur")], True
-    raw = (match.group("unit") or "").strip()
-    if not raw:
-        return "", False
-    lowered = raw.lower()
-    if lowered in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[lowered], True
-    first = lowered.split()[0]
-    if first in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[first], True
-    if raw.split()[0] in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[raw.split()[0]], True
-    nouns = [w for w in lowered.split() if w.isalpha() and w not in V.AUXILIARIES and w not in V.STOP_CAPS]
-    if not nouns or nouns[0] != lowered.split()[0]:
-        return "", False
-    if nouns[0].endswith("s") and not nouns[0].endswith("ss"):
-        nouns = nouns[:1]  # "2,300 transistors made ...": a plural noun ends the unit
-    noun = " ".join(nouns)
-    return (noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun), False
-
-
 def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: str, registry: _Registry) -> dict:
     """Claim type, predicate, object, value and unit of a sentence, by precedence of cues."""
     lowered = sentence.lower()
@@ -554,16 +516,16 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
     definition = re.match(r"^\s*,?\s*(?:is|are|was|were)\s+(?:(?:also|not|never)\s+)?(?:an?|the)\s+(.+)$", rest) or re.match(
         r"^\s*,?\s*(?:refers to|is defined as|means|is known as|is called)\s+(.+)$", rest
     )
-    number = next((m for m in _NUMBER.finditer(rest) if not _inside_year(m) and _unit_of(m)[0]), None)
-    date = _date(rest)
+    number = next((m for m in NUMBER.finditer(rest) if not inside_year(m) and unit_of(m)[0]), None)
+    date = first_date(rest)
     if _has(sentence, V.OPINION_MARKERS):
         fields.update(claim_type=ClaimType.opinion, predicate=_predicate(rest_words[:4]))
     elif definition:
         fields.update(claim_type=ClaimType.definition, predicate="is_a", object=definition.group(1).strip(" .")[:300])
     elif number:
-        unit, _ = _unit_of(number)
+        unit, _ = unit_of(number)
         fields.update(
-            claim_type=ClaimType.quantity, value=_parse_number(number), unit=unit,
+            claim_type=ClaimType.quantity, value=parse_number(number), unit=unit,
             predicate=_predicate(predicate_text[: number.start()].split()) or "has",
         )
     elif date:
@@ -582,78 +544,3 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
     return fields
 
 
-def _inside_year(match: re.Match[str]) -> bool:
-    """A bare 4-digit year is a date, not a quantity, unless a real unit follows it."""
-    num = match.group("num")
-    if re.fullmatch(r"1\d{3}|20\d{2}", num) and not match.group("cur"):
-        if (match.group("unit") or "").startswith("s"):
-            return True  # "the 1970s"
-        _, known = _unit_of(match)
-        return not known
-    return False
-
-
-def _date(text: str) -> tuple[int, str, int] | None:
-    """(year, ISO date, offset) of the first date in text."""
-    best: tuple[int, str, int] | None = None
-    for pattern, kind in ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y")):
-        match = pattern.search(text)
-        if not match or (best and best[2] <= match.start()):
-            continue
-        if kind == "mdy":
-            month, day, year = V.MONTHS[match.group(1).lower()], int(match.group(2)), int(match.group(3))
-            iso = f"{year:04d}-{month:02d}-{day:02d}"
-        elif kind == "dmy":
-            day, month, year = int(match.group(1)), V.MONTHS[match.group(2).lower()], int(match.group(3))
-            iso = f"{year:04d}-{month:02d}-{day:02d}"
-        elif kind == "my":
-            month, year = V.MONTHS[match.group(1).lower()], int(match.group(2))
-            iso = f"{year:04d}-{month:02d}"
-        else:
-            year = int(match.group(1))
-            iso = f"{year}s" if match.group(2) else str(year)
-        best = (year, iso, match.start())
-    return best
-
-
-def _validity(sentence: str) -> tuple[str | None, str | None]:
-    if match := _RANGE.search(sentence):
-        return match.group(1), match.group(2)
-    since, until = _SINCE.search(sentence), _UNTIL.search(sentence)
-    return (since.group(1) if since else None), (until.group(1) if until else None)
-
-
-@functools.lru_cache(maxsize=200_000)
-def quantity_facets(text: str) -> list[tuple[str, float, str]]:
-    """Every (predicate word, value, unit) in a sentence: "weighed about 27 tonnes" -> ("weighed", 27.0, "t").
-
-    Used by the contradiction rules, which compare all quantities of two claims, not only the
-    one a claim was typed by.
-    """
-    facets = []
-    for match in _NUMBER.finditer(text):
-        if _inside_year(match):
-            continue
-        unit, _ = _unit_of(match)
-        if not unit:
-            continue
-        facets.append((" ".join(_words_before(text, match.start())), _parse_number(match), unit))
-    return facets
-
-
-def _words_before(text: str, at: int, window: int = 4) -> list[str]:
-    """Content words just before a number or date: what is being measured (names excluded:
-    "X was born in 1905" and "a survey of X in 1950" share X, not what is dated)."""
-    before = [w.strip(".,;:'’\"()") for w in text[:at].split()[-window:]]
-    return [w.lower() for w in before if w.isalpha() and not w[0].isupper() and w.lower() not in V.AUXILIARIES
-            and w.lower() not in _CONJUNCTIONS and w.lower() not in V.MONTHS and w.lower() not in _PREPOSITIONS]
-
-
-@functools.lru_cache(maxsize=200_000)
-def date_facets(text: str) -> list[tuple[str, str]]:
-    """(predicate word, ISO date) for the first date of a sentence, or nothing."""
-    found = _date(text)
-    if not found:
-        return []
-    _, iso, at = found
-    return [(" ".join(_words_before(text, at, 5)), iso)]

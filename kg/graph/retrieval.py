@@ -122,8 +122,8 @@ def source_top_entity_ids(store: Store, path: str) -> list[str]:
 
 def page_entity_ids(store: Store, page_id: str) -> list[str]:
     """Ids of the entities an answer page is about."""
-    return [r["e"] for r in store.query(
-        "MATCH (:Page {id: $id})-[:PAGE_ABOUT]->(e:Entity) RETURN e.id AS e ORDER BY e", {"id": page_id})]
+    return [r["id"] for r in store.query(  # `ORDER BY e` with `e.id AS e` orders the node: Kuzu refuses
+        "MATCH (:Page {id: $id})-[:PAGE_ABOUT]->(e:Entity) RETURN e.id AS id ORDER BY id", {"id": page_id})]
 
 
 def entity_live_claim_ids(store: Store, entity: str, limit: int) -> list[str]:

@@ -1,8 +1,9 @@
-"""The one module that owns Kuzu: opening, locking, migrations, batched writes, reads.
+"""The graph database: opening, locking, migrations, batched writes, reads.
 
-Every `import kuzu` in kg lives here. Writes go through `LOAD FROM <arrow table>` with
-separate MATCH clauses (an index lookup per row); per-row statements and
-`UNWIND ... MATCH (a), (b)` are orders of magnitude slower (see DESIGN.md).
+kg/graph is the only package that imports kuzu or holds Cypher. Writes go through
+`LOAD FROM <arrow table>` with separate MATCH clauses (an index lookup per row); per-row
+statements and `UNWIND ... MATCH (a), (b)` are orders of magnitude slower (measured with
+100k rows: about 260,000 relationships/s against 13-47/s).
 """
 
 from __future__ import annotations

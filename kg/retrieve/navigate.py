@@ -46,6 +46,7 @@ from kg.kb import KnowledgeBase
 from kg.names import name_key
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.walk import GraphWalk, WalkResult
+from kg.text import QUESTION_STOPWORDS
 
 DEFAULT_BUDGET = 2000
 SNIPPET_CHARS = 400
@@ -56,13 +57,6 @@ WALK_ENTITIES = 10  # reached entities that count towards the entity ranking
 DRILL_ENTITIES = 8  # entity pages whose claims are candidates
 SOURCE_EVIDENCE = 5  # top sources whose claims about reached entities are candidates
 _WORD = re.compile(r"[a-z0-9]+")
-_STOP = (
-    "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
-    "of on or so such than that the their them then there these they this to was were what when where which "
-    "who whom why will with would you your about after before between during more most much many not no "
-    "other some only also very use used using"
-)
-STOPWORDS = frozenset(_STOP.split())
 
 
 def tokens_of(text: str) -> int:
@@ -73,7 +67,7 @@ def terms(text: str) -> set[str]:
     """Content words, crudely stemmed (plural s), for overlap scoring."""
     out = set()
     for word in _WORD.findall(text.casefold()):
-        if word in STOPWORDS or len(word) < 2:
+        if word in QUESTION_STOPWORDS or len(word) < 2:
             continue
         out.add(word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word)
     return out
@@ -165,7 +159,7 @@ class Navigator:
                 self._entities[row["id"]] = row
                 for name in (row["name"], *(row["aliases"] or [])):
                     key = name_key(name)
-                    if key and (len(key) >= 4 or (len(key) >= 2 and name.isupper())) and key not in STOPWORDS:
+                    if key and (len(key) >= 4 or (len(key) >= 2 and name.isupper())) and key not in QUESTION_STOPWORDS:
                         names[key].add(row["id"])
             self._names = dict(names)
         return self._names

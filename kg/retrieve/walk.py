@@ -49,17 +49,11 @@ from kg.graph.retrieval import (
 )
 from kg.graph.store import Store
 from kg.names import name_key
+from kg.text import LINK_STOPWORDS
 
 _WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
 _EDGE_PUNCT = ".,?!;:\"'’()"
 _TRAILING_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
-# question words that are never worth linking, even when an entity happens to carry the name
-STOPWORDS = frozenset(
-    "a an the of in on at to for from by with and or but is are was were be been being which who whom "
-    "whose what when where why how that this these those it its as than then there their they he she "
-    "his her him them do does did has have had not no yes both either same also one first name named "
-    "known other another more most many much any all some into about after before during between over "
-    "under what's whats which's".split())
 
 
 @dataclass(frozen=True)
@@ -243,7 +237,7 @@ class GraphWalk:
         covered: set[int] = set()
         for start, end, gram in question_ngrams(question, settings.max_ngram):
             key = name_key(gram)
-            if not key or key in STOPWORDS or len(key) < 3 or any(i in covered for i in range(start, end)):
+            if not key or key in LINK_STOPWORDS or len(key) < 3 or any(i in covered for i in range(start, end)):
                 continue
             nodes = graph.names.get(key)
             if not nodes:
