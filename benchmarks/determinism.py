@@ -10,7 +10,7 @@ aliases, claims, every edge) are compared with the one-compile history's.
     python benchmarks/determinism.py --kills 3 --random 6
 
 Prints one line per history (pages and graph rows that differ) and writes
-benchmarks/out/determinism.json. Every compile is a `kg` process. KG_DATA overrides the data folder.
+benchmarks/out/determinism.json. Every compile is a `kg` process. KG_DATA_DIR overrides the data folder.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("KG_DATA", HERE.parent.parent / "shared" / "data"))
+DATA = Path(os.environ.get("KG_DATA_DIR", HERE.parent.parent / "shared" / "data"))
 GRAPH_QUERIES = {
     "entities": "MATCH (e:Entity) RETURN e.id, e.name, e.type, e.aliases, e.summary, e.status ORDER BY e.id",
     "claims": "MATCH (c:Claim) RETURN c.id, c.text, c.claim_type, c.predicate, c.status, c.value, c.unit ORDER BY c.id",

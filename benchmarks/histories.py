@@ -13,7 +13,7 @@ crash; a crash, or an exit code a command never gives for that situation, fails 
     python benchmarks/histories.py --histories 2 --steps 3 --quick   # what the CI test runs
 
 Prints one line per history and a summary; writes benchmarks/out/histories.json.
-Passages come from ../shared/data/hotpotqa-100 and scifact (KG_DATA overrides the folder).
+Passages come from ../shared/data/hotpotqa-100 and scifact (KG_DATA_DIR overrides the folder).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("KG_DATA", HERE.parent.parent / "shared" / "data"))
+DATA = Path(os.environ.get("KG_DATA_DIR", HERE.parent.parent / "shared" / "data"))
 # Exit codes a command may give in an everyday history: compile 1 = a source failed (e.g. a
 # file emptied by an edit); lint 1 = it found errors.
 ALLOWED = {"compile": {0, 1}, "status": {0}, "search": {0}, "query": {0}, "lint": {0, 1}, "cypher": {0}, "doctor": {0}}

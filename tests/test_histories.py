@@ -25,7 +25,7 @@ def load_script():  # type: ignore[no-untyped-def]
 def test_everyday_histories_end_every_command_without_a_crash(tmp_path: Path) -> None:
     histories = load_script()
     if not (histories.DATA / "hotpotqa-100" / "corpus.jsonl").exists():
-        pytest.skip(f"no benchmark data at {histories.DATA} (set KG_DATA)")
+        pytest.skip(f"no benchmark data at {histories.DATA} (set KG_DATA_DIR)")
     passages = histories.load_passages(limit=600)
     for seed in (7, 8):
         history = histories.one_history(seed, passages, 3, [sys.executable, "-m", "kg.cli"], True, tmp_path)
