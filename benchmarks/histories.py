@@ -36,7 +36,7 @@ DATA = Path(os.environ.get("KG_DATA_DIR", HERE.parent.parent / "shared" / "data"
 # Exit codes a command may give in an everyday history: compile 1 = a source failed (e.g. a
 # file emptied by an edit); lint 1 = it found errors.
 ALLOWED = {"compile": {0, 1}, "status": {0}, "search": {0}, "query": {0}, "lint": {0, 1}, "cypher": {0}, "doctor": {0}}
-TABLES = ["Source", "Entity", "Claim", "Chunk", "EntityKey", "LogEntry"]
+TABLES = ["Source", "Entity", "Claim", "Chunk", "Decision", "LogEntry"]
 
 
 @dataclass

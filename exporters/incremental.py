@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from exporters.pages import Aliases, WikiGraph, load_subgraph
-from exporters.splice import IndexEntries, count_log_entries, parse_contradictions
+from exporters.splice import IndexEntries, WikiEdited, count_log_entries, parse_contradictions
 from exporters.wiki import (
     RenderReport,
     WikiBuilder,
@@ -40,8 +40,9 @@ from kg.graph.pages import (
 from kg.graph.store import NO_OFFSETS, Store
 
 
-def render_incremental(store: Store, wiki: Path, changed_sources: set[str]) -> RenderReport:
-    radius = blast_radius(store, changed_sources, wiki)
+def render_incremental(store: Store, wiki: Path, changed_sources: set[str],
+                       changed_entities: set[str] | None = None) -> RenderReport:
+    radius = blast_radius(store, changed_sources, wiki, changed_entities)
     builder = WikiBuilder(radius.graph)
     files = builder.build(only=radius.pages, links=radius.links)
     for page, changes in sorted(radius.backlinks.items()):
@@ -51,10 +52,14 @@ def render_incremental(store: Store, wiki: Path, changed_sources: set[str]) -> R
     return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
 
 
-def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases) -> set[str]:
+def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, changed_entities: set[str] | None = None,
+               wiki: Path | None = None) -> set[str]:
     """Pages whose own content a change to these sources may alter: their source pages, the pages
     of the entities they mention, and the entity and source pages of every claim with evidence in
-    them (retracted evidence included) or contradicting, superseding or superseded by such a claim."""
+    them (retracted evidence included) or contradicting, superseding or superseded by such a claim;
+    and the pages of the groups of `changed_entities` (their members are listed there). When such
+    an entity gained or lost a page (its group's canonical changed), raises WikiEdited: the pages
+    linking to it are not known from here, so the caller renders everything."""
     source_o = store.offsets("Source", changed_sources)
     touched = changed_claims(store, source_o)
     claim_o = sorted(touched.values()) or NO_OFFSETS
@@ -64,6 +69,13 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases) -> set
     # Entities the sources mention may have been updated (aliases, type, summary): those with a page.
     mentioned = {aliases.canon(e) for e in mentioned_entities(store, source_o)}
     pages |= {f"entities/{aliases.canon(e)}" for e in claimed_entities(store, store.offsets("Entity", aliases.expand(mentioned)))}
+    if changed_entities:
+        grouped = {aliases.canon(e) for e in changed_entities}
+        shown = {aliases.canon(e) for e in claimed_entities(store, store.offsets("Entity", aliases.expand(grouped)))}
+        if wiki is not None and any((wiki / f"entities/{e}.md").is_file() != (e in shown and aliases.canon(e) == e)
+                                    for e in changed_entities | grouped):
+            raise WikiEdited("an entity gained or lost its page: its group changed")
+        pages |= {f"entities/{e}" for e in shown}
     return pages
 
 
@@ -91,13 +103,14 @@ class BlastRadius:
         return self.pages | set(self.backlinks)
 
 
-def blast_radius(store: Store, changed_sources: set[str], wiki: Path) -> BlastRadius:
+def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
+                 changed_entities: set[str] | None = None) -> BlastRadius:
     """Pages whose bytes a change to these sources can alter: the seed pages (`seed_pages`), the
     pages a seed page starts or stops linking to (their backlinks change), every page a seed links
     to if the seed's title changed (backlinks show titles), and the sources that mention an entity
     that gets its first page (they start linking to it)."""
     aliases = Aliases(store)  # ALIAS_OF edges: few, read once
-    seeds = seed_pages(store, changed_sources, aliases)
+    seeds = seed_pages(store, changed_sources, aliases, changed_entities, wiki)
     graph = _subgraph(store, seeds, aliases)
     links = compute_links(graph)
     titles = {f"sources/{s['slug']}": s["title"] for s in graph.sources.values()}

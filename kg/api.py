@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,12 +14,12 @@ from kg.cache import ResponseCache
 from kg.compile.bulk import gc_paused
 from kg.compile.pipeline import CompileReport, load_source_states, plan_compile
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
-from kg.errors import ConfigError, QueryError
+from kg.errors import ConfigError, GraphOutdated, QueryError
 from kg.graph.journal import Journal
 from kg.graph.sources import failed_sources
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase, init
-from kg.llm.backends import extractor_name, make_compiler
+from kg.llm.backends import extractor_name, make_compiler, make_entity_judge
 from kg.llm.ledger import save_run
 from kg.maintain.provenance import stale_claims
 
@@ -84,38 +84,51 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
     only after the wiki has been rendered: a compile killed half-way renders on the next run.
     """
     config = kb.config()
+    try:
+        opened = open_store(kb)
+    except GraphOutdated:  # made by an older kg: built again from raw/ (replies from the cache)
+        from kg.maintain.doctor import rebuild
+
+        rebuilt = rebuild(kb, "the graph was made by an older kg", extractor, progress)
+        report = CompileReport(plan_compile(kb.raw), compiled=rebuilt.sources, failed=rebuilt.failed,
+                               claims_added=rebuilt.claims, entities_added=rebuilt.entities, seconds=rebuilt.seconds)
+        return report, None
     cache = ResponseCache(kb.cache_path)
     try:
-        with open_store(kb) as store:
+        with opened as store:
             compiler = make_compiler(kb, store, config, extractor, cache)
             plan = compiler.plan(only)
             if only is not None:
                 _check_selection(kb, only, plan)
             if on_plan:
                 on_plan(plan)
-            pending = kb.pending_sources() | set(plan.to_compile) | set(plan.vanished)
-            if pending:
-                kb.mark_pending(pending)
+            sources, entities = kb.pending()  # left by a compile that was killed before its render
+            sources |= set(plan.to_compile) | set(plan.vanished)
+            if sources or entities:
+                kb.mark_pending(sources, entities)
             # A small compile makes little garbage but, at 50k sources, holds ~10^6 objects (sources,
             # entities) that each collection of the oldest generation walks: ~0.1 s per edit. Paused.
-            small = len(pending) < config.compile.index_rebuild_sources
+            small = len(sources) < config.compile.index_rebuild_sources
             with gc_paused() if small else nullcontext():
-                report = compiler.compile(plan, progress)
+                report = compiler.compile(plan, progress, pending=entities,
+                                          mark=lambda touched: kb.mark_pending(sources, entities | touched))
                 save_run(kb.ledger_path)
+                sources, entities = kb.pending()
                 rendered = None
-                if render and (pending or not (kb.wiki / "index.md").exists()):
-                    rendered = render_kb_wiki(store, kb, pending)
+                if render and (sources or entities or not (kb.wiki / "index.md").exists()):
+                    rendered = render_kb_wiki(store, kb, sources, entities)
             return report, rendered
     finally:
         cache.close()
 
 
-def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None) -> Any:
+def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None,
+                   changed_entities: Iterable[str] = ()) -> Any:
     from exporters.render import (
         render_kb_wiki as render,  # jinja: loaded only by commands that render
     )
 
-    return render(store, kb, changed_sources)
+    return render(store, kb, changed_sources, changed_entities)
 
 
 def compact_kb(kb: KnowledgeBase) -> Any:
@@ -170,9 +183,15 @@ def entity_merge(kb: KnowledgeBase, alias: str, target: str | None = None) -> di
     """`target` given: merge alias into it; else undo the merges of `alias`. Re-renders the wiki."""
     from kg.maintain import entities
 
-    with open_store(kb) as store:
-        result = entities.merge(store, alias, target) if target else entities.unmerge(store, alias)
-        render_kb_wiki(store, kb)
+    config = kb.config()
+    cache = ResponseCache(kb.cache_path)
+    try:
+        judge = make_entity_judge(config, None, cache)  # the groups are the compile's: the same judge
+        with open_store(kb) as store:
+            result = entities.merge(store, alias, target, judge) if target else entities.unmerge(store, alias, judge)
+            render_kb_wiki(store, kb)
+    finally:
+        cache.close()
     return result
 
 

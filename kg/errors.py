@@ -27,6 +27,10 @@ class StoreError(KgError):
     """The graph database failed or refused an operation."""
 
 
+class GraphOutdated(StoreError):
+    """The graph was made by an older kg whose graph cannot be upgraded in place."""
+
+
 class DatabaseLocked(StoreError):
     """Another process holds the knowledge base's database."""
 

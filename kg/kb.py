@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from kg.config import CONFIG_FILE, DEFAULT_CONFIG, Config
 from kg.errors import NotAKnowledgeBase
 
-LOCK_FILE = "lock.json"  # beside the graph: the process that holds the knowledge base
+LOCK_FILE = "lock.json"
+PENDING_ENTITY = "entity:"  # beside the graph: the process that holds the knowledge base
 
 
 
@@ -56,10 +57,6 @@ class KnowledgeBase:
         return self.state / "vectors.sqlite"
 
     @property
-    def stems_path(self) -> Path:
-        return self.state / "stems.sqlite"
-
-    @property
     def walk_graph_path(self) -> Path:
         return self.state / "walk-graph.npz"
 
@@ -77,18 +74,24 @@ class KnowledgeBase:
 
     def graph_caches(self) -> list[Path]:
         """Files derived from the graph as it is: stale once it is replaced."""
-        return [self.stems_path, self.walk_graph_path, self.pending_path]
+        return [self.walk_graph_path, self.pending_path]
 
-    # sources compiled but not yet rendered: written before a compile writes, removed after the render
-    def pending_sources(self) -> set[str]:
+    # What a compile changed and the wiki does not show yet: written before the compile writes,
+    # removed after the render. Sources are raw/ paths; entities (whose groups are to be redone
+    # and pages rendered) are prefixed "entity:".
+    def pending(self) -> tuple[set[str], set[str]]:
+        """(sources, entities) a compile changed that the wiki does not show yet."""
         try:
-            return set(json.loads(self.pending_path.read_text(encoding="utf-8")))
+            items = set(json.loads(self.pending_path.read_text(encoding="utf-8")))
         except (OSError, ValueError):
-            return set()
+            return set(), set()
+        entities = {i[len(PENDING_ENTITY):] for i in items if i.startswith(PENDING_ENTITY)}
+        return {i for i in items if not i.startswith(PENDING_ENTITY)}, entities
 
-    def mark_pending(self, paths: set[str]) -> None:
+    def mark_pending(self, sources: Iterable[str], entities: Iterable[str] = ()) -> None:
+        items = sorted({*sources, *(PENDING_ENTITY + e for e in entities)})
         tmp = self.pending_path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(sorted(paths)), encoding="utf-8")
+        tmp.write_text(json.dumps(items), encoding="utf-8")
         tmp.replace(self.pending_path)
 
     def clear_pending(self) -> None:

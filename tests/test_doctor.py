@@ -31,14 +31,14 @@ def test_the_journal_keeps_merges_answers_and_the_log(fresh: KnowledgeBase) -> N
         merges, answers, log = journal.merges(), journal.answers(), journal.log_entries()
     finally:
         journal.close()
-    assert list(merges) == ["world-war-turing"] and merges["world-war-turing"][0] == "alan-turing"
+    assert merges == {"world-war-turing": "alan-turing"}
     assert [page["title"] for page, _, _ in answers] == ["How many vacuum tubes did ENIAC use?"]
     graph_log = api.cypher(fresh, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, "
                                   "l.subject AS subject, l.detail AS detail ORDER BY seq")
     assert log == graph_log and {"merge", "answer", "ingest"} <= {e["op"] for e in log}
     api.entity_merge(fresh, "world-war-turing")  # unmerge: no longer standing
     journal = Journal(fresh.journal_path)
-    assert journal.merges() == {}
+    assert journal.merges() == {"world-war-turing": ""}  # kept apart
     journal.close()
 
 

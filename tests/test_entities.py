@@ -6,44 +6,9 @@ from typer.testing import CliRunner
 
 from kg import api
 from kg.cli import app
-from kg.compile.resolve import EntityIndex
 from kg.kb import KnowledgeBase
-from kg.models import ExtractedEntity
 
 runner = CliRunner()
-
-
-def entity(name: str, type_: str = "named", aliases: tuple[str, ...] = ()) -> ExtractedEntity:
-    return ExtractedEntity(name=name, type=type_, aliases=list(aliases))
-
-
-def test_resolution_tiers() -> None:
-    index = EntityIndex()
-    eniac, what = index.resolve(entity("Electronic Numerical Integrator and Computer", aliases=("ENIAC",)))
-    assert what == "new"
-    assert index.resolve(entity("ENIAC's"))[0] == eniac  # tier 1: alias, possessive
-    assert index.resolve(entity("electronic numerical integrator and computers"))[0] == eniac  # tier 1: case, plural
-    assert index.resolve_id(index.resolve(entity("Electronic Numerical Integrators and Computer"))[0]) == eniac  # fuzzy
-    turing, _ = index.resolve(entity("Alan Turing", "person"))
-    dr, _ = index.resolve(entity("Dr. Alan Turing", "person"))  # tier 2: title rule -> new entity + ALIAS_OF
-    assert dr == turing or (dr != turing and index.resolve_id(dr) == turing)
-    university, _ = index.resolve(entity("University of Manchester", "organization"))
-    typo, _ = index.resolve(entity("University of Manchestre", "organization"))  # tier 3: fuzzy
-    assert typo != university and index.resolve_id(typo) == university
-    mark1, _ = index.resolve(entity("Harvard Mark I"))
-    mark2, _ = index.resolve(entity("Harvard Mark II"))  # numbers make different things
-    assert index.resolve_id(mark2) == mark2 != mark1
-    methods = {link.method for link in index.links}
-    assert {"fuzzy"} <= methods
-
-
-def test_same_name_different_type_stays_apart() -> None:
-    index = EntityIndex()
-    planet, _ = index.resolve(entity("Mercury", "place"))
-    element, _ = index.resolve(entity("Mercury", "substance"))
-    assert planet != element
-    assert index.resolve(entity("Mercury", "place"))[0] == planet
-    assert index.resolve(entity("Mercury", "named"))[0] == planet  # an untyped mention goes to the first
 
 
 def test_fuzzy_merge_is_an_edge_and_can_be_undone(kb: KnowledgeBase) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,8 +22,10 @@ from fakes_llm import (
 from kg import api
 from kg.cache import ResponseCache
 from kg.compile.contradict import ClaimRecord, RuleJudge
-from kg.compile.resolve import EntityIndex
+from kg.compile.groups import regroup
+from kg.compile.resolve import entity_id
 from kg.config import Config, LlmConfig
+from kg.graph.store import Store, WriteBatch
 from kg.kb import KnowledgeBase
 from kg.llm.anthropic_api import AnthropicClient
 from kg.llm.backends import make_entity_judge, make_judge
@@ -30,7 +33,8 @@ from kg.llm.judges import CombinedJudge, LlmContradictionJudge, LlmEntityJudge
 from kg.llm.ledger import Ledger, run_ledger
 from kg.llm.openai_api import OpenAIClient
 from kg.llm.prompts import get_prompt
-from kg.models import ContradictionVerdicts, ExtractedEntity
+from kg.models import ContradictionVerdicts
+from kg.names import name_key
 
 KEY = "sk-ant-test-key"
 FAST = {"timeout_seconds": 2, "backoff_seconds": 0.001, "max_retries": 1, "validation_retries": 2}
@@ -125,7 +129,7 @@ def test_compile_records_llm_contradictions_and_merges(claude_kb: tuple[Knowledg
 
     aliases = api.cypher(kb, "MATCH (a:Entity)-[x:ALIAS_OF]->(b:Entity) RETURN a.name AS a, b.name AS b, "
                              "x.method AS method, x.score AS score")
-    assert {(r["a"], r["b"], r["method"]) for r in aliases} == {("Thomas Flowers", "Tommy Flowers", "llm")}
+    assert {(r["a"], r["b"], r["method"]) for r in aliases} == {("Tommy Flowers", "Thomas Flowers", "llm")}  # a tie: smallest id
     names = {r["name"] for r in api.cypher(kb, "MATCH (e:Entity) RETURN e.name AS name")}
     assert {"Konrad Zuse", "Konrad Zuse Jr"} <= names  # "different": kept apart, no edge
     assert judge_calls(server, "EntityVerdicts")
@@ -259,74 +263,63 @@ def test_reply_model_rejects_unknown_and_repeated_numbers() -> None:
 # the entity judge -----------------------------------------------------------------------------
 
 
-def entity(name: str, type_: str = "person") -> ExtractedEntity:
-    return ExtractedEntity(name=name, type=type_)
-
-
-def index_with(judge: LlmEntityJudge | None, *names: tuple[str, str]) -> EntityIndex:
-    index = EntityIndex(judge=judge)
+def graph_with(path: Path, *names: tuple[str, str]) -> Store:
+    """A graph where one source names each of `names` (name, type), as a compile writes them."""
+    store = Store(path)
+    batch = WriteBatch()
+    batch.add("Source", {"path": "a.md", "slug": "a", "sha256": "x", "title": "A", "kind": "markdown", "bytes": 1,
+                         "authority": 0, "status": "compiled", "chunks": 1, "unverified": 0})
     for name, type_ in names:
-        index.resolve(entity(name, type_))
-    index.links.clear()
-    return index
+        key = name_key(name)
+        batch.add("Entity", {"id": entity_id(key), "key": key, "name": name, "type": type_, "aliases": [],
+                             "status": "live"})
+        batch.relate("MENTIONS", {"src": "a.md", "dst": entity_id(key), "count": 1, "name": name, "type": type_,
+                                  "description": "", "aliases": [], "role": "name"})
+    store.write(batch)
+    return store
+
+
+def grouped(store: Store, judge: LlmEntityJudge | None) -> set[tuple[str, str, str, float]]:
+    """Regroup every entity; the ALIAS_OF edges that gives (alias, canonical, method, score)."""
+    ids = [r["id"] for r in store.query("MATCH (e:Entity) RETURN e.id AS id")]
+    batch, _ = regroup(store, ids, judge)
+    store.write(batch)
+    return {(r["a"], r["b"], r["m"], r["s"]) for r in store.query(
+        "MATCH (x:Entity)-[e:ALIAS_OF]->(y:Entity) RETURN x.id AS a, y.id AS b, e.method AS m, e.score AS s")}
 
 
 def entity_server(verdict: Callable[[str], str]) -> FakeAnthropic:
     return FakeAnthropic(responder=lambda body: judge_reply(body, verdict))
 
 
-def test_entity_same_merges_with_method_llm_and_different_stays_apart() -> None:
-    with entity_server(lambda text: "same" if "Thomas" in text else "different") as server:
-        index = index_with(LlmEntityJudge(claude(server)), ("Tommy Flowers", "person"), ("Konrad Zuse", "person"))
-        assert server.requests == []  # nothing ambiguous yet
-        thomas, _ = index.resolve(entity("Thomas Flowers"))
-        [link] = index.links
-        assert (link.alias, link.canonical, link.method, link.score) == (thomas, "tommy-flowers", "llm", 0.9)
-        assert index.resolve_id(thomas) == "tommy-flowers"
-        junior, _ = index.resolve(entity("Konrad Zuse Jr"))
-        assert len(index.links) == 1 and index.resolve_id(junior) == junior != "konrad-zuse"
+NAMES = (("Tommy Flowers", "person"), ("Konrad Zuse", "person"), ("Thomas Flowers", "person"),
+         ("Konrad Zuse Jr", "person"))
+
+
+def test_entity_same_merges_with_method_llm_and_different_stays_apart(tmp_path: Path) -> None:
+    with entity_server(lambda text: "same" if "Thomas" in text else "different") as server, \
+            graph_with(tmp_path / "g.kuzu", *NAMES) as store:
+        # ambiguous pairs only (similarity 0.8-0.92), all in one request; the canonical of a group
+        # is the entity most sources name, then the smallest id
+        assert grouped(store, LlmEntityJudge(claude(server))) == {("tommy-flowers", "thomas-flowers", "llm", 0.9)}
         bodies = [r.body for r in server.requests]
-        assert [b["tools"][0]["name"] for b in bodies] == ["EntityVerdicts"] * 2
-        assert "A: Thomas Flowers (type: person)" in bodies[0]["messages"][0]["content"]
+        assert [b["tools"][0]["name"] for b in bodies] == ["EntityVerdicts"]
+        assert len(judge_pairs(bodies[0])) == 2 and "(type: person)" in bodies[0]["messages"][0]["content"]
         assert bodies[0]["system"][0]["cache_control"] == {"type": "ephemeral"}
 
 
-def test_entity_same_name_different_type_is_asked() -> None:
-    with entity_server(lambda text: "same") as server:
-        index = index_with(LlmEntityJudge(claude(server)), ("Mercury", "planet"))
-        element, what = index.resolve(entity("Mercury", "element"))
-        assert what == "new" and element != "mercury"
-        assert [(link.canonical, link.method) for link in index.links] == [("mercury", "llm")]
-        assert len(server.requests) == 1
-    with entity_server(lambda text: "different") as server:
-        index = index_with(LlmEntityJudge(claude(server)), ("Mercury", "planet"))
-        element, _ = index.resolve(entity("Mercury", "element"))
-        assert index.links == [] and index.resolve_id(element) == element
+def test_entity_unsure_and_no_judge_change_nothing(tmp_path: Path) -> None:
+    with entity_server(lambda text: "unsure") as server, graph_with(tmp_path / "a.kuzu", *NAMES) as store:
+        assert grouped(store, LlmEntityJudge(claude(server))) == set() and len(server.requests) == 1
+    with graph_with(tmp_path / "b.kuzu", *NAMES) as store:
+        assert grouped(store, None) == set()
 
 
-def test_entity_unsure_and_no_judge_change_nothing() -> None:
-    with entity_server(lambda text: "unsure") as server:
-        index = index_with(LlmEntityJudge(claude(server)), ("Tommy Flowers", "person"))
-        index.resolve(entity("Thomas Flowers"))
-        assert index.links == [] and len(server.requests) == 1
-    offline = index_with(None, ("Tommy Flowers", "person"))
-    offline.resolve(entity("Thomas Flowers"))
-    assert offline.links == []
-
-
-def test_prejudge_batches_a_source_and_cache_answers_again() -> None:
+def test_entity_verdicts_come_from_the_cache_the_second_time(tmp_path: Path) -> None:
     cache = ResponseCache(None)
-    names = [("Tommy Flowers", "person"), ("Konrad Zuse", "person"), ("Alan Turing", "person")]
-    new = [entity("Thomas Flowers"), entity("Konrad Zuse Jr"), entity("Alan M. Turing"), entity("Ada Lovelace")]
     with entity_server(lambda text: "same" if "Thomas" in text else "different") as server:
-        index = index_with(LlmEntityJudge(claude(server), cache), *names)
-        index.prejudge(new)
-        assert len(server.requests) == 1 and len(judge_pairs(server.requests[0].body)) == 3
-        for e in new:
-            index.resolve(e)
-        assert len(server.requests) == 1 and [link.method for link in index.links] == ["llm"]
-        again = index_with(LlmEntityJudge(claude(server), cache), *names)
-        again.prejudge(new)
-        for e in new:
-            again.resolve(e)
-        assert len(server.requests) == 1 and [link.method for link in again.links] == ["llm"]
+        with graph_with(tmp_path / "a.kuzu", *NAMES) as store:
+            first = grouped(store, LlmEntityJudge(claude(server), cache))
+        with graph_with(tmp_path / "b.kuzu", *reversed(NAMES)) as store:
+            assert grouped(store, LlmEntityJudge(claude(server), cache)) == first  # in any order
+        assert len(server.requests) == 1

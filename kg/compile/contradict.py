@@ -1,45 +1,39 @@
 """Contradictions and supersession between claims, found at compile time.
 
-Candidates, never all pairs: claims about the same subject entity, plus lexical neighbours
-through an inverted index over content words (plus embedding neighbours when an embedder is
-given). A judge decides each candidate pair; `RuleJudge` is the offline one. Findings become
-CONTRADICTS edges; nothing is deleted. Declared single-valued predicates are resolved by
-time instead: the later claim SUPERSEDES the earlier one.
+Candidates, never all pairs: claims about the same subject, after resolution (the subject's
+group, kg/compile/groups.py), that share content words. Two claims about different things are
+never compared, and whether a pair is a candidate depends only on the two claims and their
+groups, so the findings do not depend on the order the sources arrived in. A judge decides each
+candidate pair; `RuleJudge` is the offline one. Findings become CONTRADICTS edges. Declared
+single-valued predicates are resolved by validity instead: the claim valid later SUPERSEDES
+the earlier one (ties by id, never by arrival).
 
-Cost: the first compile (or a bulk one) loads and stems every live claim. A small incremental
-compile, given the persistent stem index (kg/compile/stems.py), loads only the new claims' neighbourhood
-(same-subject claims and the claims sharing their rare stems) and finds exactly the candidates
-the full path would.
+Cost: a bulk compile loads and stems every live claim; a small one loads the claims of its new
+claims' groups.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import re
-import sqlite3
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from kg.compile.stems import StemIndex
 from kg.extract.facets import date_facets, quantity_facets
 from kg.graph.claims import (
-    all_claim_texts,
-    claim_total_and_first,
-    contradictions_among,
     count_live_claims,
+    drop_contradictions_of,
     live_claim_rows,
     live_claim_subjects,
     live_claims_of_subjects,
     mark_claims_checked,
     unchecked_live_claims,
 )
+from kg.graph.entities import alias_edge_rows
 from kg.graph.store import Store, WriteBatch, now_iso
 from kg.text import CLAIM_STOPWORDS
 
@@ -63,12 +57,9 @@ increased/decreased same/different similar/different identical/different short/l
 improve/worsen better/worse benefit/harm beneficial/harmful""".split()]
 SUPERLATIVES = {"first", "only", "last", "largest", "smallest", "earliest", "oldest", "fastest", "biggest", "sole"}
 
-# Candidates (read at call time, so a test can shrink them).
-MAX_DF = 500  # a stem more live claims share than this says nothing about which ones are related
-NEIGHBOURS = 20  # lexical neighbours judged per new claim
-PER_SUBJECT = 200  # claims of the same subject judged per new claim
-# Incremental detection (needs the stem index) when the new claims are at most this many and
-# less than this share of the live claims; otherwise every live claim is loaded.
+MIN_SHARED = 2  # content stems two claims about one group share before they are judged
+# Detection loads only the new claims' groups when they are at most this many and less than this
+# share of the live claims; otherwise every live claim is loaded.
 INCREMENTAL_MAX_NEW = 2000
 INCREMENTAL_MAX_SHARE = 0.2
 
@@ -119,6 +110,15 @@ def _negated(text: str) -> bool:
     return bool(words & NEGATIONS) and "not only" not in text.lower()
 
 
+@functools.lru_cache(maxsize=200_000)
+def _attributes(text: str) -> frozenset[tuple[str, ...]]:
+    """What a claim measures or dates: (unit, word stem) of each quantity, ("date", word stem) of
+    its date; two claims that share one may disagree on its value."""
+    keys = {(unit, s) for pred, _, unit in quantity_facets(text) for s in _stems(pred)}
+    keys |= {("date", s) for pred, _ in date_facets(text) for s in _stems(pred)}
+    return frozenset(keys)
+
+
 @dataclass
 class ClaimRecord:
     id: str
@@ -144,6 +144,7 @@ class ClaimRecord:
         self.core = frozenset(s for s in self.stem_set if not _stem_direction(s))
         self.negated = _negated(self.text)
         self.has_number = any(ch.isdigit() for ch in self.text)
+        self.attributes = _attributes(self.text) if self.has_number else frozenset()
 
 
 @dataclass(frozen=True)
@@ -260,80 +261,34 @@ def _reversed_comparison(a: str, b: str) -> bool:
     return bool(subject_a) and bool(subject_b) and _jaccard(subject_a, right_b) >= 0.6 and _jaccard(subject_b, right_a) >= 0.6
 
 
-class CandidateIndex:
-    """Lexical neighbours of claims: an idf-weighted sparse claim x stem matrix, so finding the
-    neighbours of every new claim is one sparse matrix product instead of a Python loop."""
-
-    def __init__(self, claims: Sequence[ClaimRecord], max_df: int = 500) -> None:
-        from scipy.sparse import csr_matrix
-
-        self.claims = claims
-        df: dict[str, int] = defaultdict(int)
-        for claim in claims:
-            for s in claim.stem_set:
-                df[s] += 1
-        n = max(1, len(claims))
-        vocab = {s: col for col, s in enumerate(sorted(s for s, d in df.items() if d <= max_df))}
-        rows, cols, idf = [], [], []
-        for i, claim in enumerate(claims):
-            for s in sorted(claim.stem_set):
-                if s in vocab:
-                    rows.append(i)
-                    cols.append(vocab[s])
-                    idf.append(math.log(n / df[s]))
-        shape = (len(claims), len(vocab))
-        self.weighted = csr_matrix((np.array(idf, dtype=np.float64), (rows, cols)), shape=shape)
-        self.present = csr_matrix((np.ones(len(rows), dtype=np.float64), (rows, cols)), shape=shape)
-
-    def neighbours_of(self, rows: Sequence[int], k: int = 10, min_shared: int = 2) -> dict[int, list[int]]:
-        """For each row index: up to k other claims sharing >= min_shared rare stems, best idf overlap first."""
-        if not rows:
-            return {}
-        scores = (self.weighted[list(rows)] @ self.present.T).tocsr()
-        shared = (self.present[list(rows)] @ self.present.T).tocsr()
-        scores.sort_indices()
-        shared.sort_indices()
-        out: dict[int, list[int]] = {}
-        for position, i in enumerate(rows):
-            start, end = shared.indptr[position], shared.indptr[position + 1]
-            cols, counts = shared.indices[start:end], shared.data[start:end]
-            # `scores` drops pairs whose shared stems all have idf 0 (a stem in every claim, in a
-            # graph of at most max_df claims): their score is 0, not a misaligned slice.
-            vals = np.zeros(len(cols))
-            start, end = scores.indptr[position], scores.indptr[position + 1]
-            vals[np.searchsorted(cols, scores.indices[start:end])] = scores.data[start:end]
-            keep = (counts >= min_shared) & (cols != i)
-            cols, vals = cols[keep], vals[keep]
-            order = np.lexsort((cols, -vals))[:k]  # best overlap first, ties by position
-            out[i] = cols[order].tolist()
-        return out
-
-
-def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], per_subject: int = 200, k: int = 20,
-                    max_df: int = 500, lexical: Mapping[str, Sequence[str]] | None = None) -> list[tuple[int, int]]:
-    """Index pairs (i < j) to judge: new claims against claims of the same subject and lexical neighbours.
-
-    `claims` sorted by id. `lexical`: the new claims' lexical neighbours (ids) when found elsewhere
-    (see `lexical_neighbours`); None: found here, with `claims` taken as every live claim."""
-    by_subject: dict[str, list[int]] = defaultdict(list)
+def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], canonical: Mapping[str, str],
+                    min_shared: int = MIN_SHARED) -> list[tuple[int, int]]:
+    """Index pairs (i < j) to judge: each new claim with the claims about its subject's group (the
+    entity and everything grouped with it, kg/compile/groups.py) that share at least `min_shared`
+    content stems with it. A relation of the two claims and their groups only, so the same pairs
+    are found whichever claim arrived first; `claims` sorted by id."""
+    by_group: dict[str, list[int]] = defaultdict(list)
     for i, claim in enumerate(claims):
-        by_subject[claim.subject].append(i)
-    new_rows = [i for i, claim in enumerate(claims) if claim.id in new_ids]
-    neighbours: dict[int, list[int]] = {}
-    if lexical is not None:
-        row_of = {claim.id: i for i, claim in enumerate(claims)}
-        neighbours = {i: [row_of[c] for c in lexical.get(claims[i].id, ())] for i in new_rows}
-    elif new_rows:
-        index = CandidateIndex(claims, max_df)
-        for start in range(0, len(new_rows), 2000):  # bounded memory for the sparse products
-            neighbours.update(index.neighbours_of(new_rows[start : start + 2000], k))
+        by_group[canonical.get(claim.subject, claim.subject)].append(i)
     pairs: set[tuple[int, int]] = set()
-    for i in new_rows:
-        claim = claims[i]
-        same = [j for j in by_subject[claim.subject] if j != i]
-        same.sort(key=lambda j: (claims[j].predicate != claim.predicate, claims[j].id))
-        for j in (*same[:per_subject], *neighbours.get(i, [])):
-            pairs.add((min(i, j), max(i, j)))
+    for rows in by_group.values():
+        fresh = [i for i in rows if claims[i].id in new_ids]
+        if not fresh or len(rows) < 2:
+            continue
+        postings: dict[str, list[int]] = defaultdict(list)
+        measured: dict[tuple[str, ...], list[int]] = defaultdict(list)
+        for i in rows:
+            for s in claims[i].stem_set:
+                postings[s].append(i)
+            for key in claims[i].attributes:
+                measured[key].append(i)
+        for i in fresh:
+            shared: Counter[int] = Counter()
+            for s in claims[i].stem_set:
+                shared.update(postings[s])
+            pairs.update((min(i, j), max(i, j)) for j, n in shared.items() if n >= min_shared and j != i)
+            for key in claims[i].attributes:  # the same thing measured or dated: one word is enough
+                pairs.update((min(i, j), max(i, j)) for j in measured[key] if j != i)
     return sorted(pairs)
 
 
@@ -365,49 +320,39 @@ class ContradictionReport:
     loaded: int = 0  # claim records loaded: every live claim, or the new claims' neighbourhood
 
 
-def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = (),
-           stems: StemIndex | None = None) -> ContradictionReport:
-    """Judge candidate pairs of live claims not checked yet against all live claims; record
-    CONTRADICTS / SUPERSEDES edges and mark the claims checked, in one transaction.
-
-    `stems`: the persistent stem index. With it, a few new claims in a large graph are checked
-    loading only their neighbourhood (same findings); it is filled whenever every claim is loaded."""
+def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = ()) -> ContradictionReport:
+    """Judge the candidate pairs of the live claims not checked yet (new, or their subject changed
+    groups) against the live claims of their subjects' groups; record CONTRADICTS / SUPERSEDES
+    edges (a re-checked claim's findings replace its old ones) and mark the claims checked, in
+    one transaction. A few claims in a large graph load only their groups' claims."""
     judge = judge or RuleJudge()
     report = ContradictionReport()
-    new = {r["id"]: r["text"] or "" for r in unchecked_live_claims(store)}
-    if not new:
+    new_ids = {r["id"] for r in unchecked_live_claims(store)}
+    if not new_ids:
         return report
-    new_ids = set(new)
+    canonical = {r["src"]: r["dst"] for r in alias_edge_rows(store)}
+    members: dict[str, set[str]] = defaultdict(set)
+    for entity, head in canonical.items():
+        members[head].add(entity)
     single = set(single_valued)
-    local = None
-    if stems is not None:
-        try:
-            local = _neighbourhood(store, stems, new, single)
-        except sqlite3.Error:  # a broken cache: start it over; the full path below refills it
-            stems.reset()
-    if local is None:
-        claims, lexical = load_claim_records(store), None
-        if stems is not None:
-            try:
-                _fill(store, stems, claims)
-            except sqlite3.Error:
-                stems.reset()
-    else:
-        claims, lexical = local
+    if len(new_ids) > INCREMENTAL_MAX_NEW or len(new_ids) >= INCREMENTAL_MAX_SHARE * count_live_claims(store):
+        claims = load_claim_records(store)
+    else:  # the new claims' groups only: every claim a candidate pair or a supersession can involve
+        heads = {canonical.get(r["subject"], r["subject"]) for r in live_claim_subjects(store, new_ids)}
+        group = set(heads).union(*(members[h] for h in heads))
+        related = {r["id"] for r in live_claims_of_subjects(store, group)}
+        claims = load_claim_records(store, sorted(new_ids | related))
     report.loaded = len(claims)
     batch = WriteBatch()
     now = now_iso()
-    report.superseded = _supersede(claims, new_ids, single, batch)
+    report.superseded = _supersede(claims, new_ids, single, batch, canonical)
     superseded = {row["dst"] for row in batch.rels.get("SUPERSEDES", [])}
-    pairs = [(claims[i], claims[j]) for i, j in candidate_pairs(claims, new_ids, PER_SUBJECT, NEIGHBOURS, MAX_DF, lexical)
+    pairs = [(claims[i], claims[j]) for i, j in candidate_pairs(claims, new_ids, canonical)
              if claims[i].id not in superseded and claims[j].id not in superseded]
     report.candidates = len(pairs)
     found = [(a, b, f) for (a, b), f in zip(pairs, judge.judge(pairs), strict=True) if f is not None]
-    existing = {(r["a"], r["b"]) for r in contradictions_among(
-        store, {c.id for a, b, _ in found for c in (a, b)})} if found else set()
+    drop_contradictions_of(store, batch, new_ids)  # a claim checked again: its findings are made anew
     for a, b, finding in found:
-        if (a.id, b.id) in existing or (b.id, a.id) in existing:
-            continue
         batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,
                                      "method": finding.method, "detected_at": now})
         report.found += 1
@@ -416,105 +361,29 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     return report
 
 
-def _graph(store: Store) -> tuple[int, str]:
-    """How many claims the graph has (of any status), and what a stem index for it is built for."""
-    row = claim_total_and_first(store)
-    return int(row["n"]), f"{STEMMER} {row['first']}"  # claims are never deleted: the first one dates the graph
-
-
-def _fill(store: Store, index: StemIndex, claims: Sequence[ClaimRecord]) -> None:
-    """Make the stem index cover every claim in the graph, given every live claim's record."""
-    total, identity = _graph(store)
-    if index.identity() != identity:  # a new index, another stemmer or another graph
-        index.clear(identity)
-    index.add((c.id, c.stems) for c in claims)
-    if index.count() == total:  # the index only holds claims of this graph: the same claims
-        return
-    known = index.ids()
-    rows = all_claim_texts(store)  # not live: retracted, superseded, ...
-    index.add((r["id"], content_stems(r["text"] or "")) for r in rows if r["id"] not in known)
-
-
-def _neighbourhood(store: Store, index: StemIndex, new: Mapping[str, str],
-                   single_valued: set[str]) -> tuple[list[ClaimRecord], dict[str, list[str]]] | None:
-    """What the full path would use for these new claims, loading only their neighbourhood: the
-    records of the new claims, of the first PER_SUBJECT claims of their subjects in candidate
-    order, of every claim of a new claim's (subject, single-valued predicate) (`_supersede` sees
-    whole groups) and of their lexical neighbours; and the lexical neighbours. None when the new
-    claims are too many, or the stem index does not cover the graph: the full path runs."""
-    live = count_live_claims(store)
-    if len(new) > INCREMENTAL_MAX_NEW or len(new) >= INCREMENTAL_MAX_SHARE * live:
-        return None
-    total, identity = _graph(store)
-    if index.identity() != identity:
-        return None
-    new_stems = {cid: content_stems(text) for cid, text in sorted(new.items())}
-    index.add(new_stems.items())
-    if index.count() != total:  # claims stored before the index existed, or lost with it
-        return None
-    # Stems in more than MAX_DF + (total - live) claims are in more than MAX_DF live ones.
-    wanted = sorted({s for stems in new_stems.values() for s in stems})
-    stored = index.df(wanted)
-    postings = index.postings([s for s in wanted if stored[s] - (total - live) <= MAX_DF])
-    ask = sorted(set(new).union(*postings.values()))
-    rows = {r["id"]: (r["subject"], r["predicate"] or "")  # live claims with a subject: the full path's
-            for r in live_claim_subjects(store, ask)}
-    fresh = {cid: new_stems[cid] for cid in sorted(new) if cid in rows}
-    lexical = lexical_neighbours(fresh, {s: [c for c in ids if c in rows] for s, ids in postings.items()}, live,
-                                 NEIGHBOURS, MAX_DF)
-    needed = set(fresh).union(*lexical.values())
-    by_subject: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for r in live_claims_of_subjects(store, {rows[cid][0] for cid in fresh}):
-        by_subject[r["subject"]].append((r["id"], r["predicate"] or ""))
-    for cid in fresh:
-        subject, predicate = rows[cid]
-        same = sorted((p != predicate, other) for other, p in by_subject[subject] if other != cid)
-        needed.update(other for _, other in same[:PER_SUBJECT])
-        if predicate in single_valued:
-            needed.update(other for other, p in by_subject[subject] if p == predicate)
-    return load_claim_records(store, sorted(needed), new_stems), lexical
-
-
-def lexical_neighbours(claims: Mapping[str, Iterable[str]], postings: Mapping[str, Sequence[str]], rows: int,
-                       k: int = 20, max_df: int = 500) -> dict[str, list[str]]:
-    """`CandidateIndex.neighbours_of` for some claims (id -> content stems), given the postings of
-    their stems over the rows, i.e. the live claims (a stem without postings: too common):
-    up to k claims sharing >= 2 stems that at most max_df rows have, best sum of the shared
-    stems' idf first (added in stem order, as the sparse product does), ties by id."""
-    n = max(1, rows)
-    idf = {s: math.log(n / len(ids)) for s, ids in postings.items() if 0 < len(ids) <= max_df}
-    out: dict[str, list[str]] = {}
-    for cid, stems in claims.items():
-        scores: dict[str, float] = {}
-        shared: Counter[str] = Counter()
-        for s in sorted(set(stems)):
-            if s in idf:
-                for other in postings[s]:
-                    scores[other] = scores.get(other, 0.0) + idf[s]
-                    shared[other] += 1
-        ranked = sorted((o for o in scores if shared[o] >= 2 and o != cid), key=lambda o: (-scores[o], o))
-        out[cid] = ranked[:k]
-    return out
-
-
-def _supersede(claims: Sequence[ClaimRecord], new_ids: set[str], single_valued: set[str], batch: WriteBatch) -> int:
-    """For declared single-valued predicates, the claim valid later supersedes the earlier ones."""
+def _supersede(claims: Sequence[ClaimRecord], new_ids: set[str], single_valued: set[str], batch: WriteBatch,
+               canonical: Mapping[str, str]) -> int:
+    """For declared single-valued predicates, one claim of each (subject group, predicate) stands
+    and supersedes the others: the one from the source of highest authority, then the one valid
+    latest (valid_from), then the largest id. Never by arrival: the same claim stands in every history."""
     if not single_valued:
         return 0
     groups: dict[tuple[str, str], list[ClaimRecord]] = defaultdict(list)
     for claim in claims:
         if claim.predicate in single_valued:
-            groups[(claim.subject, claim.predicate)].append(claim)
+            groups[(canonical.get(claim.subject, claim.subject), claim.predicate)].append(claim)
     count = 0
     for group in groups.values():
         if len(group) < 2 or not any(c.id in new_ids for c in group):
             continue
-        ordered = sorted(group, key=lambda c: (c.valid_from or "", c.recorded_at, c.id))
+        ordered = sorted(group, key=lambda c: (c.authority, c.valid_from or "", c.id))
         latest = ordered[-1]
         for older in ordered[:-1]:
+            why = ("its source has higher authority" if latest.authority > older.authority else
+                   f"valid from {latest.valid_from}" if (latest.valid_from or "") > (older.valid_from or "") else
+                   "no authority or date tells them apart: the same one stands every time")
             batch.relate("SUPERSEDES", {"src": latest.id, "dst": older.id,
-                                        "reason": f"{latest.predicate} is single-valued; valid from {latest.valid_from or latest.recorded_at}"})
+                                        "reason": f"{latest.predicate} is single-valued; {why}"})
             batch.update("Claim", {"id": older.id, "status": "superseded"})
             count += 1
     return count
-

@@ -9,21 +9,20 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
-from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from kg.compile.bulk import gc_paused
 from kg.compile.chunk import chunk_text
 from kg.compile.contradict import ContradictionJudge, RuleJudge, detect
-from kg.compile.entity_keys import add_key_rows, backfill, is_complete, lazy_entity_index
-from kg.compile.resolve import EntityIndex, EntityJudge
+from kg.compile.groups import KeyIndex, Regrouped, regroup
+from kg.compile.resolve import EntityJudge, SourceEntities, fast_name_key
 from kg.compile.sources import (
     in_selection,
     read_source,
@@ -33,12 +32,11 @@ from kg.compile.sources import (
     sha256_file,
     stat_signature,
 )
-from kg.compile.stems import StemIndex
 from kg.compile.verify import ChunkVerifier
 from kg.config import Config
 from kg.errors import KgError, SourceError
 from kg.extract import ExtractionContext, Extractor
-from kg.graph.entities import alias_edge_table, entity_table
+from kg.graph.entities import all_entity_ids, entity_names, live_entity_keys, mentioned_by
 from kg.graph.fts import add_chunks, drop_indexes, refresh_indexes
 from kg.graph.sources import (
     SELECTED_PATHS_QUERIED,
@@ -96,6 +94,7 @@ class CompileReport:
     superseded: int = 0
     seconds: float = 0.0
     new_claim_ids: set[str] = field(default_factory=set)
+    regrouped: Regrouped = field(default_factory=Regrouped)  # entity groups the compile changed
 
     @property
     def changed_anything(self) -> bool:
@@ -160,17 +159,6 @@ def load_source_states(store: Store, only: Sequence[str] | None = None) -> Sourc
     table = source_state_table(store, only)
     with gc_paused():
         return SourceStates(table=table, partial=only is not None and len(only) <= SELECTED_PATHS_QUERIED)
-
-
-def load_entity_index(store: Store, judge: EntityJudge | None = None) -> EntityIndex:
-    """Every entity and ALIAS_OF edge of the graph, read as Arrow columns (no dict per row)."""
-    entities = entity_table(store)
-    entities = entities.take(pc.sort_indices(entities, sort_keys=[("id", "ascending")]))  # UTF-8 order: str order
-    edges = alias_edge_table(store)
-    ids, names, types, aliases, summaries, statuses = (
-        entities.column(name).to_pylist() for name in ("id", "name", "type", "aliases", "summary", "status"))
-    pairs = zip(edges.column("src").to_pylist(), edges.column("dst").to_pylist(), strict=True)
-    return EntityIndex.from_columns(ids, names, types, aliases, summaries, statuses, alias_edges=pairs, judge=judge)
 
 
 # A file's stat is trusted to stand for the bytes read after it only when its mtime (and
@@ -242,7 +230,11 @@ class Compiler:
         self._planned = (plan, states)  # `compile(plan)` reuses the states instead of reloading them
         return plan
 
-    def compile(self, plan: CompilePlan | None = None, progress: Progress | None = None) -> CompileReport:
+    def compile(self, plan: CompilePlan | None = None, progress: Progress | None = None,
+                pending: Iterable[str] = (), mark: Callable[[set[str]], None] | None = None) -> CompileReport:
+        """Compile the plan. `pending`: entities whose groups an earlier compile left to redo
+        (killed before its regroup); `mark(entities)` is told, before each write, which entities'
+        groups and pages this compile will redo, so that a kill leaves them to the next one."""
         started = time.perf_counter()
         if plan is not None and self._planned is not None and self._planned[0] is plan:
             states = self._planned[1]
@@ -257,37 +249,49 @@ class Compiler:
                 batch.update("Source", {"path": path, "file_stat": signature})
             self.store.write(batch)
         todo = plan.to_compile
-        index = self._entity_index(todo)
+        # Entities whose mentions change: those of every source compiled or removed, before and after.
+        touched: set[str] = set(pending)
+        for path in [*todo, *plan.vanished]:
+            if path in states:
+                touched.update(mentioned_by(self.store, path))
+        mark = mark or (lambda entities: None)
+        bulk = len(todo) >= self.config.compile.index_rebuild_sources
+        # Every live name, for an extractor that is shown the known names of a source (an LLM).
+        keys = KeyIndex(live_entity_keys(self.store)) if todo and self.extractor.wants_known_entities else None
+        # Which entities exist: all of them read at once for a bulk compile, else looked up per source.
+        known = all_entity_ids(self.store) if bulk else None
         # Source slugs, for naming new sources: only read when there are some (50k strings at 50k).
         slugs: set[str] = set()
         if any(path not in states for path in todo):
             slugs = set(states.column("slug") if not states.partial else source_slugs(self.store))
         seq = self.store.next_log_seq()
         if todo or plan.vanished:
-            drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/retrieve/search.py
+            drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/graph/fts.py
         size = max(1, self.config.compile.batch_sources)
         done = 0
+        created: set[str] = set()  # entities written by this compile
         for offset in range(0, len(todo), size):
             batch = WriteBatch()
             for path in todo[offset : offset + size]:
-                seq = self._compile_source(path, states.get(path), index, slugs, batch, report, seq)
-                for link in index.links:  # merges by rules, fuzzy or embedding tiers: auditable edges
-                    batch.relate("ALIAS_OF", {"src": link.alias, "dst": link.canonical, "method": link.method, "score": link.score})
-                index.links.clear()
+                seq = self._compile_source(path, states.get(path), keys, known, created, slugs, batch, report, seq)
                 done += 1
                 if progress:
                     progress(path, done)
-            add_key_rows(self.store, index, batch)
+            touched.update(row["dst"] for row in batch.rels.get("MENTIONS", []))
+            mark(touched)
             self.store.write(batch)
         if plan.vanished:
             batch = WriteBatch()
             for path in plan.vanished:
                 seq = self._remove_source(path, batch, seq)
+            mark(touched)
             self.store.write(batch)
+        regroup_batch, report.regrouped = regroup(self.store, touched, self.entity_judge)
+        mark(touched | report.regrouped.groups)
+        self.store.write(regroup_batch)
         if len(todo) >= self.config.compile.index_rebuild_sources:
             self.store.checkpoint()  # a bulk compile's last writes leave memory before detection needs it
-        with StemIndex(self.kb.stems_path) as stems:  # a cache: see kg/compile/stems.py
-            found = detect(self.store, self.judge, self.config.single_valued, stems)
+        found = detect(self.store, self.judge, self.config.single_valued)
         # Full-text indexes (kg/retrieve/search.py) cannot be updated in place on Kuzu 0.11.3: a rebuild costs
         # 0.3 s on a handful of sources (each CREATE_FTS_INDEX has a fixed cost) and seconds on a large
         # graph. Rebuild now after a bulk change; after a small one leave them dropped: the next
@@ -298,25 +302,11 @@ class Compiler:
         report.seconds = time.perf_counter() - started
         return report
 
-    def _entity_index(self, todo: Sequence[str]) -> EntityIndex:
-        """Known entities, for resolving the names found. A few sources (an edit) look names up in
-        the graph's EntityKey rows (kg/compile/entity_keys.py); more, or an extractor that is shown every
-        known name, load every entity (0.3 s at 50k sources), and fill those rows if missing."""
-        if not todo:
-            return EntityIndex()
-        complete = is_complete(self.store)
-        if complete and len(todo) < self.config.compile.index_rebuild_sources and not self.extractor.wants_known_entities:
-            return lazy_entity_index(self.store, self.entity_judge)
-        index = load_entity_index(self.store, self.entity_judge)
-        if not complete:
-            backfill(self.store, index)
-        return index
-
     # one source ----------------------------------------------------------------------------
 
     def _compile_source(
-        self, path: str, state: SourceState | None, index: EntityIndex, slugs: set[str],
-        batch: WriteBatch, report: CompileReport, seq: int,
+        self, path: str, state: SourceState | None, keys: KeyIndex | None, known: set[str] | None,
+        created: set[str], slugs: set[str], batch: WriteBatch, report: CompileReport, seq: int,
     ) -> int:
         now = now_iso()
         slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), slugs, identity=path)
@@ -330,7 +320,7 @@ class Compiler:
             stat = None
         try:
             doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority)
-            source_row, unverified = self._extract_into(doc, slug, index, batch, report, now)
+            source_row, unverified = self._extract_into(doc, slug, keys, known, created, batch, report, now)
         except Exception as exc:  # one source's failure never stops the others
             if not isinstance(exc, SourceError):
                 if isinstance(exc, KgError):
@@ -366,17 +356,15 @@ class Compiler:
         return seq + 1
 
     def _extract_into(
-        self, doc: SourceDoc, slug: str, index: EntityIndex, batch: WriteBatch, report: CompileReport, now: str,
+        self, doc: SourceDoc, slug: str, keys: KeyIndex | None, known: set[str] | None, created: set[str],
+        batch: WriteBatch, report: CompileReport, now: str,
     ) -> tuple[dict[str, Any], int]:
         chunks = chunk_text(doc.path, doc.text, self.config.compile.chunk_chars)
-        known = tuple(index.mentioned_in(doc.text)) if self.extractor.wants_known_entities else ()
-        context = ExtractionContext(doc.path, doc.title, known_entities=known, frontmatter=doc.frontmatter)
+        names = tuple(self._known_names(doc.text, keys)) if self.extractor.wants_known_entities else ()
+        context = ExtractionContext(doc.path, doc.title, known_entities=names, frontmatter=doc.frontmatter)
         results = self.extractor.extract(chunks, context)
-        index.prejudge([entity for result in results for entity in result.entities])  # one batch per source
-        created = set(batch_ids(batch, "Claim"))
-        entity_rows = {row["id"]: row for row in batch.nodes.get("Entity", [])}
-        updated_entities = {row["id"]: row for row in batch.updates.get("Entity", [])}
-        mentions: Counter[str] = Counter()
+        created_claims = set(batch_ids(batch, "Claim"))
+        entities = SourceEntities()
         unverified = 0
         claims: dict[str, dict[str, Any]] = {}
         evidence: list[dict[str, Any]] = []
@@ -386,20 +374,11 @@ class Compiler:
             verifier = ChunkVerifier(chunk)
             local: dict[str, str] = {}
             for entity in result.entities:
-                entity_id, what = index.resolve(entity)
+                entity_id = entities.add(entity)
+                if entity_id is None:
+                    continue
                 for name in (entity.name, *entity.aliases):
                     local.setdefault(name_key(name), entity_id)
-                mentions[entity_id] += 0
-                record = index.records[entity_id]
-                row = {"id": entity_id, "name": record.name, "type": record.type, "aliases": sorted(record.aliases),
-                       "summary": record.summary, "status": record.status}
-                if what == "new":
-                    entity_rows[entity_id] = {**row, "created_at": now}
-                    report.entities_added += 1
-                elif entity_id in entity_rows:
-                    entity_rows[entity_id].update(row)
-                elif what == "updated":
-                    updated_entities[entity_id] = row
             for claim in result.claims:
                 spans = verifier.verify(claim)
                 if not spans:
@@ -417,12 +396,12 @@ class Compiler:
                     if (other := local.get(name_key(name))) is not None:
                         roles.setdefault(other, "mention")
                 for entity_id in roles:
-                    mentions[entity_id] += 1
+                    entities.count(entity_id)
                 for span in spans:
                     evidence.append({"src": cid, "dst": doc.path, "source_sha256": doc.sha256, "quote": span.quote,
                                      "char_start": span.char_start, "char_end": span.char_end,
                                      "recorded_at": now, "retracted_at": None})
-                if cid in claims or cid in created:
+                if cid in claims or cid in created_claims:
                     continue
                 claims[cid] = {
                     "id": cid, "text": claim.text, "claim_type": claim.claim_type.value, "predicate": claim.predicate,
@@ -452,10 +431,19 @@ class Compiler:
                 batch.relate("RELATED", row)
         for row in evidence:
             batch.relate("EXTRACTED_FROM", row)
-        for entity_id, count in sorted(mentions.items()):
-            batch.relate("MENTIONS", {"src": doc.path, "dst": entity_id, "count": max(count, 1)})
-        batch.nodes["Entity"] = list(entity_rows.values())
-        batch.updates["Entity"] = list(updated_entities.values())
+        fresh_entities = sorted(e for e in entities.mentions if e not in created)
+        exists = (known.__contains__ if known is not None else
+                  self.store.existing_ids("Entity", fresh_entities).__contains__)
+        for entity_id in fresh_entities:
+            if not exists(entity_id):
+                mention = entities.mentions[entity_id]
+                batch.add("Entity", {"id": entity_id, "key": mention.key, "name": mention.name, "type": mention.type,
+                                     "aliases": [], "summary": mention.description, "status": "live",
+                                     "created_at": now})
+                report.entities_added += 1
+            created.add(entity_id)
+        for entity_id, mention in sorted(entities.mentions.items()):
+            batch.relate("MENTIONS", mention.row(doc.path, entity_id))
         source_row = {
             "path": doc.path, "slug": slug, "sha256": doc.sha256, "title": doc.title, "kind": doc.kind,
             "bytes": doc.bytes, "authority": doc.authority, "ingested_at": now, "compiled_at": now,
@@ -466,6 +454,21 @@ class Compiler:
         return source_row, unverified
 
     # removal -------------------------------------------------------------------------------
+
+    def _known_names(self, text: str, keys: KeyIndex | None, limit: int = 100, max_words: int = 5) -> list[str]:
+        """Names of known entities the text mentions (word n-grams looked up by key), for an
+        extractor that is shown them so that it reuses their names (the LLM extractors)."""
+        if keys is None:
+            return []
+        words = re.findall(r"[\w'’&+#-]+", text)
+        found: dict[str, None] = {}
+        for size in range(max_words, 0, -1):
+            for i in range(len(words) - size + 1):
+                entity = keys.id_of.get(fast_name_key(" ".join(words[i : i + size])))
+                if entity is not None and len(found) < limit:
+                    found.setdefault(entity, None)
+        names = entity_names(self.store, list(found))
+        return [names[e] for e in found if e in names]
 
     def _remove_source(self, path: str, batch: WriteBatch, seq: int) -> int:
         now = now_iso()

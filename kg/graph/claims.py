@@ -100,6 +100,19 @@ def contradictions_among(store: Store, ids: Iterable[str]) -> list[dict[str, Any
         {"o": store.offsets("Claim", ids)})
 
 
+def drop_contradictions_of(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:
+    """Queue deleting the CONTRADICTS edges of these claims, either way (they are judged again)."""
+    offsets = {"o": store.offsets("Claim", ids)}  # Kuzu deletes directed matches only: each way
+    batch.statements.append(("MATCH (a:Claim)-[r:CONTRADICTS]->(:Claim) WHERE offset(id(a)) IN $o DELETE r", offsets))
+    batch.statements.append(("MATCH (:Claim)-[r:CONTRADICTS]->(a:Claim) WHERE offset(id(a)) IN $o DELETE r", offsets))
+
+
+def uncheck_claims_about(store: Store, batch: WriteBatch, entities: Iterable[str]) -> None:
+    """Queue marking the live claims about these entities unchecked: their subject changed groups."""
+    batch.after.append(("MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE offset(id(e)) IN $o "
+                        "AND c.status = 'live' SET c.checked_at = ''", {"o": store.offsets("Entity", entities)}))
+
+
 def mark_claims_checked(store: Store, batch: WriteBatch, ids: Iterable[str], now: str) -> None:
     """Queue, last in the batch, setting checked_at on these claims (seen by contradiction detection)."""
     batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = $now",

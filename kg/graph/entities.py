@@ -1,8 +1,9 @@
-"""Entities: their rows and ALIAS_OF edges (the compile's entity index, `kg entity show`, merge
-and unmerge) and the EntityKey rows a small compile resolves names with."""
+"""Entities: their rows, what sources say about them (MENTIONS), their groups (ALIAS_OF edges, to
+the canonical entity of each group) and what a person decided (`kg entity merge` / `unmerge`)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -78,14 +79,103 @@ def drop_alias_edges(batch: WriteBatch, entity_id: str) -> None:
     batch.statements.append(("MATCH (a:Entity {id: $id})-[m:ALIAS_OF]->() DELETE m", {"id": entity_id}))
 
 
-# EntityKey rows ------------------------------------------------------------------------------
+# groups (kg/compile/groups.py) --------------------------------------------------------------
 
 
-def name_key_table(store: Store) -> pa.Table:
-    """Column key: every EntityKey key of a name ('name:<key>')."""
-    return store.table("MATCH (k:EntityKey) WHERE starts_with(k.key, 'name:') RETURN k.key AS key")
+def all_entity_ids(store: Store) -> set[str]:
+    """The id of every entity, live or not."""
+    return set(store.table("MATCH (e:Entity) RETURN e.id AS id").column("id").to_pylist())
 
 
-def drop_entity_keys(batch: WriteBatch) -> None:
-    """Queue deleting every EntityKey row (first in the batch)."""
-    batch.statements.append(("MATCH (k:EntityKey) DELETE k", {}))
+def live_entity_keys(store: Store) -> dict[str, str]:
+    """{name key: entity id} of every live entity (one a live source mentions)."""
+    table = store.table("MATCH (e:Entity) WHERE e.status = 'live' RETURN e.key AS key, e.id AS id")
+    return dict(zip(table.column("key").to_pylist(), table.column("id").to_pylist(), strict=True))
+
+
+# More ids than this are read by reading every row and keeping theirs: `offset(id(n)) IN $list`
+# tests each row against the list, which costs more than a scan past a few thousand ids.
+WHOLE_TABLE_IDS = 2000
+_ALIAS_ROWS = "MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity) {where} RETURN a.id AS a, b.id AS b, m.method AS method, " \
+              "m.score AS score"
+
+
+def _alias_rows(store: Store, end: str, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """ALIAS_OF rows whose `end` ("a" or "b") is one of `ids`."""
+    if len(ids) > WHOLE_TABLE_IDS:
+        wanted = set(ids)
+        return [r for r in store.query(_ALIAS_ROWS.format(where="")) if r[end] in wanted]
+    return store.query(_ALIAS_ROWS.format(where=f"WHERE offset(id({end})) IN $o"), {"o": store.offsets("Entity", ids)})
+
+
+def group_edges_of(store: Store, ids: Iterable[str]) -> dict[str, tuple[str, str, float]]:
+    """{entity: (its canonical entity, method, score)} for every member of the groups of `ids`
+    (a canonical entity maps to itself, method '')."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    out: dict[str, tuple[str, str, float]] = {}
+    for r in _alias_rows(store, "a", wanted):
+        out[r["a"]] = (r["b"], r["method"] or "", float(r["score"] or 0.0))
+    heads = sorted({out[e][0] if e in out else e for e in wanted})
+    for head in heads:
+        out.setdefault(head, (head, "", 0.0))
+    for r in _alias_rows(store, "b", heads):
+        out[r["a"]] = (r["b"], r["method"] or "", float(r["score"] or 0.0))
+    return out
+
+
+_MENTION_ROWS = ("MATCH (s:Source)-[m:MENTIONS]->(e:Entity) {where} RETURN e.id AS id, e.key AS key, s.path AS path, "
+                 "m.name AS name, m.type AS type, m.description AS description, m.aliases AS aliases, m.role AS role")
+
+
+def entity_mentions(store: Store, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows (id, key, path, name, type, description, aliases, role) of the MENTIONS edges into
+    these entities, by id and path (every edge is live: a changed or removed source's are deleted)."""
+    if not ids:
+        return []
+    if len(ids) > WHOLE_TABLE_IDS:
+        wanted = set(ids)
+        rows = [r for r in store.query(_MENTION_ROWS.format(where="")) if r["id"] in wanted]
+    else:
+        rows = store.query(_MENTION_ROWS.format(where="WHERE offset(id(e)) IN $o"), {"o": store.offsets("Entity", ids)})
+    return sorted(rows, key=lambda r: (r["id"], r["path"]))
+
+
+def entity_names(store: Store, ids: Sequence[str]) -> dict[str, str]:
+    """{entity id: name} of these entities."""
+    return store.values("Entity", ids, "name")
+
+
+def mentioned_by(store: Store, path: str) -> list[str]:
+    """Ids of the entities a source mentions now (before a recompile replaces its mentions)."""
+    return [r["id"] for r in store.query(
+        "MATCH (s:Source {path: $p})-[:MENTIONS]->(e:Entity) RETURN e.id AS id", {"p": path})]
+
+
+def decision_rows(store: Store, ids: Sequence[str]) -> list[dict[str, Any]]:
+    """Rows (entity, merged_into) of what a person decided about these entities, or merged into them."""
+    rows = store.query("MATCH (d:Decision) RETURN d.entity AS entity, d.merged_into AS merged_into ORDER BY entity")
+    wanted = set(ids)
+    return [r for r in rows if r["entity"] in wanted or r["merged_into"] in wanted]
+
+
+def set_groups(batch: WriteBatch, changed: dict[str, tuple[str, str, float] | None]) -> None:
+    """Queue replacing the ALIAS_OF edges of these entities: to (canonical, method, score), or none."""
+    if not changed:
+        return
+    batch.statements.append(("UNWIND $ids AS i MATCH (a:Entity {id: i})-[m:ALIAS_OF]->() DELETE m",
+                             {"ids": sorted(changed)}))
+    for entity, target in sorted(changed.items()):
+        if target is not None:
+            canonical, method, score = target
+            batch.relate("ALIAS_OF", {"src": entity, "dst": canonical, "method": method, "score": score})
+
+
+def decide(batch: WriteBatch, entity: str, merged_into: str, at: str, existing: bool) -> None:
+    """Queue recording what a person decided about an entity ('': keep it apart)."""
+    row = {"entity": entity, "merged_into": merged_into, "at": at}
+    if existing:
+        batch.update("Decision", row)
+    else:
+        batch.add("Decision", row)

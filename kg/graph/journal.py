@@ -4,7 +4,7 @@ The graph (.kg/graph.kuzu) is derived: raw/, kg.toml and the LLM reply cache giv
 (`kg compile --rebuild`). These rows are not derived from raw/: they record what happened and
 what a person decided. Every write of the graph that adds them copies them here too
 (`Store.write`), in a SQLite file that a Kuzu crash cannot take with it, and a rebuild puts
-them back (`replay`). A journal started beside an older graph is filled from it once.
+them back (kg/maintain/doctor.py). A journal started beside an older graph is filled from it once.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ MANUAL = "manual"  # ALIAS_OF.method of a merge a person made (`kg entity merge`
 class ReplayReport:
     log_entries: int = 0
     answers: int = 0
-    merges: int = 0
+    merges: int = 0  # decisions of `kg entity merge` / `unmerge` put back
     skipped: list[str] = field(default_factory=list)  # merges or citations whose entities or claims are gone
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,12 +56,14 @@ class Journal:
         """True once it holds everything the graph beside it held (see `fill`)."""
         return self._db.execute("SELECT value FROM meta WHERE key = 'filled'").fetchone() is not None
 
-    def keep(self, nodes: Mapping[str, list[dict[str, Any]]], rels: Mapping[str, list[dict[str, Any]]]) -> None:
+    def keep(self, nodes: Mapping[str, list[dict[str, Any]]], rels: Mapping[str, list[dict[str, Any]]],
+             updates: Mapping[str, list[dict[str, Any]]] | None = None) -> None:
         """Copy what a graph write adds that cannot be recomputed (a WriteBatch's rows)."""
         log = nodes.get("LogEntry", [])
         pages = nodes.get("Page", [])
-        merges = [r for r in rels.get("ALIAS_OF", []) if r.get("method") == MANUAL]
-        if not (log or pages or merges):
+        decisions = [*nodes.get("Decision", []), *(updates or {}).get("Decision", [])]
+        legacy = [r for r in rels.get("ALIAS_OF", []) if r.get("method") == MANUAL]  # filled from an older graph
+        if not (log or pages or decisions or legacy):
             return
         with self._db:
             self._db.executemany("INSERT OR REPLACE INTO log VALUES (?, ?, ?, ?, ?)",
@@ -72,9 +74,10 @@ class Journal:
                 self._db.execute("INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?)",
                                  (page["id"], json.dumps(page, sort_keys=True), json.dumps(cites), json.dumps(about)))
             self._db.executemany("INSERT INTO merges (op, alias, target, score) VALUES ('merge', ?, ?, ?)",
-                                 [(r["src"], r["dst"], r.get("score")) for r in merges])
-            self._db.executemany("INSERT INTO merges (op, alias) VALUES ('unmerge', ?)",
-                                 [(r["subject"],) for r in log if r["op"] == "unmerge"])
+                                 [(r["src"], r["dst"], r.get("score")) for r in legacy])
+            self._db.executemany("INSERT INTO merges (op, alias, target) VALUES (?, ?, ?)",
+                                 [("merge" if r["merged_into"] else "unmerge", r["entity"], r["merged_into"])
+                                  for r in decisions])
 
     def fill(self, log: Iterable[dict[str, Any]], pages: Iterable[dict[str, Any]], cites: Iterable[dict[str, Any]],
              about: Iterable[dict[str, Any]], merges: Iterable[dict[str, Any]]) -> None:
@@ -103,13 +106,12 @@ class Journal:
         return [(json.loads(row), json.loads(cites), json.loads(about))
                 for row, cites, about in self._db.execute("SELECT row, cites, about FROM answers ORDER BY id")]
 
-    def merges(self) -> dict[str, tuple[str, float]]:
-        """The merges standing now: alias id -> (target id, score), in the order they were made."""
-        standing: dict[str, tuple[str, float]] = {}
-        for op, alias, target, score in self._db.execute("SELECT op, alias, target, score FROM merges ORDER BY n"):
-            standing.pop(alias, None)
-            if op == "merge":
-                standing[alias] = (target, 1.0 if score is None else float(score))
+    def merges(self) -> dict[str, str]:
+        """What a person decided that still stands: entity id -> the entity it was merged into
+        (`kg entity merge`), or '' when it is kept apart (`kg entity unmerge`); latest decision wins."""
+        standing: dict[str, str] = {}
+        for op, alias, target in self._db.execute("SELECT op, alias, target FROM merges ORDER BY n"):
+            standing[alias] = target if op == "merge" else ""
         return standing
 
     def counts(self) -> dict[str, int]:

@@ -16,7 +16,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
+# Graphs older than this cannot be upgraded by a copy: kg compile rebuilds them from raw/ (the
+# reply cache and the journal keep what cannot be recomputed).
+REBUILD_BELOW = 7
 
 # Every schema version, for the Migration table: (version, what changed).
 HISTORY: list[tuple[int, str]] = [
@@ -26,6 +29,7 @@ HISTORY: list[tuple[int, str]] = [
     (4, "sources remember the stat of the file they were hashed from"),
     (5, "entity keys: resolve a few names without reading every entity"),
     (6, "rewritten: updated text columns are never NULL, no column added by ALTER (a Kuzu 0.11.3 crash)"),
+    (7, "entities are a function of their names: Entity.key, what each source says on MENTIONS, Decision"),
 ]
 
 S, INT, D, SL = "STRING", "INT64", "DOUBLE", "STRING[]"
@@ -36,7 +40,8 @@ NODES: dict[str, list[tuple[str, str]]] = {
     "Source": [("path", S), ("slug", S), ("sha256", S), ("title", S), ("kind", S), ("bytes", INT), ("authority", INT),
                ("ingested_at", S), ("compiled_at", S), ("status", S), ("error", S), ("extractor", S), ("chunks", INT),
                ("unverified", INT), ("file_stat", S)],
-    "Entity": [("id", S), ("name", S), ("type", S), ("aliases", SL), ("summary", S), ("status", S), ("created_at", S)],
+    "Entity": [("id", S), ("name", S), ("type", S), ("aliases", SL), ("summary", S), ("status", S), ("created_at", S),
+               ("key", S)],
     "Claim": [("id", S), ("text", S), ("claim_type", S), ("predicate", S), ("object", S), ("value", D), ("unit", S),
               ("polarity", INT), ("confidence", D), ("extractor", S), ("prompt_version", S), ("valid_from", S),
               ("valid_to", S), ("recorded_at", S), ("retracted_at", S), ("status", S), ("checked_at", S)],
@@ -44,14 +49,18 @@ NODES: dict[str, list[tuple[str, str]]] = {
     "LogEntry": [("seq", INT), ("at", S), ("op", S), ("subject", S), ("detail", S)],
     "Chunk": [("id", S), ("source_path", S), ("idx", INT), ("text", S), ("char_start", INT), ("char_end", INT),
               ("sha256", S)],
-    "EntityKey": [("key", S), ("entity", S)],
+    # what a person decided with `kg entity merge` (merged_into: the target) or `unmerge` ('': kept apart)
+    "Decision": [("entity", S), ("merged_into", S), ("at", S)],
 }
 # Relationship tables: (from table, to table, properties).
 RELS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
     "ABOUT": ("Claim", "Entity", [("role", S)]),
     "EXTRACTED_FROM": ("Claim", "Source", [("source_sha256", S), ("quote", S), ("char_start", INT), ("char_end", INT),
                                            ("recorded_at", S), ("retracted_at", S)]),
-    "MENTIONS": ("Source", "Entity", [("count", INT)]),
+    # what the source says about the name: its surface form, type, description, and the aliases it
+    # declares (role "name"), or, for an alias (role "alias"), the names that declare it
+    "MENTIONS": ("Source", "Entity", [("count", INT), ("name", S), ("type", S), ("description", S), ("aliases", SL),
+                                      ("role", S)]),
     "RELATED": ("Entity", "Entity", [("predicate", S), ("claim_id", S)]),
     "CONTRADICTS": ("Claim", "Claim", [("reason", S), ("confidence", D), ("method", S), ("detected_at", S)]),
     "SUPERSEDES": ("Claim", "Claim", [("reason", S)]),
@@ -68,7 +77,7 @@ NEVER_NULL: dict[str, tuple[str, ...]] = {
     "Source": ("slug", "sha256", "title", "kind", "ingested_at", "compiled_at", "status", "error", "extractor", "file_stat"),
     "Entity": ("name", "type", "summary", "status"),
     "Claim": ("status", "retracted_at", "checked_at"),
-    "EntityKey": ("entity",),
+    "Decision": ("merged_into", "at"),
     "EXTRACTED_FROM": ("retracted_at",),
 }
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import pyarrow as pa
 
-from kg.errors import DatabaseLocked, QueryError, StoreError
+from kg.errors import DatabaseLocked, GraphOutdated, QueryError, StoreError
 from kg.graph.journal import Journal, read_kept
 from kg.graph.probe import probe
 from kg.graph.rewrite import RewriteReport, rewrite
@@ -31,6 +31,7 @@ from kg.graph.schema import (
     HISTORY,
     KEYS,
     NEVER_NULL,
+    REBUILD_BELOW,
     RELS,
     SCHEMA_VERSION,
     UNSET,
@@ -196,7 +197,11 @@ class Store:
             raise StoreError(f"Cannot open the graph at {path}: {exc}. Run `kg doctor` to check it and rebuild it "
                              "from raw/ (merges, answers and the log are kept).") from exc
         if not read_only:
-            self.migrate()
+            try:
+                self.migrate()
+            except BaseException:
+                self.close()  # one Database per file per process: never leave a refused one open
+                raise
             if journal is not None and not journal.filled:  # a journal new beside an older graph
                 kept = read_kept(self)
                 journal.fill(kept["log"], kept["pages"], kept["cites"], kept["about"], kept["merges"])
@@ -267,6 +272,10 @@ class Store:
         if current > SCHEMA_VERSION:
             raise StoreError(f"The graph at {self.path} was made by a newer kg (schema {current}, this kg knows "
                              f"{SCHEMA_VERSION}). Upgrade kg.")
+        if 0 < current < REBUILD_BELOW:
+            raise GraphOutdated(f"The graph at {self.path} was made by an older kg (schema {current}) and must be built "
+                                "again from raw/: run `kg compile` (LLM replies come from the reply cache; merges, "
+                                "answers and the log are kept).")
         if current == 0:
             existing = {r["name"] for r in self.query("CALL show_tables() RETURN name")}
             with self.transaction():
@@ -390,7 +399,7 @@ class Store:
             for cypher, params in batch.after:
                 self._exec(cypher, params)
         if self.journal is not None:
-            self.journal.keep(batch.nodes, batch.rels)
+            self.journal.keep(batch.nodes, batch.rels, batch.updates)
 
     def _arrow(self, table: str, rows: Sequence[dict[str, Any]]) -> pa.Table:
         schema = arrow_schema(table)

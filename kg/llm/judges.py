@@ -163,7 +163,7 @@ class CombinedJudge(ContradictionJudge):
 
 
 class LlmEntityJudge(EntityJudge):
-    """Same thing or not, for ambiguous resolution cases (see kg/compile/resolve.py EntityIndex)."""
+    """Same thing or not, for ambiguous resolution cases (see kg/compile/groups.py)."""
 
     def __init__(self, client: LlmClient, cache: ResponseCache | None = None, batch_size: int = BATCH_SIZE,
                  prompt: PromptTemplate | None = None) -> None:

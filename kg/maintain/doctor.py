@@ -11,9 +11,12 @@ from typing import Any
 
 from exporters.render import render_kb_wiki
 from kg.cache import ResponseCache
+from kg.compile.groups import regroup
+from kg.compile.resolve import EntityJudge
+from kg.graph.answers import clear_log, replace_page
+from kg.graph.entities import decide
 from kg.graph.journal import Journal, ReplayReport, salvage
 from kg.graph.probe import ProbeReport, probe
-from kg.graph.restore import replay
 from kg.graph.store import Lock, Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
 from kg.llm.backends import make_compiler
@@ -94,7 +97,7 @@ def rebuild(kb: KnowledgeBase, reason: str, extractor: str | None = None, progre
             compiled = compiler.compile(compiler.plan(), progress)
             report.sources, report.failed = compiled.compiled, dict(compiled.failed)
             report.claims, report.entities = compiled.claims_added, compiled.entities_added
-            report.replayed = replay(store, journal)
+            report.replayed = replay(store, journal, compiler.entity_judge)
             entry = {"seq": store.next_log_seq(), "at": now_iso(), "op": "rebuild", "subject": "graph",
                      "detail": f"rebuilt from raw/: {reason}"}
             batch = WriteBatch()
@@ -122,3 +125,44 @@ def _move_aside(kb: KnowledgeBase) -> str:
     if wal.exists():
         os.replace(wal, target.with_name(target.name + ".wal"))
     return str(target.relative_to(kb.root))
+
+
+def replay(store: Store, journal: Journal, judge: EntityJudge | None = None) -> ReplayReport:
+    """Put the journal back into a rebuilt graph: the log (instead of the entries the rebuild's
+    compile wrote), filed answers (citing the claims and entities that still exist), and what a
+    person decided about entities (then their groups are recomputed)."""
+    report = ReplayReport()
+    batch = WriteBatch()
+    clear_log(batch)
+    for entry in journal.log_entries():
+        batch.add("LogEntry", entry)
+        report.log_entries += 1
+    answers = journal.answers()
+    decisions = journal.merges()
+    claims = store.existing_ids("Claim", [c for _, cites, _ in answers for c in cites])
+    entities = store.existing_ids("Entity", [e for _, _, about in answers for e in about]
+                                  + [e for alias, target in decisions.items() for e in (alias, target) if e])
+    for page, cites, about in answers:
+        replace_page(batch, page["id"])
+        batch.add("Page", page)
+        for claim in cites:
+            if claim in claims:
+                batch.relate("CITES", {"src": page["id"], "dst": claim})
+            else:
+                report.skipped.append(f"answer {page['id']}: claim {claim} is gone")
+        for entity in about:
+            if entity in entities:
+                batch.relate("PAGE_ABOUT", {"src": page["id"], "dst": entity})
+        report.answers += 1
+    now = now_iso()
+    for alias, target in sorted(decisions.items()):
+        if alias in entities and (not target or target in entities):
+            decide(batch, alias, target, now, existing=False)
+            report.merges += 1
+        else:
+            report.skipped.append(f"{'merge' if target else 'unmerge'} of {alias}: "
+                                  f"{alias if alias not in entities else target} is gone")
+    store.write(batch)
+    regrouped, _ = regroup(store, [e for pair in decisions.items() for e in pair if e in entities], judge)
+    store.write(regrouped)
+    return report

@@ -1,18 +1,21 @@
-"""Entity maintenance: show, merge (an ALIAS_OF edge, never a deletion) and unmerge."""
+"""Entity maintenance: show, merge and unmerge (decisions a regroup applies; nothing is deleted)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+from kg.compile.groups import regroup
+from kg.compile.resolve import EntityJudge
 from kg.errors import QueryError
 from kg.graph.entities import (
-    alias_target_ids,
     alias_targets,
     aliases_of,
     claim_counts_about,
-    drop_alias_edges,
+    decide,
+    decision_rows,
     entity_by_id,
     entity_rows,
+    group_edges_of,
     sources_mentioning,
 )
 from kg.graph.store import Store, WriteBatch, now_iso
@@ -44,41 +47,42 @@ def show(store: Store, ref: str) -> dict[str, Any]:
     return entity
 
 
-def _canonical(store: Store, eid: str) -> str:
-    seen = set()
-    while eid not in seen:
-        seen.add(eid)
-        targets = alias_target_ids(store, eid)
-        if not targets:
-            return eid
-        eid = targets[0]
-    return eid
-
-
-def merge(store: Store, alias_ref: str, target_ref: str) -> dict[str, Any]:
-    """Make `alias` an alias of `target`: its claims show on the target's page. Undo with unmerge."""
+def merge(store: Store, alias_ref: str, target_ref: str, judge: EntityJudge | None = None) -> dict[str, Any]:
+    """Make `alias` one entity with `target`: its claims show on their group's page. Recorded as a
+    decision (kept by the journal) that every later regroup applies; undo with unmerge."""
     alias, target = find_entity(store, alias_ref), find_entity(store, target_ref)
-    if _canonical(store, target["id"]) == alias["id"] or alias["id"] == target["id"]:
+    if alias["id"] == target["id"] or _canonical(store, alias["id"]) == _canonical(store, target["id"]):
         raise QueryError(f"{alias['id']} and {target['id']} are already the same entity (or merging would make a loop).")
     batch = WriteBatch()
-    drop_alias_edges(batch, alias["id"])
-    batch.relate("ALIAS_OF", {"src": alias["id"], "dst": target["id"], "method": "manual", "score": 1.0})
+    decide(batch, alias["id"], target["id"], now_iso(), existing=bool(decision_rows(store, [alias["id"]])))
     _log(store, batch, "merge", alias["id"], f"{alias['name']} is now an alias of {target['name']} ({target['id']})")
     store.write(batch)
+    _regroup(store, [alias["id"], target["id"]], judge)
     return {"alias": alias["id"], "target": target["id"]}
 
 
-def unmerge(store: Store, alias_ref: str) -> dict[str, Any]:
-    """Undo merges of this entity: it gets its own page and claims back."""
+def unmerge(store: Store, alias_ref: str, judge: EntityJudge | None = None) -> dict[str, Any]:
+    """Keep this entity apart from the entities it is grouped with: it gets its own page back."""
     alias = find_entity(store, alias_ref)
-    targets = alias_target_ids(store, alias["id"])
-    if not targets:
-        raise QueryError(f"{alias['id']} is not merged into another entity; nothing to undo.")
+    group = group_edges_of(store, [alias["id"]])
+    others = sorted(e for e in group if e != alias["id"])
+    if not others:
+        raise QueryError(f"{alias['id']} is not merged with another entity; nothing to undo.")
     batch = WriteBatch()
-    drop_alias_edges(batch, alias["id"])
-    _log(store, batch, "unmerge", alias["id"], f"{alias['name']} is no longer an alias of {', '.join(targets)}")
+    decide(batch, alias["id"], "", now_iso(), existing=bool(decision_rows(store, [alias["id"]])))
+    _log(store, batch, "unmerge", alias["id"], f"{alias['name']} is no longer an alias of {', '.join(others)}")
     store.write(batch)
-    return {"entity": alias["id"], "was_alias_of": targets}
+    _regroup(store, [alias["id"], *others], judge)
+    return {"entity": alias["id"], "was_alias_of": others}
+
+
+def _canonical(store: Store, entity: str) -> str:
+    return group_edges_of(store, [entity])[entity][0]
+
+
+def _regroup(store: Store, entities: list[str], judge: EntityJudge | None) -> None:
+    batch, _ = regroup(store, entities, judge)
+    store.write(batch)
 
 
 def _log(store: Store, batch: WriteBatch, op: str, subject: str, detail: str) -> None:
