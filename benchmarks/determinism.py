@@ -97,6 +97,45 @@ def run_history(kg: list[str], work: Path, name: str, slices: list[list[tuple[st
     return wiki_digest(root / "wiki"), graph_rows(kg, root), killed
 
 
+def raw_states(corpus: list[tuple[str, str]], count: int, rng: random.Random) -> list[dict[str, str]]:
+    """Successive states of raw/ ({file: text}): sources added, edited, deleted."""
+    states: list[dict[str, str]] = []
+    current: dict[str, str] = {}
+    pending = corpus[:]
+    rng.shuffle(pending)
+    step = max(1, len(pending) // count)
+    for _ in range(count):
+        for file, text in pending[:step]:
+            current[file] = text
+        pending = pending[step:]
+        for file in rng.sample(sorted(current), min(len(current), 8)):  # edits: a sentence added or cut
+            current[file] = current[file] + "\nIt was revised in 1999 and again in 2003.\n" if rng.random() < 0.5 \
+                else current[file].split(". ")[0] + ".\n"
+        for file in rng.sample(sorted(current), min(len(current) // 10, 6)):  # deletions
+            del current[file]
+        states.append(dict(current))
+    return states
+
+
+def run_states(kg: list[str], work: Path, name: str, states: list[dict[str, str]], rng: random.Random,
+               kills: int) -> tuple[dict[str, str], dict[str, list[Any]], int]:
+    """Compile each state of raw/ in turn (killed `kills` times at random moments, then finished)."""
+    root = work / name
+    shutil.rmtree(root, ignore_errors=True)
+    subprocess.run([*kg, "init", str(root)], check=True, capture_output=True)
+    killed = 0
+    for state in states:
+        for old in (root / "raw").glob("*.md"):
+            if old.name not in state:
+                old.unlink()
+        for file, text in state.items():
+            path = root / "raw" / file
+            if not path.exists() or path.read_text(encoding="utf-8") != text:
+                path.write_text(text, encoding="utf-8")
+        killed += compile_until_done(kg, root, rng, kills)
+    return wiki_digest(root / "wiki"), graph_rows(kg, root), killed
+
+
 def partitions(items: list[Any], rng: random.Random) -> list[list[Any]]:
     order = items[:]
     rng.shuffle(order)
@@ -109,6 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passages", type=int, default=300)
     parser.add_argument("--random", type=int, default=4, help="random orders and partitions to try")
     parser.add_argument("--kills", type=int, default=0, help="SIGKILLs per compile in the random histories")
+    parser.add_argument("--states", type=int, default=0,
+                        help="also compile this many successive states of raw/ (edits, deletions) with --kills "
+                             "SIGKILLs per compile, against the same states compiled without kills")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--kg", default=str(Path(sys.executable).with_name("kg")))
     parser.add_argument("--out", type=Path, default=HERE / "out" / "determinism.json")
@@ -144,6 +186,23 @@ def main(argv: list[str] | None = None) -> int:
                   + (f"{len(pages)} pages differ, graph rows differing {{{', '.join(f'{t}: {n}' for t, n in rows.items() if n)}}}"
                      f" e.g. {pages[:4]}" if differ else "identical")
                   + f" ({time.perf_counter() - started:.0f} s)", flush=True)
+        if args.states:
+            states = raw_states(corpus, args.states, rng)
+            clean_wiki, clean_graph, _ = run_states(kg, work, "states", states, rng, 0)
+            for attempt in range(max(1, args.random)):
+                started = time.perf_counter()
+                wiki, graph, killed = run_states(kg, work, f"states killed {attempt + 1}", states, rng, args.kills)
+                pages = sorted(p for p in set(wiki) | set(clean_wiki) if wiki.get(p) != clean_wiki.get(p))
+                rows = {table: len(set(map(json.dumps, graph[table])) ^ set(map(json.dumps, clean_graph[table])))
+                        for table in GRAPH_QUERIES}
+                differ = bool(pages) or any(rows.values())
+                results.append({"history": f"{len(states)} states, killed run {attempt + 1}", "compiles": len(states),
+                                "killed": killed, "pages_differing": len(pages), "examples": pages[:8],
+                                "graph_rows_differing": rows, "differs": differ})
+                print(f"{len(states)} states with kills (run {attempt + 1}): {killed} killed: "
+                      + (f"{len(pages)} pages differ, rows {{{', '.join(f'{t}: {n}' for t, n in rows.items() if n)}}}"
+                         if differ else "identical to the same states without kills")
+                      + f" ({time.perf_counter() - started:.0f} s)", flush=True)
     differing = sum(r["differs"] for r in results)
     print(f"{len(results)} histories against one compile of {len(corpus)} passages: {differing} differ")
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -58,8 +58,8 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
     of the entities they mention, and the entity and source pages of every claim with evidence in
     them (retracted evidence included) or contradicting, superseding or superseded by such a claim;
     and the pages of the groups of `changed_entities` (their members are listed there). When such
-    an entity gained or lost a page (its group's canonical changed), raises WikiEdited: the pages
-    linking to it are not known from here, so the caller renders everything."""
+    an entity has a page but is no longer its group's canonical entity, raises WikiEdited: the
+    pages linking to it are not known from here, so the caller renders everything."""
     source_o = store.offsets("Source", changed_sources)
     touched = changed_claims(store, source_o)
     claim_o = sorted(touched.values()) or NO_OFFSETS
@@ -72,9 +72,9 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
     if changed_entities:
         grouped = {aliases.canon(e) for e in changed_entities}
         shown = {aliases.canon(e) for e in claimed_entities(store, store.offsets("Entity", aliases.expand(grouped)))}
-        if wiki is not None and any((wiki / f"entities/{e}.md").is_file() != (e in shown and aliases.canon(e) == e)
+        if wiki is not None and any((wiki / f"entities/{e}.md").is_file() and aliases.canon(e) != e
                                     for e in changed_entities | grouped):
-            raise WikiEdited("an entity gained or lost its page: its group changed")
+            raise WikiEdited("an entity with a page joined another's group: its page and the links to it move")
         pages |= {f"entities/{e}" for e in shown}
     return pages
 
