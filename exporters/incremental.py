@@ -22,6 +22,7 @@ from exporters.wiki import (
     WikiBuilder,
     compute_links,
     link_label,
+    linking_pages,
     page_links,
     yaml_str,
 )
@@ -107,8 +108,9 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
                  changed_entities: set[str] | None = None) -> BlastRadius:
     """Pages whose bytes a change to these sources can alter: the seed pages (`seed_pages`), the
     pages a seed page starts or stops linking to (their backlinks change), every page a seed links
-    to if the seed's title changed (backlinks show titles), and the sources that mention an entity
-    that gets its first page (they start linking to it)."""
+    to if the seed's title changed (backlinks show titles), every page linking to an entity whose
+    name changed (its links show the name), and the sources that mention an entity that gets its
+    first page (they start linking to it)."""
     aliases = Aliases(store)  # ALIAS_OF edges: few, read once
     seeds = seed_pages(store, changed_sources, aliases, changed_entities, wiki)
     graph = _subgraph(store, seeds, aliases)
@@ -116,7 +118,7 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
     titles = {f"sources/{s['slug']}": s["title"] for s in graph.sources.values()}
     titles |= {f"entities/{e}": entity["name"] for e, entity in graph.entities.items()}
     backlinks: dict[str, dict[str, str | None]] = defaultdict(dict)
-    pages, born = set(seeds), []
+    pages, born, renamed = set(seeds), [], set()
     for page in sorted(seeds):
         current = wiki / f"{page}.md"
         new = _page_kind(links.get(page, set())) - {page}
@@ -126,6 +128,8 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
             text = current.read_text(encoding="utf-8")
             old = _page_kind(page_links(text)) - {page}
             retitled = page.startswith("sources/") and f"\ntitle: {yaml_str(titles[page])}\n" not in text
+            if page.startswith("entities/") and page[9:] in graph.entities and f"\n# {titles[page]}\n" not in text:
+                renamed.update(_page_kind(linking_pages(text)))  # the links to it show its name: render them
         else:
             born.append(page)
         for target in (old | new) if retitled else (old ^ new):
@@ -133,6 +137,7 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
     born_entities = [p[9:] for p in born if p.startswith("entities/") and graph.has_page(p[9:])]
     if born_entities:  # sources mentioning an entity that gets its first page start linking to it
         pages |= {f"sources/{slug}" for slug in mentioning_source_slugs(store, store.offsets("Entity", aliases.expand(born_entities)))}
+    pages |= {p for p in renamed if (wiki / f"{p}.md").is_file()}
     pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
     if pages != seeds:
         graph = _subgraph(store, pages, aliases)
@@ -163,7 +168,7 @@ def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str
     g = builder.g
     complete = {claim.encode() for claim in g.complete or ()}
     blocks = parse_contradictions((wiki / "contradictions.md").read_bytes())
-    blocks = {key: block for key, block in blocks.items() if key[0] not in complete and key[1] not in complete}
+    blocks = {key: block for key, block in blocks.items() if key[1] not in complete and key[2] not in complete}
     blocks |= dict(builder.contradiction_entry(row) for row in g.contradictions)
     index = IndexEntries.parse((wiki / "index.md").read_bytes())
     slugs = {source["slug"]: path for path, source in g.sources.items()}

@@ -26,7 +26,10 @@ ENTITY_PREFIX, SOURCE_PREFIX = b"\n- [[entities/", b"\n- [[sources/"
 ENTITIES, SOURCES = b"\n## Entities\n\n", b"\n## Sources\n\n"
 LOG_HEADING = b"\n## ["
 
-ContradictionKey = tuple[bytes, bytes]  # (claim a, claim b), ASCII ids: bytes sort as the strings do
+# (rank, claim a, claim b): the most confident first (rank = 1 - confidence, as shown), then by ids
+# (ASCII: bytes sort as the strings do).
+ContradictionKey = tuple[bytes, bytes, bytes]
+CONTRADICTION_CONFIDENCE = re.compile(" · confidence (?P<c>[0-9.]+) ·".encode())
 
 
 class WikiEdited(ValueError):
@@ -56,9 +59,10 @@ def contradiction_anchor(a: str, b: str) -> str:
 
 def contradiction_key(block: bytes) -> ContradictionKey:
     match = CONTRADICTION_ANCHOR.search(block)
-    if match is None:
-        raise WikiEdited("a contradiction without its block id")
-    return match["a"], match["b"]
+    confidence = CONTRADICTION_CONFIDENCE.search(block)
+    if match is None or confidence is None:
+        raise WikiEdited("a contradiction without its block id or confidence")
+    return b"%.4f" % (1 - float(confidence["c"])), match["a"], match["b"]
 
 
 def _lines(body: bytes, prefix: bytes) -> list[bytes]:

@@ -29,6 +29,7 @@ from exporters.splice import (
     IndexEntries,
     assemble_contradictions,
     contradiction_anchor,
+    contradiction_key,
 )
 from kg.errors import KgError
 from kg.graph.store import Store
@@ -82,6 +83,9 @@ class RenderReport:
     bytes: int  # bytes written
     path: Path
     written: int = 0  # files actually rewritten (unchanged bytes are left alone)
+
+
+POSSIBLE_BELOW = 0.5  # a finding less sure than this is shown as a possible conflict
 
 
 def _confidence(value: float | None) -> str:
@@ -199,8 +203,10 @@ class WikiBuilder:
             outcome = "Unresolved: both sources have the same authority."
         item = {"a": self._claim_row(a, "contradictions", False), "b": self._claim_row(b, "contradictions", False),
                 "reason": row["reason"], "confidence": _confidence(row["confidence"]), "method": row["method"],
-                "outcome": outcome, "anchor": contradiction_anchor(a.id, b.id)}
-        return (a.id.encode(), b.id.encode()), self.env.get_template("contradiction.md.j2").render(item=item).encode("utf-8")
+                "outcome": outcome, "anchor": contradiction_anchor(a.id, b.id),
+                "possible": (row["confidence"] or 0.0) < POSSIBLE_BELOW}
+        block = self.env.get_template("contradiction.md.j2").render(item=item).encode("utf-8")
+        return contradiction_key(block), block
 
     def contradictions_page(self, blocks: dict[ContradictionKey, bytes]) -> bytes:
         header = self.env.get_template("contradictions.md.j2").render(count=len(blocks)).encode("utf-8")
@@ -398,7 +404,13 @@ def page_links(text: str) -> set[str]:
     return {m.group(1) for m in _LINK.finditer(body)}
 
 
-RENDER_FORMAT = "2"  # index.md records it; an incremental render of a wiki in another format renders everything
+def linking_pages(text: str) -> set[str]:
+    """The pages a rendered page's Backlinks section lists: those that link to it."""
+    parts = text.split("\n## Backlinks\n", 1)
+    return {m.group(1) for m in _LINK.finditer(parts[1])} if len(parts) == 2 else set()
+
+
+RENDER_FORMAT = "3"  # index.md records it; an incremental render of a wiki in another format renders everything
 
 
 def frontmatter_head(page: Path) -> bytes:

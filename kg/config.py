@@ -48,6 +48,11 @@ index_rebuild_sources = 25
 # supersedes the earlier one instead of contradicting it.
 # single_valued = ["ceo", "population"]
 
+[contradictions]
+# Findings less sure than this (a finding's confidence says how strong its evidence is) are not
+# recorded at all; those recorded below 0.5 are shown as possible conflicts, after the others.
+min_confidence = 0.0
+
 [authority]
 # Glob patterns over paths in raw/ -> authority rank (higher wins when claims collide).
 # "papers/**" = 2
@@ -92,8 +97,10 @@ class Config:
     compile: CompileConfig = field(default_factory=CompileConfig)
     llm: LlmConfig = field(default_factory=LlmConfig)
     authority: dict[str, int] = field(default_factory=dict)
-    #: Predicates that hold one value at a time: a later claim supersedes an earlier one.
+    #: Predicates that hold one value at a time: one claim supersedes the others.
     single_valued: tuple[str, ...] = ()
+    #: Contradiction findings below this confidence are not recorded.
+    min_confidence: float = 0.0
 
     @classmethod
     def load(cls, path: Path) -> Config:
@@ -114,8 +121,13 @@ class Config:
             raise ConfigError(f"{origin}: unknown or misspelt setting ({exc}). See the comments in a fresh `kg init` kg.toml.") from exc
         authority = {str(k): int(v) for k, v in data.get("authority", {}).items()}
         single_valued = tuple(str(p) for p in data.get("predicates", {}).get("single_valued", []))
+        try:
+            min_confidence = float(data.get("contradictions", {}).get("min_confidence", 0.0))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"{origin}: [contradictions] min_confidence must be a number between 0 and 1.") from exc
         if llm_cfg.concurrency < 1 or llm_cfg.max_retries < 0 or llm_cfg.validation_retries < 0 or llm_cfg.timeout_seconds <= 0:
             raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
             raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
-        return cls(compile=compile_cfg, llm=llm_cfg, authority=authority, single_valued=single_valued)
+        return cls(compile=compile_cfg, llm=llm_cfg, authority=authority, single_valued=single_valued,
+                   min_confidence=min_confidence)

@@ -70,3 +70,23 @@ def test_the_same_notes_in_any_order_give_the_same_groups_and_wiki(tmp_path: Pat
            ("bbc", "british-broadcasting-corporation", "alias") in groups  # defined in one source, named in another
     assert ("bletchly-park", "bletchley-park", "fuzzy") in groups
     assert not any("ca" in (a, b) for a, b, _ in groups)  # "CA" is not Congonhas Airport: no definition says so
+
+
+def test_an_alias_declared_for_two_names_joins_neither(tmp_path: Path) -> None:
+    """"ED" is erectile dysfunction in one source and the emergency department in another: the two
+    are not one thing, whichever source came first."""
+    notes = {"a.md": "# Urology\n\nErectile dysfunction (ED) is common in older men. ED is treatable.\n",
+             "b.md": "# Hospitals\n\nThe emergency department (ED) was busy in winter. The ED had 40 beds.\n"}
+
+    def groups(order: list[str]) -> set[tuple[str, str]]:
+        kb, _ = init(tmp_path / "-".join(order))
+        for name in order:
+            (kb.raw / name).write_text(notes[name], encoding="utf-8")
+            api.compile_kb(kb, "heuristic", render=False)
+        return {(r["a"], r["b"]) for r in api.cypher(kb, "MATCH (x:Entity)-[:ALIAS_OF]->(y:Entity) RETURN x.id AS a, y.id AS b")}
+
+    alone = groups(["a.md"])
+    assert ("ed", "erectile-dysfunction") in alone or ("erectile-dysfunction", "ed") in alone
+    both = groups(["a.md", "b.md"])
+    assert both == groups(["b.md", "a.md"])
+    assert not any("ed" in pair for pair in both), both

@@ -110,3 +110,29 @@ def test_document_section_headings_are_not_entities() -> None:
     assert "figures" not in names and "see also" not in names
     assert claim_with(r, "175 km").subject == "Fort Anis"  # under a generic heading: the title's topic
     assert claim_with(r, "4242 records").subject == "Fort Anis"
+
+
+def test_short_claims_and_long_subjects_without_a_heading() -> None:
+    """A claim file without a heading: "DUSP4 decreases apoptosis." is a claim; a subject longer than a
+    name keeps its head ("Differentiation of progenitor cells") when that is more than one word."""
+    assert claim_with(extract("DUSP4 decreases apoptosis.\n", "c1.txt"), "apoptosis").subject == "DUSP4"
+    assert extract("Materials and methods.\n", "c2.txt").claims == []  # three words without a verb: a title
+    long = extract("Differentiation of progenitor cells to myeloid cells is skewed upon activation of insulin signaling.\n", "c3.txt")
+    assert claim_with(long, "skewed").subject == "Differentiation of progenitor cells"
+    # One word left is too generic a subject to share across texts.
+    students = extract("Students who perform poorly in the early years of medical school are at increased risk.\n", "c4.txt")
+    assert students.claims == []
+
+
+def test_section_labels_and_acronyms_are_not_names() -> None:
+    """A structured abstract's "CONCLUSIONS" is no part of a name, and "RNA" is no surname of "BC1 RNA"."""
+    r = extract("CONCLUSIONS Serum folate rose in treated patients. BC1 RNA is a small RNA. RNA is made in the nucleus.\n", "a.txt")
+    assert not any("CONCLUSIONS" in e.name for e in r.entities)
+    assert all("RNA" not in e.aliases for e in r.entities)
+    people = extract("# Computing\n\nJohn von Neumann wrote a report. Later, von Neumann was busy.\n")
+    assert "Neumann" in entity(people, "John von Neumann").aliases  # a surname still folds into the full name
+
+
+def test_a_name_in_brackets_is_never_the_subject() -> None:
+    r = extract("Alendronate decreased vertebral fractures by 44% overall (95% confidence interval (CI), 0.39-0.80).\n", "a.txt")
+    assert claim_with(r, "44%").subject == "Alendronate"

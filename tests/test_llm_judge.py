@@ -222,17 +222,20 @@ def test_prompt_edit_changes_the_cache_key() -> None:
         assert len(server.requests) == 2
 
 
-def test_combined_judge_keeps_rules_and_asks_only_similar_pairs() -> None:
+def test_combined_judge_confirms_every_candidate_and_its_verdict_decides() -> None:
     rule_pair = (record("r1", "Aspirin increases the risk of bleeding in adults."),
-                 record("r2", "Aspirin decreases the risk of bleeding in adults."))
+                 record("r2", "Aspirin decreases the risk of bleeding in adults.", "b.md"))
+    unsure_rule = (record("r3", "Koechlin drew the tower with increased height."),
+                   record("r4", "Koechlin drew the tower with decreased height.", "b.md"))
     unrelated = (record("u1", "The moon orbits the earth."), record("u2", "Paris hosts the Louvre museum."))
     with FakeAnthropic(responder=verdicts) as server:
         combined = CombinedJudge(LlmContradictionJudge(claude(server)))
-        found = combined.judge([rule_pair, PAIRS[0], unrelated])
-        assert [f and f.method for f in found] == ["rules", "llm", None]
-        assert combined.asked == 1
+        found = combined.judge([rule_pair, PAIRS[0], unsure_rule, unrelated])
+        # "compatible" overrules the rules; "contradicts" finds; "unsure" leaves the rules' finding
+        assert [f and f.method for f in found] == [None, "llm", "rules", None]
+        assert combined.asked == 3
         [req] = server.requests
-        assert [n for n, _ in judge_pairs(req.body)] == [1] and "Rome" in req.body["messages"][0]["content"]
+        assert [n for n, _ in judge_pairs(req.body)] == [1, 2, 3] and "Rome" in req.body["messages"][0]["content"]
 
 
 def test_openai_json_mode_judge() -> None:

@@ -44,10 +44,18 @@ def test_parse_contradictions_splits_like_the_heading_regex(header: str, entries
 
 def test_parse_contradictions_of_a_rendered_page() -> None:
     page = (b"---\ntitle: Contradictions\n---\n# Contradictions\n\n2 open.\n\n"
-            b"## 1. A vs B ^c1--c2\n- a\n\n## 2. C vs D ^c3--c4\n- b\n")
+            b"## 1. A vs B ^c1--c2\nrules \xc2\xb7 confidence 0.9 \xc2\xb7 open\n\n"
+            b"## 2. C vs D ^c3--c4\nrules \xc2\xb7 confidence 0.45 \xc2\xb7 open\n")
     blocks = parse_contradictions(page)
-    assert blocks == {(b"c1", b"c2"): b"A vs B ^c1--c2\n- a\n\n", (b"c3", b"c4"): b"C vs D ^c3--c4\n- b\n"}
+    # Keyed by rank (1 - confidence) first: the most confident sorts first, then by claim ids.
+    assert sorted(blocks) == [(b"0.1000", b"c1", b"c2"), (b"0.5500", b"c3", b"c4")]
+    assert blocks[(b"0.1000", b"c1", b"c2")] == b"A vs B ^c1--c2\nrules \xc2\xb7 confidence 0.9 \xc2\xb7 open\n\n"
     assert assemble_contradictions(page[: page.index(b"## 1.")], blocks, b"none\n") == page
+
+
+def test_a_contradiction_block_without_its_confidence_is_an_edited_wiki() -> None:
+    with pytest.raises(WikiEdited):
+        parse_contradictions(b"---\n---\n# Contradictions\n\n## 1. A vs B ^c1--c2\n- a\n")
 
 
 # index.md ---------------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 """Contradictions and supersession between claims, found at compile time.
 
 Candidates, never all pairs: claims about the same subject, after resolution (the subject's
-group, kg/compile/groups.py), that share content words. Two claims about different things are
-never compared, and whether a pair is a candidate depends only on the two claims and their
-groups, so the findings do not depend on the order the sources arrived in. A judge decides each
+group, kg/compile/groups.py), that share content words, and claims whose sentences open alike
+(`_statement_keys`). Two claims about different things are never compared by value or date, and
+whether a pair is a candidate depends only on the two claims and their groups, so the findings
+do not depend on the order the sources arrived in. A judge decides each
 candidate pair; `RuleJudge` is the offline one. Findings become CONTRADICTS edges. Declared
 single-valued predicates are resolved by validity instead: the claim valid later SUPERSEDES
 the earlier one (ties by id, never by arrival).
@@ -15,7 +16,6 @@ claims' groups.
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
 from abc import ABC, abstractmethod
 from collections import Counter, defaultdict
@@ -23,12 +23,11 @@ from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from typing import Any
 
-from kg.extract.facets import date_facets, quantity_facets
+from kg.extract.facets import all_dates, date_facets, measures
 from kg.graph.claims import (
     count_live_claims,
     drop_contradictions_of,
     live_claim_rows,
-    live_claim_subjects,
     live_claims_of_subjects,
     mark_claims_checked,
     unchecked_live_claims,
@@ -45,17 +44,48 @@ NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "none", "without"
 UP_WORDS = """increase enhance promote raise higher more greater activate stimulate induce upregulate catalyze
 accelerate elevate augment boost perpetuate generate generation essential require gain strengthen facilitate
 exacerbate susceptible susceptibility faster larger bigger rise rose grow grew positive cause
-encourage vulnerable vulnerability presence present support""".split()
+encourage vulnerable vulnerability presence present support improve restore lead
+activation elevation stimulation induction promotion augmentation""".split()
 DOWN_WORDS = """decrease reduce inhibit lower less fewer suppress impede impair prevent downregulate antagonize delay
 diminish attenuate disrupt remove removal block dispensable loss lose weaken hinder immune resist resistant abolish
-slow slower smaller fall fell decline drop negative deplete depletion protect protective absence absent""".split()
+slow slower smaller fall fell decline drop negative deplete depletion protect protective absence absent
+reduction""".split()
 # Pairs of opposite terms that are not directions of effect.
 ANTONYMS = [tuple(pair.split("/")) for pair in """central/peripheral inner/outer early/late acute/chronic benign/malignant
 male/female maximum/minimum before/after upper/lower safe/unsafe effective/ineffective successful/unsuccessful
 sufficient/insufficient necessary/unnecessary common/rare first/last major/minor all/none always/never
 increased/decreased same/different similar/different identical/different short/long old/young
-improve/worsen better/worse benefit/harm beneficial/harmful""".split()]
-SUPERLATIVES = {"first", "only", "last", "largest", "smallest", "earliest", "oldest", "fastest", "biggest", "sole"}
+improve/worsen better/worse benefit/harm beneficial/harmful repair/worsen restore/worsen prevent/worsen successful/ineffective
+effective/unsuccessful""".split()]
+# Words that say which figure a number is ("the record high" is not "the average high"): two
+# claims that both have such words and not the same ones are about different figures.
+SCOPE_WORDS = set("""record average mean median typical maximum minimum max min peak highest lowest hottest coldest
+warmest wettest driest total combined overall cumulative annual annually yearly monthly weekly daily hourly seasonal
+summer winter spring autumn season estimated projected planned expected forecast initial final current former
+original later earlier metropolitan metro urban rural city county state national nationwide international domestic
+worldwide global regional local per each alone only including excluding gross net nominal real adjusted
+larger smaller bigger greater wider longer shorter higher lower whole entire part partial half""".split())
+# Words that tell instances apart ("the 45th election" / "the 53rd election", "his second album").
+ORDINALS = set("""first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth last previous
+next latest""".split())
+_ORDINAL = re.compile(r"\b\d+(?:st|nd|rd|th)\b")
+# Events a thing has once: two different dates for one of these disagree. Other dated claims
+# ("released", "held", "published" of one of many) are not compared by date.
+ONCE_WORDS = """born birth died death founded foundation established establishment opened closed built completed
+launched premiered debuted discovered invented dissolved formed incorporated abolished demolished created
+inaugurated buried married retired first""".split()
+# Count nouns of a study's sample ("19 patients", "2,745 controls"): how many took part is a fact
+# of one study, not a value of what it studied.
+SAMPLE_UNITS = {"patient", "case", "control", "participant", "subject", "volunteer", "respondent", "individual",
+                "enrollee", "recruit", "sample", "specimen"}
+# Words too vague to say what a number measures ("up to 40 cm" / "up to 5 cm").
+VAGUE = {"up", "down", "out", "off", "over", "under", "just", "only", "than", "total", "least", "most", "some", "each",
+         "vs", "versu", "compar", "p", "ci", "iqr", "interval", "confidenc", "ratio", "rang"}
+_PROPER = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
+_SYMBOL = re.compile(r"(?<![\w-])(?=\w*[A-Z]\w*[A-Z0-9])[A-Za-z0-9]\w*")  # "PSP", "B12", "CDK6"
+_YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
+_CALENDAR = set("""january february march april may june july august september october november december monday tuesday
+wednesday thursday friday saturday sunday""".split())
 
 MIN_SHARED = 2  # content stems two claims about one group share before they are judged
 # Detection loads only the new claims' groups when they are at most this many and less than this
@@ -71,13 +101,11 @@ def stem(word: str) -> str:
     return word
 
 
+ONCE = {stem(w) for w in ONCE_WORDS}
+
+
 def content_stems(text: str) -> list[str]:
     return [stem(w) for w in _WORD.findall(text.lower().replace("n't", " not")) if w not in CLAIM_STOPWORDS and w not in NEGATIONS]
-
-
-# What the stem index was built with: a change of the stemmer or the word lists rebuilds it.
-_PROBE = "relations creation statements payment readings reading sessions session studies boxes tested larger cases phone isn't"
-STEMMER = hashlib.sha256("\x1f".join([*sorted(CLAIM_STOPWORDS), *sorted(NEGATIONS), *content_stems(_PROBE)]).encode()).hexdigest()[:16]
 
 
 def _lexicon(words: list[str]) -> tuple[set[str], tuple[str, ...]]:
@@ -90,6 +118,10 @@ DOWN, DOWN_PREFIXES = _lexicon(DOWN_WORDS)
 
 
 _ANTONYM_STEMS = [(stem(left), stem(right)) for left, right in ANTONYMS]
+# Words of degree and certainty, and opposite terms: what a statement is about without them.
+DEGREE_WORDS = """known significant significantly substantial substantially strongly highly markedly slightly
+greatly largely partly partially fully completely very""".split()
+_DEGREE = {stem(w) for w in DEGREE_WORDS} | {s for pair in _ANTONYM_STEMS for s in pair}
 
 
 @functools.lru_cache(maxsize=100_000)
@@ -114,7 +146,7 @@ def _negated(text: str) -> bool:
 def _attributes(text: str) -> frozenset[tuple[str, ...]]:
     """What a claim measures or dates: (unit, word stem) of each quantity, ("date", word stem) of
     its date; two claims that share one may disagree on its value."""
-    keys = {(unit, s) for pred, _, unit in quantity_facets(text) for s in _stems(pred)}
+    keys = {(m.unit, s) for m in measures(text) for s in _stems(m.what)}
     keys |= {("date", s) for pred, _ in date_facets(text) for s in _stems(pred)}
     return frozenset(keys)
 
@@ -135,6 +167,7 @@ class ClaimRecord:
     entities: frozenset[str] = frozenset()
     stems: list[str] = field(default_factory=list)
     sources: tuple[str, ...] = ()  # paths of the sources whose evidence is live (shown to an LLM judge)
+    group: str = ""  # the canonical entity of the subject's group (kg/compile/groups.py); default: the subject
 
     def __post_init__(self) -> None:
         if not self.stems:
@@ -145,6 +178,10 @@ class ClaimRecord:
         self.negated = _negated(self.text)
         self.has_number = any(ch.isdigit() for ch in self.text)
         self.attributes = _attributes(self.text) if self.has_number else frozenset()
+        self.group = self.group or self.subject
+        self.entity_groups = frozenset(self.entities) | {self.group}  # set again by candidate_pairs
+        self.qualifiers = _qualifiers(self.text)
+        self.statement_keys = _statement_keys(self.text, self.stems)
 
 
 @dataclass(frozen=True)
@@ -172,123 +209,257 @@ def _jaccard(a: Set[str], b: Set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
+def _qualifiers(text: str) -> tuple[frozenset[str], ...]:
+    """What narrows a claim down besides its subject: (years, scope words, proper names, ordinals).
+    The first word is capitalised anyway: a name only when possessive ("Salk's vaccine")."""
+    words = {w.lower() for w in _WORD.findall(text.lower())}
+    first = _PROPER.match(text.lstrip())
+    skip = first.end() + (len(text) - len(text.lstrip())) if first and not text.lstrip()[first.end():].startswith(("'s", "’s")) else 0
+    names = {m.lower() for m in _PROPER.findall(text, skip)} | {m.lower() for m in _SYMBOL.findall(text)}
+    names = names - CLAIM_STOPWORDS - _CALENDAR
+    ordinals = (words & ORDINALS) | set(_ORDINAL.findall(text.lower()))
+    return frozenset(_YEAR.findall(text)), frozenset(words & SCOPE_WORDS), frozenset(names), frozenset(ordinals)
+
+
+def compatible(a: ClaimRecord, b: ClaimRecord, years: bool = True, scopes: bool = True) -> bool:
+    """Whether two claims about one thing speak of the same case: not different years (for a
+    value), not different scopes ("record" / "average", "annual" / "warm season") or instances
+    ("45th" / "53rd"), not each naming something the other does not ("in Israel" / "in the
+    Altai", "Thai" / "Canadian citizens")."""
+    ya, sa, na, oa = a.qualifiers
+    yb, sb, nb, ob = b.qualifiers
+    if a.group == b.group:  # the names of the subject itself ("Salk" in "Salk's vaccine") tell nothing apart
+        subject_words = set(a.subject.split("-")) | set(b.subject.split("-"))
+        na, nb = na - subject_words, nb - subject_words
+    if years and ya and yb and not ya & yb:
+        return False
+    if scopes and ((sa and sb and sa != sb) or (oa and ob and oa != ob)):
+        return False
+    return not (na - nb and nb - na)
+
+
+def _strength(similarity: float, threshold: float) -> float:
+    """0.6 for two claims just similar enough for a rule, up to 1 for the same words."""
+    return 0.6 + 0.4 * (similarity - threshold) / (1 - threshold) if threshold < 1 else 1.0
+
+
 class RuleJudge(ContradictionJudge):
-    """Offline rules: polarity flips, opposite directions, different values, exclusive superlatives."""
+    """Offline rules, each on two claims about the same subject (after resolution) saying the same
+    thing two ways: different values or dates for the same attribute in the same case, a negated
+    near-duplicate, opposite directions of the same effect, opposite terms, a comparison turned
+    round. Each finding's confidence says how strong its evidence is (see `weak`)."""
 
     method = "rules"
 
-    def __init__(self, similarity: float = 0.45, direction_similarity: float = 0.3) -> None:
-        self.similarity = similarity  # shared content needed before a negation flip counts
-        self.direction_similarity = direction_similarity  # ... before opposite directions count
+    def __init__(self, similarity: float = 0.6, direction_similarity: float = 0.5, value_similarity: float = 0.0) -> None:
+        self.similarity = similarity  # shared content a negated near-duplicate needs
+        self.direction_similarity = direction_similarity  # ... opposite directions of one effect need
+        self.value_similarity = value_similarity  # ... two values of one attribute need
 
     def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
         return [self.judge_one(a, b) for a, b in pairs]
 
     def judge_one(self, a: ClaimRecord, b: ClaimRecord) -> Finding | None:
-        confidence = round(min(a.confidence, b.confidence) ** 0.5, 2)
-        comparative = " than " in a.text or " than " in b.text  # a comparison's number is about its own subject
-        related = a.subject == b.subject or (not comparative and (a.subject in b.entities or b.subject in a.entities))
-        if related and a.has_number and b.has_number:
+        same = a.group == b.group
+        if not same and not (a.group in b.entity_groups and b.group in a.entity_groups) and not (
+                a.statement_keys & b.statement_keys):
+            return None  # claims about different things never conflict
+        if len({*a.sources, *b.sources}) == 1:  # one text giving two figures speaks of two cases
+            return None
+        confidence = min(a.confidence, b.confidence) ** 0.5
+        core = _jaccard(a.core, b.core)
+        # Two figures for one attribute disagree only in claims that say largely the same thing:
+        # sentences about different studies, cohorts or instances share a word, not a statement.
+        if same and a.has_number and b.has_number and core >= self.value_similarity:
             found = self._values(a, b, confidence)
             if found:
                 return found
+        elif same and a.has_number and b.has_number:
+            found = self._dates(a, b, confidence)
+            if found:
+                return found
         sa, sb = a.stem_set, b.stem_set
-        core = _jaccard(a.core, b.core)
         shared = len(a.core & b.core)
         neg_a, neg_b = a.negated, b.negated
-        dir_a, dir_b = _direction(sa - sb), _direction(sb - sa)
-        if dir_a and dir_b and dir_a != dir_b and neg_a == neg_b and core >= self.direction_similarity and shared >= 3:
-            return Finding(a.id, b.id, "opposite directions of effect", confidence, self.method)
-        if core < self.similarity:
-            return self._superlatives(a, b, confidence)
-        if _reversed_comparison(a.text, b.text):
-            return Finding(a.id, b.id, "the same comparison the other way round", confidence, self.method)
         only_a, only_b = sa - sb, sb - sa
-        for left, right in _ANTONYM_STEMS:
+        dir_a, dir_b = _direction(only_a), _direction(only_b)
+        if (dir_a and dir_b and dir_a != dir_b and neg_a == neg_b and core >= self.direction_similarity
+                and shared >= 3 and compatible(a, b, scopes=False)):
+            return Finding(a.id, b.id, "opposite directions of the same effect",
+                           round(confidence * _strength(core, self.direction_similarity), 2), self.method)
+        if _reversed_comparison(a.text, b.text) and compatible(a, b, scopes=False):
+            return Finding(a.id, b.id, "the same comparison the other way round", round(confidence * 0.9, 2), self.method)
+        if core < self.similarity or not compatible(a, b, scopes=False):
+            return None
+        for left, right in _ANTONYM_STEMS if neg_a == neg_b else ():  # "not dependent" is "independent"
             if (left in only_a and right in only_b) or (right in only_a and left in only_b):
-                return Finding(a.id, b.id, f"opposite terms: {left} / {right}", confidence, self.method)
-        if core >= 0.8 and (dir_a or dir_b) and len(only_a) <= 2 and len(only_b) <= 2 and neg_a == neg_b and dir_a != dir_b:
-            return Finding(a.id, b.id, "the same statement with a different effect", round(confidence * 0.9, 2), self.method)
-        effect_a = 0 if neg_a else dir_a
-        effect_b = 0 if neg_b else dir_b
-        negation_flip = neg_a != neg_b
-        if negation_flip and (not (dir_a or dir_b) or effect_a != effect_b):
-            return Finding(a.id, b.id, "one claim negates the other", round(confidence * min(1.0, core + 0.2), 2), self.method)
-        return self._superlatives(a, b, confidence)
+                return Finding(a.id, b.id, f"opposite terms: {left} / {right}",
+                               round(confidence * _strength(core, self.similarity), 2), self.method)
+        negated_term = _prefix_negation(only_a, only_b) if neg_a == neg_b else ""
+        if negated_term:
+            return Finding(a.id, b.id, f"opposite terms: {negated_term}",
+                           round(confidence * _strength(core, self.similarity), 2), self.method)
+        # "X increases Y" / "X does not decrease Y" agree; a negation against anything else
+        # ("X is important for Y" / "X is not required for Y") disagrees.
+        if neg_a != neg_b and not (dir_a and dir_b and dir_a != dir_b):
+            return Finding(a.id, b.id, "one claim negates the other", round(confidence * _strength(core, self.similarity), 2),
+                           self.method)
+        return None
 
     @staticmethod
     def _values(a: ClaimRecord, b: ClaimRecord, confidence: float) -> Finding | None:
-        """Same subject (or a shared entity), what is measured overlaps, the values differ."""
-        for pred_a, value_a, unit_a in quantity_facets(a.text):
-            for pred_b, value_b, unit_b in quantity_facets(b.text):
-                shared = _stems(pred_a) & _stems(pred_b)
-                if unit_a != unit_b or not shared:
+        """The same attribute (what is measured, its unit, the words that follow) in the same case,
+        with values further apart than the precision the text states ("about 58 m" and "60 m"
+        agree), or different dates for the same event."""
+        if a.negated or b.negated:  # "there was no X in 2009" states no value
+            return None
+        found_a, found_b = measures(a.text), measures(b.text)
+        # A sentence giving several figures in one unit ("9.6% in women and 5.3% in men", "aged 20
+        # to 29 ... aged 70") speaks of several cases: none of them is the thing's one value.
+        several = {m.unit for m in found_a if any(n.unit == m.unit and n.value != m.value for n in found_a)}
+        several |= {m.unit for m in found_b if any(n.unit == m.unit and n.value != m.value for n in found_b)}
+        for ma in found_a:
+            if ma.unit in several or ma.unit in SAMPLE_UNITS:
+                continue
+            for mb in found_b:
+                shared = (_stems(ma.what) & _stems(mb.what)) - VAGUE
+                if ma.unit != mb.unit or not shared or ma.agrees(mb):
                     continue
-                if abs(value_a - value_b) > 0.005 * max(abs(value_a), abs(value_b)):
-                    what = " ".join(sorted(shared))
-                    reason = f"different values for {what}: {value_a:g} vs {value_b:g} {unit_a}"
-                    return Finding(a.id, b.id, reason, confidence, "rules")
+                if ma.after and mb.after and not set(ma.after) & set(mb.after):
+                    continue  # "390 episodes of the series" / "392 episodes in the franchise"
+                if not compatible(a, b):
+                    return None
+                gap = abs(ma.value - mb.value) / max(ma.tolerance, mb.tolerance, 1e-9)
+                what = " ".join(sorted(shared))
+                reason = f"different values for {what}: {ma.value:g} vs {mb.value:g} {ma.unit}"
+                return Finding(a.id, b.id, reason, round(confidence * (1.0 if gap >= 4 else 0.7), 2), "rules")
+        return RuleJudge._dates(a, b, confidence)
+
+    @staticmethod
+    def _dates(a: ClaimRecord, b: ClaimRecord, confidence: float) -> Finding | None:
+        """Different dates for an event a thing has once (born, founded, completed...)."""
+        if a.negated or b.negated:
+            return None
+        dates_a, dates_b = all_dates(a.text), all_dates(b.text)
         for pred_a, iso_a in date_facets(a.text):
             for pred_b, iso_b in date_facets(b.text):
                 shared = _stems(pred_a) & _stems(pred_b)
-                if len(shared) >= min(2, len(_stems(pred_a)), len(_stems(pred_b))) and shared and not (
-                    iso_a.startswith(iso_b) or iso_b.startswith(iso_a)
-                ):
+                if len(shared) >= min(2, len(_stems(pred_a)), len(_stems(pred_b))) and shared & ONCE and not any(
+                    x.startswith(y) or y.startswith(x) for x in dates_a for y in dates_b
+                ) and compatible(a, b, years=False):
                     what = " ".join(sorted(shared))
-                    return Finding(a.id, b.id, f"different dates for {what}: {iso_a} vs {iso_b}", confidence, "rules")
+                    exact = len(iso_a) >= 7 and len(iso_b) >= 7
+                    return Finding(a.id, b.id, f"different dates for {what}: {iso_a} vs {iso_b}",
+                                   round(confidence * (0.9 if exact else 0.8), 2), "rules")
         return None
 
-    @staticmethod
-    def _superlatives(a: ClaimRecord, b: ClaimRecord, confidence: float) -> Finding | None:
-        """"X was the first Y" and "Z was the first Y": both cannot hold."""
-        if a.subject == b.subject or a.claim_type != "definition" or b.claim_type != "definition" or a.polarity < 0 or b.polarity < 0:
-            return None
-        words_a, words_b = a.object.lower().split(), b.object.lower().split()
-        if not words_a or not words_b or words_a[0] not in SUPERLATIVES or words_a[0] != words_b[0]:
-            return None
-        if _jaccard(set(content_stems(a.object)), set(content_stems(b.object))) >= 0.6:
-            return Finding(a.id, b.id, f"both claim to be the {words_a[0]} of their kind", round(confidence * 0.8, 2), "rules")
-        return None
+
+_NEGATING_PREFIXES = ("non-", "non", "un", "in", "im", "ir", "il", "dis")
+
+
+def _prefix_negation(only_a: Set[str], only_b: Set[str]) -> str:
+    """A word in one claim and the same word negated by a prefix in the other ("UCP1-dependent" /
+    "UCP1-independent", "effective" / "ineffective"), as "word / negated word"; else ""."""
+    for x, y in ((only_a, only_b), (only_b, only_a)):
+        for word in y:
+            head, _, last = word.rpartition("-")
+            for prefix in _NEGATING_PREFIXES:
+                if last.startswith(prefix) and len(last) - len(prefix) >= 4:
+                    base = (head + "-" if head else "") + last[len(prefix):]
+                    if base in x:
+                        return f"{base} / {word}"
+    return ""
+
+
+_COMPARISON = re.compile(r" (?:than|compared (?:to|with)|versus|vs\.?) ")
 
 
 def _reversed_comparison(a: str, b: str) -> bool:
-    """"X is more effective than Y" against "Y is more effective than X"."""
-    if " than " not in a or " than " not in b:
+    """"X is more effective than Y" against "Y is more effective than X" (or "compared to")."""
+    parts_a, parts_b = _COMPARISON.split(a, 1), _COMPARISON.split(b, 1)
+    if len(parts_a) < 2 or len(parts_b) < 2:
         return False
-    left_a, right_a = (set(content_stems(part)) for part in a.split(" than ", 1))
-    left_b, right_b = (set(content_stems(part)) for part in b.split(" than ", 1))
-    subject_a, subject_b = left_a - right_b, left_b - right_a
-    return bool(subject_a) and bool(subject_b) and _jaccard(subject_a, right_b) >= 0.6 and _jaccard(subject_b, right_a) >= 0.6
+    left_a, right_a = (set(content_stems(part)) for part in parts_a)
+    left_b, right_b = (set(content_stems(part)) for part in parts_b)
+    common = left_a & left_b  # the comparison itself ("more effective")
+    first_a, first_b = left_a - common, left_b - common
+    if not first_a or not first_b:
+        return False
+    return len(first_a & right_b) >= 0.6 * len(first_a) and len(first_b & right_a) >= 0.6 * len(first_b)
+
+
+def _statement_keys(text: str, stems: Sequence[str]) -> frozenset[tuple[str, ...]]:
+    """What a claim's sentence is about, read from its words rather than from the extractor's choice
+    of subject: its first content word ("Pyridostatin induces ..."), and for a comparison the first
+    words on either side ("X is more effective than Y" and "Y ... than X" share a key). Two claims
+    with a key in common are compared by the rules that need a near-duplicate statement."""
+    keys: set[tuple[str, ...]] = {("lead", stems[0])} if stems else set()
+    # Every word but those of direction, opposition and degree: "The generation of ROS contributes to
+    # ..." / "The removal of ROS contributes to ...", "OCT3/4 interacts with ..." / "no known interaction".
+    said = {s for s in stems if not _stem_direction(s)} - _DEGREE
+    if len(said) >= 3:
+        keys.add(("said", *sorted(said)))
+    parts = _COMPARISON.split(text, 1)
+    if len(parts) == 2:
+        left, right = content_stems(parts[0]), content_stems(parts[1])
+        if left and right:
+            keys.add(("compared", *sorted((left[0], right[0]))))
+    return frozenset(keys)
+
+
+def _similar_pairs(claims: Sequence[ClaimRecord], rows: Sequence[int], fresh: Sequence[int], min_shared: int,
+                   pairs: set[tuple[int, int]]) -> None:
+    """Add the pairs of a fresh claim and another claim of `rows` sharing `min_shared` content stems."""
+    postings: dict[str, list[int]] = defaultdict(list)
+    for i in rows:
+        for s in claims[i].stem_set:
+            postings[s].append(i)
+    for i in fresh:
+        shared: Counter[int] = Counter()
+        for s in claims[i].stem_set:
+            shared.update(postings[s])
+        pairs.update((min(i, j), max(i, j)) for j, n in shared.items() if n >= min_shared and j != i)
 
 
 def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], canonical: Mapping[str, str],
                     min_shared: int = MIN_SHARED) -> list[tuple[int, int]]:
     """Index pairs (i < j) to judge: each new claim with the claims about its subject's group (the
     entity and everything grouped with it, kg/compile/groups.py) that share at least `min_shared`
-    content stems with it. A relation of the two claims and their groups only, so the same pairs
-    are found whichever claim arrived first; `claims` sorted by id."""
+    content stems with it or measure or date the same thing, and with the claims about another
+    thing it names that name its subject in turn ("A requires B" / "B is unrelated to A", "X is
+    more effective than Y" / "Y is more effective than X"); and each new claim with the claims whose
+    sentences open alike (`_statement_keys`) sharing one stem more. A relation of the two claims and their
+    groups only, so the same pairs are found whichever claim arrived first; `claims` sorted by id."""
+    for claim in claims:
+        claim.group = canonical.get(claim.subject, claim.subject)
+        claim.entity_groups = frozenset(canonical.get(e, e) for e in claim.entities)
     by_group: dict[str, list[int]] = defaultdict(list)
+    by_statement: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, claim in enumerate(claims):
-        by_group[canonical.get(claim.subject, claim.subject)].append(i)
+        by_group[claim.group].append(i)
+        for key in claim.statement_keys:
+            by_statement[key].append(i)
     pairs: set[tuple[int, int]] = set()
+    for rows in by_statement.values():  # the same sentence subject, whatever entity the extractor chose
+        fresh = [i for i in rows if claims[i].id in new_ids]
+        if fresh and len(rows) > 1:
+            _similar_pairs(claims, rows, fresh, min_shared + 1, pairs)
     for rows in by_group.values():
         fresh = [i for i in rows if claims[i].id in new_ids]
-        if not fresh or len(rows) < 2:
+        if not fresh:
             continue
-        postings: dict[str, list[int]] = defaultdict(list)
+        _similar_pairs(claims, rows, fresh, min_shared, pairs)
         measured: dict[tuple[str, ...], list[int]] = defaultdict(list)
         for i in rows:
-            for s in claims[i].stem_set:
-                postings[s].append(i)
             for key in claims[i].attributes:
                 measured[key].append(i)
         for i in fresh:
-            shared: Counter[int] = Counter()
-            for s in claims[i].stem_set:
-                shared.update(postings[s])
-            pairs.update((min(i, j), max(i, j)) for j, n in shared.items() if n >= min_shared and j != i)
             for key in claims[i].attributes:  # the same thing measured or dated: one word is enough
                 pairs.update((min(i, j), max(i, j)) for j in measured[key] if j != i)
+            claim = claims[i]
+            for other_group in claim.entity_groups - {claim.group}:  # each names the other's subject
+                pairs.update((min(i, j), max(i, j)) for j in by_group.get(other_group, ())
+                             if claim.group in claims[j].entity_groups and len(claim.stem_set & claims[j].stem_set) >= min_shared)
     return sorted(pairs)
 
 
@@ -320,7 +491,8 @@ class ContradictionReport:
     loaded: int = 0  # claim records loaded: every live claim, or the new claims' neighbourhood
 
 
-def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = ()) -> ContradictionReport:
+def detect(store: Store, judge: ContradictionJudge | None = None, single_valued: Sequence[str] = (),
+           min_confidence: float = 0.0) -> ContradictionReport:
     """Judge the candidate pairs of the live claims not checked yet (new, or their subject changed
     groups) against the live claims of their subjects' groups; record CONTRADICTS / SUPERSEDES
     edges (a re-checked claim's findings replace its old ones) and mark the claims checked, in
@@ -338,7 +510,8 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     if len(new_ids) > INCREMENTAL_MAX_NEW or len(new_ids) >= INCREMENTAL_MAX_SHARE * count_live_claims(store):
         claims = load_claim_records(store)
     else:  # the new claims' groups only: every claim a candidate pair or a supersession can involve
-        heads = {canonical.get(r["subject"], r["subject"]) for r in live_claim_subjects(store, new_ids)}
+        fresh = load_claim_records(store, sorted(new_ids))
+        heads = {canonical.get(e, e) for c in fresh for e in (c.subject, *c.entities)}  # and what they name
         group = set(heads).union(*(members[h] for h in heads))
         related = {r["id"] for r in live_claims_of_subjects(store, group)}
         claims = load_claim_records(store, sorted(new_ids | related))
@@ -350,7 +523,8 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
     pairs = [(claims[i], claims[j]) for i, j in candidate_pairs(claims, new_ids, canonical)
              if claims[i].id not in superseded and claims[j].id not in superseded]
     report.candidates = len(pairs)
-    found = [(a, b, f) for (a, b), f in zip(pairs, judge.judge(pairs), strict=True) if f is not None]
+    found = [(a, b, f) for (a, b), f in zip(pairs, judge.judge(pairs), strict=True)
+             if f is not None and f.confidence >= min_confidence]
     drop_contradictions_of(store, batch, new_ids)  # a claim checked again: its findings are made anew
     for a, b, finding in found:
         batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason, "confidence": finding.confidence,

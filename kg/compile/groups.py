@@ -4,7 +4,8 @@ The groups are the connected components of symmetric rules over pairs of live en
 some live source mentions):
 
 - alias: a source declares one name an alias of the other ("British Broadcasting Corporation
-  (BBC)"); initials alone never join names;
+  (BBC)"); initials alone never join names, nor does an alias declared for different names
+  ("ED": "erectile dysfunction", "emergency department");
 - plain form: the same key without a title and in the singular ("Dr. Alan Turing", "EF3s");
 - fuzzy: keys of 8+ characters with a string similarity >= 0.92 that differ in no number
   ("Harvard Mark I" / "Harvard Mark II" stay apart);
@@ -150,6 +151,13 @@ class Node:
     types: dict[str, int] = field(default_factory=dict)
     descriptions: list[tuple[str, str]] = field(default_factory=list)  # (source path, description)
     aliases: set[str] = field(default_factory=set)  # surface forms declared as aliases of it
+    declared_by: dict[str, str] = field(default_factory=dict)  # entity declaring it an alias -> that name's plain form
+
+    @property
+    def ambiguous(self) -> bool:
+        """Declared an alias of different names ("ED": "erectile dysfunction" in one source,
+        "emergency department" in another): it joins neither."""
+        return len(set(self.declared_by.values())) > 1
 
     def attributes(self) -> dict[str, object]:
         """The entity's row, from its mentions: the surface form most sources use (ties: the
@@ -200,6 +208,8 @@ def _nodes(store: Store, ids: Iterable[str]) -> dict[str, Node]:
                 node.links.add(entity_id(key))
                 if row["role"] == "name":
                     node.aliases.add(alias)
+                else:
+                    node.declared_by[entity_id(key)] = plain_form(key)
         if row["role"] == "name":
             node.sources += 1
             node.names[row["name"]] = node.names.get(row["name"], 0) + 1
@@ -250,7 +260,8 @@ def regroup(store: Store, touched: Iterable[str], judge: EntityJudge | None = No
     for (a, b), verdict in _ask(judge, nodes, sorted(p for p in questions if p[0] in nodes and p[1] in nodes)).items():
         if verdict is not None and verdict.verdict == "same" and (a, b) not in edges:
             edges[(a, b)] = ("llm", round(verdict.confidence, 3))
-    edges = {pair: rule for pair, rule in edges.items() if pair[0] in nodes and pair[1] in nodes}
+    edges = {pair: rule for pair, rule in edges.items() if pair[0] in nodes and pair[1] in nodes
+             and not (rule[0] == "alias" and _ambiguous_alias(nodes[pair[0]], nodes[pair[1]]))}
     _decide(store, nodes, edges)
     new = _components(nodes, edges)
     changed: dict[str, tuple[str, str, float] | None] = {}
@@ -269,6 +280,10 @@ def regroup(store: Store, touched: Iterable[str], judge: EntityJudge | None = No
     for entity in sorted(touched):
         batch.update("Entity", nodes[entity].attributes() if entity in nodes else {"id": entity, "status": "retired"})
     return batch, report
+
+
+def _ambiguous_alias(a: Node, b: Node) -> bool:
+    return (a.ambiguous and b.id in a.declared_by) or (b.ambiguous and a.id in b.declared_by)
 
 
 def _partners(node: Node, keys: KeyIndex, asking: bool) -> list[tuple[str, str, float]]:

@@ -291,7 +291,7 @@ class Compiler:
         self.store.write(regroup_batch)
         if len(todo) >= self.config.compile.index_rebuild_sources:
             self.store.checkpoint()  # a bulk compile's last writes leave memory before detection needs it
-        found = detect(self.store, self.judge, self.config.single_valued)
+        found = detect(self.store, self.judge, self.config.single_valued, self.config.min_confidence)
         # Full-text indexes (kg/retrieve/search.py) cannot be updated in place on Kuzu 0.11.3: a rebuild costs
         # 0.3 s on a handful of sources (each CREATE_FTS_INDEX has a fixed cost) and seconds on a large
         # graph. Rebuild now after a bulk change; after a small one leave them dropped: the next

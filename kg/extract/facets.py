@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 
 from kg.extract import vocab as V
 
@@ -90,6 +91,23 @@ def first_date(text: str) -> tuple[int, str, int] | None:
     return best
 
 
+@functools.lru_cache(maxsize=200_000)
+def all_dates(text: str) -> tuple[str, ...]:
+    """The ISO form of every year or date a sentence states (a range states both ends)."""
+    found = []
+    for pattern, kind in ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y")):
+        for match in pattern.finditer(text):
+            if kind == "mdy":
+                found.append(f"{int(match.group(3)):04d}-{V.MONTHS[match.group(1).lower()]:02d}-{int(match.group(2)):02d}")
+            elif kind == "dmy":
+                found.append(f"{int(match.group(3)):04d}-{V.MONTHS[match.group(2).lower()]:02d}-{int(match.group(1)):02d}")
+            elif kind == "my":
+                found.append(f"{int(match.group(2)):04d}-{V.MONTHS[match.group(1).lower()]:02d}")
+            else:
+                found.append(f"{match.group(1)}s" if match.group(2) else match.group(1))
+    return tuple(sorted(set(found)))
+
+
 def validity(sentence: str) -> tuple[str | None, str | None]:
     if match := _RANGE.search(sentence):
         return match.group(1), match.group(2)
@@ -97,22 +115,107 @@ def validity(sentence: str) -> tuple[str | None, str | None]:
     return (since.group(1) if since else None), (until.group(1) if until else None)
 
 
-@functools.lru_cache(maxsize=200_000)
-def quantity_facets(text: str) -> list[tuple[str, float, str]]:
-    """Every (predicate word, value, unit) in a sentence: "weighed about 27 tonnes" -> ("weighed", 27.0, "t").
+# Words before a number that make it approximate or a bound ("about 58 m", "over 390 episodes").
+APPROXIMATE = {"about", "around", "approximately", "approx", "nearly", "almost", "roughly", "some", "over", "under",
+               "above", "below", "more", "less", "least", "most", "up", "estimated", "circa", "c", "~"}
 
-    Used by the contradiction rules, which compare all quantities of two claims, not only the
-    one a claim was typed by.
-    """
-    facets = []
+
+@dataclass(frozen=True)
+class Measure:
+    """A number with its unit in a sentence, what it measures, and how precisely the text says it."""
+
+    what: str  # the content words just before it ("weighed")
+    value: float
+    unit: str
+    tolerance: float  # half its last significant digit, or 10% when the text says "about", "over", ...
+    after: tuple[str, ...]  # content words right after it ("episodes of the original series" -> original, series)
+
+    def agrees(self, other: Measure) -> bool:
+        """Whether either value lies within the other's stated precision: "about 58 m" and "60 m"
+        agree, "2 million" and "3 million" do not."""
+        return abs(self.value - other.value) <= max(self.tolerance, other.tolerance)
+
+
+def _tolerance(text: str, match: re.Match[str], value: float) -> float:
+    digits = match.group("num").replace(",", "")
+    step = 10.0 ** -len(digits.split(".", 1)[1]) if "." in digits else 1.0  # "60" says 60, not 55-65
+    scale = value / float(digits) if float(digits) else 1.0  # "2.5 million": the step in millions
+    before = [w.strip(".,;:()'\"").lower() for w in text[: match.start()].split()[-3:]]
+    approximate = bool(APPROXIMATE & set(before)) or "~" in text[max(0, match.start() - 2) : match.start()]
+    return max(step * scale / 2, 0.1 * abs(value) if approximate else 0.0)
+
+
+_STOP_AFTER = re.compile(r"[,.;:()\[\]]|\b(?:and|or|but|which|that|while|whereas|when|where)\b")
+
+
+def _words_after(text: str, end: int, window: int = 3) -> tuple[str, ...]:
+    rest = _STOP_AFTER.split(text[end:], maxsplit=1)[0]
+    words = [w.strip("'\"").lower() for w in rest.split()[:window + 3]]
+    return tuple(w for w in words if w.isalpha() and w not in V.AUXILIARIES and w not in PREPOSITIONS
+                 and w not in CONJUNCTIONS)[:window]
+
+
+_STATISTIC = re.compile(r"\s*(?:CI|confidence interval|credible interval)\b", re.IGNORECASE)
+
+
+def _aside(text: str, match: re.Match[str]) -> bool:
+    """A number that is not a statement's figure: inside brackets (a detail: a range, a count, an
+    interval) or the level of a confidence interval ("95% CI")."""
+    before = text[: match.start()]
+    if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
+        return True
+    return match.group("unit") == "%" and bool(_STATISTIC.match(text, match.end()))
+
+
+_RANGE_START = re.compile(r"(?:\d\s*[-–]|\d\s+(?:to|and)|\bbetween\s+\S+\s+and)\s*$")
+# Nouns a number names rather than measures: "type 2 diabetes", "phase 3 trial", "lysine 27".
+LABEL_WORDS = set("""type phase grade stage class category version chapter volume season episode route step tier
+chromosome lysine serine threonine arginine residue exon intron codon day week month year generation
+model number no figure table trial study group arm cohort patient wave round cycle""".split())
+
+
+_BOUND_BEFORE = re.compile(r"(?:(?:more|less|fewer|greater|older|younger|higher|lower|longer|shorter)\s+than|at\s+(?:least|most)"
+                           r"|up\s+to|[<>≤≥]=?)\s*$", re.IGNORECASE)
+_BOUND_AFTER = re.compile(r"(?:/\w+)?\s*(?:or|and)\s+(?:more|less|fewer|greater|older|younger|higher|lower|above|below|over|under)\b",
+                          re.IGNORECASE)
+
+
+def _bound(text: str, match: re.Match[str]) -> bool:
+    """"more than 25%", "aged 50 years or older", "< 0.05": a bound holds for many values, it states none."""
+    unit = match.group("unit") or ""
+    end = match.end() if not unit or unit == "%" else match.start("unit") + len(unit.split()[0])
+    return bool(_BOUND_BEFORE.search(text[max(0, match.start() - 30) : match.start()])) or bool(
+        _BOUND_AFTER.match(text, end))
+
+
+def _range_end(text: str, match: re.Match[str]) -> bool:
+    """"aged 20-74 years", "10 to 21 years": the end of a range is not a value."""
+    return bool(_RANGE_START.search(text[max(0, match.start() - 40) : match.start()]))
+
+
+def _label(text: str, match: re.Match[str]) -> bool:
+    before = text[: match.start()].split()[-1:]
+    return bool(before) and before[0].lower().strip("(") in LABEL_WORDS
+
+
+@functools.lru_cache(maxsize=200_000)
+def measures(text: str) -> tuple[Measure, ...]:
+    """Every number with a unit in a sentence: "weighed about 27 tonnes" -> Measure("weighed", 27.0,
+    "t", 2.7, ()). What the contradiction rules compare (they compare all quantities of two claims,
+    not only the one a claim was typed by)."""
+    found = []
     for match in NUMBER.finditer(text):
-        if inside_year(match):
+        if inside_year(match) or _aside(text, match) or _range_end(text, match) or _label(text, match) or _bound(text, match):
             continue
         unit, _ = unit_of(match)
         if not unit:
             continue
-        facets.append((" ".join(words_before(text, match.start())), parse_number(match), unit))
-    return facets
+        value = parse_number(match)
+        unit_word = (match.group("unit") or "").split()[0] if match.group("unit") else ""
+        end = match.start("unit") + len(unit_word) if unit_word else match.end()  # not the word after it
+        found.append(Measure(" ".join(words_before(text, match.start())), value, unit,
+                             _tolerance(text, match, value), _words_after(text, end)))
+    return tuple(found)
 
 
 def words_before(text: str, at: int, window: int = 4) -> list[str]:

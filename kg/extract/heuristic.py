@@ -257,7 +257,8 @@ class HeuristicExtractor(Extractor):
     @staticmethod
     def _trim_name(name: str) -> str:
         words = name.replace("’", "'").split()
-        while words and (words[0].lower().strip(".") in V.STOP_CAPS or words[0].lower() in V.NAME_PARTICLES):
+        while words and (words[0].lower().strip(".") in V.STOP_CAPS or words[0].lower() in V.NAME_PARTICLES
+                         or _is_section_label(words[0])):
             words.pop(0)
         while words and words[-1].lower() in V.NAME_PARTICLES:
             words.pop()
@@ -282,20 +283,23 @@ class HeuristicExtractor(Extractor):
     ) -> ExtractedClaim | None:
         sentence = " ".join(plain.text[start:end].split())
         words = sentence.split()
-        if len(words) < 4 or sentence.endswith("?") or len(sentence) > 1200 or not re.search(r"[a-z]", sentence):
+        if (len(words) < 3 or (len(words) == 3 and not _is_verb(words[1]))) or sentence.endswith("?") or len(sentence) > 1200 or not re.search(r"[a-z]", sentence):
             return None
         mentions = finder.find(sentence)
+        # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.
+        outside = [m for m in mentions if sentence.count("(", 0, m.start) <= sentence.count(")", 0, m.start)]
         first_word = words[0].lower().strip(",")
-        if mentions and first_word not in V.PRONOUN_STARTS:
-            subject_key: str | None = mentions[0].key
-            subject_end = mentions[0].end
-            for mention in mentions[1:]:  # "Program Counter (PC)": the bracketed alias is the subject too
-                if mention.key == subject_key and sentence[subject_end : mention.start].strip() in ("(", ",", ""):
+        if outside and first_word not in V.PRONOUN_STARTS:
+            subject_key: str | None = outside[0].key
+            subject_end = outside[0].end
+            for mention in mentions:  # "Program Counter (PC)": the bracketed alias is the subject too
+                if mention.start >= subject_end and mention.key == subject_key and \
+                        sentence[subject_end : mention.start].strip() in ("(", ",", ""):
                     subject_end = mention.end + (sentence[mention.end : mention.end + 1] == ")")
         else:
             subject_key, subject_end = topic, 0
-            if subject_key is None and mentions:
-                subject_key, subject_end = mentions[0].key, mentions[0].end
+            if subject_key is None and outside:
+                subject_key, subject_end = outside[0].key, outside[0].end
         if subject_key is None:
             phrase = _leading_noun_phrase(words)
             subject_key = registry.add(phrase, "concept") if phrase else None
@@ -445,17 +449,39 @@ def _is_verb(word: str) -> bool:
 def _leading_noun_phrase(words: list[str]) -> str | None:
     """"Human embryonic stem cells give rise to ..." -> "Human embryonic stem cells"."""
     phrase: list[str] = []
+    while words and _is_section_label(words[0]):  # "RESULTS The ..."
+        words = words[1:]
+    ended = False  # at a verb or a clause's end within the first seven words
     for word in words[:7]:
         if _is_verb(word) or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")):
             if word.endswith((",", ";", ":")) and not _is_verb(word):
                 phrase.append(word.rstrip(",;:"))
+            ended = True
             break
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
+    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _CUT_WORDS):
+        phrase = _head(phrase)
     if not phrase or len(phrase) > 6 or phrase[-1].lower() in V.NAME_PARTICLES:
         return None
     return " ".join(phrase).strip("\"'()[]")
+
+
+_CUT_WORDS = {"in", "on", "at", "by", "for", "from", "with", "without", "into", "to", "via", "among", "upon", "during",
+              "after", "before", "under", "over", "between", "through", "who", "which", "that", "whose", "whom", "of"}
+
+
+def _head(phrase: list[str]) -> list[str]:
+    """The head of a subject too long to be a name: "Differentiation of progenitor cells | to myeloid
+    cells", "Students | who perform poorly ...". Cut before the first preposition or relative word
+    (a first "of" stays when what it leaves is short); nothing when one word would be left."""
+    cuts = [i for i, word in enumerate(phrase) if i and word.lower() in _CUT_WORDS]
+    later = [i for i in cuts if phrase[i].lower() != "of" or i > 4]
+    cut = later[0] if later and later[0] <= 6 else (cuts[0] if cuts else len(phrase))
+    # One word left ("Patients | with ...", "Students | who ...") is too generic a subject: claims
+    # of unrelated texts would meet on it.
+    return phrase[:cut] if cut >= 2 else []
 
 
 def _predicate(words: list[str]) -> str:
@@ -477,12 +503,23 @@ def _add_term(term: str, registry: _Registry, before: str = "") -> str | None:
     return registry.add(text, _guess_type(text, before))
 
 
+def _is_section_label(word: str) -> bool:
+    """"CONCLUSIONS A significant proportion ...": a structured abstract's label, not part of a name."""
+    return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
+
+
+_SURNAME = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
+
+
 def _fold_surnames(registry: _Registry) -> None:
-    """A lone surname ("Turing", "Neumann") becomes an alias of the one full name ending in it."""
+    """A lone surname ("Turing", "Neumann") becomes an alias of the one full name ending in it;
+    only names that read as a person's ("BC1 RNA" does not make "RNA" a surname)."""
     by_last: dict[str, list[str]] = {}
     for key, entity in registry.entities.items():
         words = entity.name.split()
-        if len(words) >= 2 and entity.type in ("person", "named") and not any(w.lower() in ("of", "the") for w in words):
+        if (len(words) >= 2 and entity.type in ("person", "named") and not any(w.lower() in ("of", "the") for w in words)
+                and _SURNAME.fullmatch(words[-1])
+                and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
             by_last.setdefault(name_key(words[-1]), []).append(key)
     for key in list(registry.entities):
         entity = registry.entities[key]

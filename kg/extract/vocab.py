@@ -135,5 +135,7 @@ COMMON_VERBS = set(
     enhance improve impair suppress activate regulate mediate contribute associate correlate predict protect block
     bind express produce form contain lack display exhibit demonstrate confer exert modulate alter determine depend
     play result occur differ respond decline rise drive enable facilitate trigger limit enhance accelerate delay
+    encourage stimulate restore worsen diminish attenuate disrupt perpetuate deactivate upregulate downregulate
+    exacerbate abolish hinder weaken strengthen
     """.split()
 )

@@ -123,11 +123,15 @@ class LlmContradictionJudge(ContradictionJudge):
                  prompt: PromptTemplate | None = None) -> None:
         self.asker = PairAsker(client, prompt or get_prompt("contradict"), cache, batch_size)
 
-    def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
+    def answers(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[dict[str, Any] | None]:
+        """The verdict, reason and confidence for each pair (None: no verdict, counted as unsure)."""
         items = [{"a_text": a.text, "a_sources": list(a.sources), "b_text": b.text, "b_sources": list(b.sources)}
                  for a, b in pairs]
+        return self.asker.ask(items)
+
+    def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
         out: list[Finding | None] = []
-        for (a, b), answer in zip(pairs, self.asker.ask(items), strict=True):
+        for (a, b), answer in zip(pairs, self.answers(pairs), strict=True):
             if answer is not None and answer["verdict"] == "contradicts":
                 reason = answer["reason"] or "judged contradictory by the LLM"
                 out.append(Finding(a.id, b.id, reason, float(answer["confidence"]), self.method))
@@ -143,11 +147,14 @@ def lexical_similarity(a: ClaimRecord, b: ClaimRecord) -> float:
 
 
 class CombinedJudge(ContradictionJudge):
-    """The rules' findings stand; the LLM judges the remaining candidates similar enough to matter."""
+    """The LLM confirms every candidate: the rules' findings, and the other candidates similar
+    enough to matter. Its verdict decides ("compatible" overrules a rule; its reason is kept with
+    the finding); where it has none ("unsure", or a batch that failed for good), the rules decide."""
 
     method = "rules+llm"
 
-    def __init__(self, llm: ContradictionJudge, rules: ContradictionJudge | None = None, min_similarity: float = 0.3) -> None:
+    def __init__(self, llm: LlmContradictionJudge, rules: ContradictionJudge | None = None,
+                 min_similarity: float = 0.3) -> None:
         self.llm = llm
         self.rules = rules or RuleJudge()
         self.min_similarity = min_similarity
@@ -155,10 +162,19 @@ class CombinedJudge(ContradictionJudge):
 
     def judge(self, pairs: Sequence[tuple[ClaimRecord, ClaimRecord]]) -> list[Finding | None]:
         found = self.rules.judge(pairs)
-        ask = [i for i, f in enumerate(found) if f is None and lexical_similarity(*pairs[i]) >= self.min_similarity]
+        ask = [i for i, f in enumerate(found) if f is not None or lexical_similarity(*pairs[i]) >= self.min_similarity]
         self.asked = len(ask)
-        for i, finding in zip(ask, self.llm.judge([pairs[i] for i in ask]) if ask else [], strict=True):
-            found[i] = finding
+        for i, answer in zip(ask, self.llm.answers([pairs[i] for i in ask]) if ask else [], strict=True):
+            if answer is None or answer["verdict"] == "unsure":
+                continue  # no verdict: the rules' finding (or none) stands
+            rule = found[i]
+            if answer["verdict"] != "contradicts":
+                found[i] = None
+                continue
+            a, b = pairs[i]
+            reason = answer["reason"] or "judged contradictory by the LLM"
+            found[i] = Finding(a.id, b.id, f"{rule.reason}; confirmed: {reason}" if rule else reason,
+                               float(answer["confidence"]), self.method if rule else self.llm.method)
         return found
 
 
