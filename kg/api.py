@@ -30,10 +30,11 @@ def open_store(kb: KnowledgeBase, read_only: bool = False) -> Store:
 
 
 def init_kb(root: Path) -> tuple[KnowledgeBase, list[str]]:
-    """`kg init`: the folders, kg.toml and AGENTS.md (exporters/templates/AGENTS.md). Safe to re-run."""
+    """`kg init`: the folders, kg.toml, AGENTS.md (exporters/templates/AGENTS.md) and CLAUDE.md
+    (Claude Code reads CLAUDE.md; it imports AGENTS.md). Safe to re-run: nothing is overwritten."""
     from exporters.render import agents_md
 
-    return init(root, {"AGENTS.md": agents_md()})
+    return init(root, {"AGENTS.md": agents_md(), "CLAUDE.md": "@AGENTS.md\n"})
 
 
 def select_sources(kb: KnowledgeBase, paths: Sequence[str | Path] | None) -> list[str] | None:
@@ -348,3 +349,4 @@ def lint_kb(kb: KnowledgeBase, fix: bool = False) -> Any:
         after = lint(kb, store)
     after.fixed = fixed
     return after
+

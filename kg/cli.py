@@ -578,5 +578,33 @@ def lint_command(
     raise typer.Exit(1 if report.errors else 0)
 
 
+# agents (issue 16) -----------------------------------------------------------------------------
+
+
+@app.command("mcp")
+def mcp_command(
+    allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Add kg_compile and saving answers (kg_query save=true).")] = False,
+    embedder: EmbedderOption = "minilm",
+    kb: KbOption = None,
+) -> None:
+    """Serve the knowledge base to agents (Claude Code, Codex, Cursor) over MCP on stdin/stdout.
+
+    Tools: kg_search, kg_query, kg_entity, kg_claim, kg_page, kg_cypher (read-only), kg_status,
+    kg_lint; kg_compile only with --allow-writes. The graph is opened per call, so `kg compile`
+    works while the server runs. Set up: claude mcp add --scope project kg -- kg mcp
+    """
+    from kg.serve.mcp import build_server
+
+    with errors():
+        base = find_kb(kb)
+        server = build_server(base, allow_writes, embedder)
+    err.print(f"kg mcp: serving {base.root} over stdio{' (writes allowed)' if allow_writes else ''}; "
+              "waiting for a client on stdin (Ctrl-C to stop).", markup=False)
+    try:
+        server.run("stdio")
+    except KeyboardInterrupt:
+        raise typer.Exit(130) from None
+
+
 if __name__ == "__main__":
     app()

@@ -179,3 +179,34 @@ def decide(batch: WriteBatch, entity: str, merged_into: str, at: str, existing: 
         batch.update("Decision", row)
     else:
         batch.add("Decision", row)
+
+
+# an entity for agents (kg/serve) -------------------------------------------------------------
+
+
+def live_claims_about(store: Store, entity_ids: Sequence[str], skip: int, limit: int) -> list[dict[str, Any]]:
+    """Rows (id, text, claim_type, confidence, role) of the live claims about these entities (a
+    group), by claim id, a page at a time."""
+    return store.query("MATCH (c:Claim)-[a:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.status = 'live' "
+                       "RETURN c.id AS id, min(c.text) AS text, min(c.claim_type) AS claim_type, "
+                       "min(c.confidence) AS confidence, min(a.role) AS role ORDER BY id SKIP $skip LIMIT $limit",
+                       {"ids": list(entity_ids), "skip": skip, "limit": limit})
+
+
+def count_live_claims_about(store: Store, entity_ids: Sequence[str]) -> int:
+    rows = store.query("MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE e.id IN $ids AND c.status = 'live' "
+                       "RETURN count(DISTINCT c.id) AS n", {"ids": list(entity_ids)})
+    return int(rows[0]["n"]) if rows else 0
+
+
+def neighbour_entities(store: Store, entity_ids: Sequence[str], limit: int) -> list[dict[str, Any]]:
+    """Rows (id, name, claims): the entities most often in the same live claims as these."""
+    return store.query("MATCH (e:Entity)<-[:ABOUT]-(c:Claim)-[:ABOUT]->(o:Entity) WHERE e.id IN $ids "
+                       "AND NOT o.id IN $ids AND c.status = 'live' RETURN o.id AS id, min(o.name) AS name, "
+                       "count(DISTINCT c.id) AS claims ORDER BY claims DESC, id LIMIT $limit",
+                       {"ids": list(entity_ids), "limit": limit})
+
+
+def live_entity_names(store: Store) -> list[dict[str, Any]]:
+    """Rows (id, key, name) of every live entity."""
+    return store.query("MATCH (e:Entity) WHERE e.status = 'live' RETURN e.id AS id, e.key AS key, e.name AS name")

@@ -1,0 +1,114 @@
+"""`kg mcp`: a Model Context Protocol server (the official `mcp` SDK, imported only here) over
+KgTools. Tool names are a contract: agents' configs and prompts name them. A KgError becomes a
+ToolError, whose message reaches the model; nothing else is printed on stdout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kg.errors import ConfigError, KgError
+from kg.kb import KnowledgeBase
+from kg.serve.tools import KgTools, instructions
+
+READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
+WRITE_TOOLS = ("kg_compile",)
+
+
+def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm") -> Any:
+    """The MCPServer for one knowledge base; `allow_writes` adds kg_compile and saving answers."""
+    try:
+        from mcp.server.mcpserver import MCPServer
+        from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
+        from mcp.types import ToolAnnotations
+    except ImportError as exc:
+        raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
+
+    tools = KgTools(kb, allow_writes, embedder)
+    server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
+    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+    def call(fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        try:
+            return fn(*args, **kwargs)
+        except KgError as exc:
+            raise ToolError(str(exc)) from exc
+
+    @server.tool(name="kg_search", annotations=reads)
+    def kg_search(query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
+        """Search claims, source chunks and filed answers. mode: bm25 (default, no model), vector or
+        hybrid. limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
+        a snippet (at most 300 characters), score, wiki page, citation and source span."""
+        return call(tools.search, query, mode, limit, cursor)
+
+    @server.tool(name="kg_query", annotations=reads if not allow_writes else None)
+    def kg_query(question: str, budget: int = 2000, save: bool = False) -> dict[str, Any]:
+        """Answer a question from the knowledge base with citations (what `kg query --json` prints):
+        the answer text with [n] markers and, per citation, the claim, its page and source spans.
+        budget: tokens the navigator may read. save: file the answer into the wiki (needs --allow-writes)."""
+        return call(tools.query, question, budget, save)
+
+    @server.tool(name="kg_entity", annotations=reads)
+    def kg_entity(name: str, max_claims: int = 20, cursor: str | None = None) -> dict[str, Any]:
+        """An entity by name, alias or id: type, aliases, merges, its sources, its live claims a page at
+        a time (max_claims, then next_cursor) and its neighbours. An unknown name suggests close ones."""
+        return call(tools.entity, name, max_claims, cursor)
+
+    @server.tool(name="kg_claim", annotations=reads)
+    def kg_claim(claim_id: str) -> dict[str, Any]:
+        """A claim with every evidence span: the quote cut from raw/ now, and whether the source still
+        has the hash it was compiled from (state: verified, changed, missing); its entities and contradictions."""
+        return call(tools.claim, claim_id)
+
+    @server.tool(name="kg_page", annotations=reads)
+    def kg_page(path: str, from_line: int = 1, max_lines: int = 200) -> dict[str, Any]:
+        """A wiki page (path inside wiki/, e.g. index.md or entities/<id>.md) in a window of lines;
+        next_from_line continues it."""
+        return call(tools.page, path, from_line, max_lines)
+
+    @server.tool(name="kg_cypher", annotations=reads)
+    def kg_cypher(query: str, params: dict[str, Any] | None = None, limit: int = 100) -> dict[str, Any]:
+        """Read-only Cypher over the graph (schema in the README: Source, Entity, Claim, Chunk; ABOUT,
+        EXTRACTED_FROM, MENTIONS, CONTRADICTS, ALIAS_OF...). Rows are capped (limit, and the reply size);
+        `truncated` says when. A query that writes is refused."""
+        return call(tools.cypher, query, params, limit)
+
+    @server.tool(name="kg_status", annotations=reads)
+    def kg_status() -> dict[str, Any]:
+        """Counts, sources new, changed or vanished since the last compile, and the extractor in use."""
+        return call(tools.status)
+
+    @server.tool(name="kg_lint", annotations=reads)
+    def kg_lint() -> dict[str, Any]:
+        """Check the knowledge base: contradictions, stale claims, broken links, orphans, gaps."""
+        return call(tools.lint)
+
+    if allow_writes:
+        @server.tool(name="kg_compile", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+        def kg_compile(paths: list[str] | None = None, dry_run: bool = False) -> dict[str, Any]:
+            """Compile new and changed sources of raw/ (or only `paths` there) and render the wiki.
+            dry_run: say what would be compiled and which pages rewritten, change nothing."""
+            return call(tools.compile, paths, dry_run)
+
+    @server.resource("kg://page/{+path}", mime_type="text/markdown")
+    def page_resource(path: str) -> str:
+        """A wiki page, whole (use kg_page for a window of a long one)."""
+        try:
+            return tools.wiki_file(path).read_text(encoding="utf-8")
+        except KgError as exc:
+            raise ResourceNotFoundError(str(exc)) from exc
+
+    @server.resource("kg://claim/{claim_id}", mime_type="application/json")
+    def claim_resource(claim_id: str) -> dict[str, Any]:
+        """A claim with its evidence (as kg_claim)."""
+        try:
+            return tools.claim(claim_id)
+        except KgError as exc:
+            raise ResourceNotFoundError(str(exc)) from exc
+
+    return server
+
+
+def _version() -> str:
+    from kg import __version__
+
+    return str(__version__)

@@ -1,0 +1,269 @@
+"""What `kg mcp` serves, as plain functions over the library calls the CLI makes: every reply a
+JSON-able dict no larger than `MAX_REPLY_CHARS`, paged with opaque cursors, saying when it was cut.
+
+Each call opens the graph and closes it (Kuzu 0.11.3: while any process holds the graph open, no
+other can open it to write), so `kg compile` runs between calls; a call that meets a compile gets
+DatabaseLocked naming it. Errors are KgError with a message for the model (kg/serve/mcp.py turns
+them into tool errors)."""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kg import api
+from kg.errors import ConfigError, KgError, QueryError
+from kg.kb import KnowledgeBase
+from kg.names import name_key
+
+# Claude Code warns above 10k tokens and cuts at 25k: 40,000 characters (~10k tokens) per reply.
+MAX_REPLY_CHARS = 40_000
+MAX_SEARCH_LIMIT = 50
+MAX_SNIPPET = 300
+MAX_CYPHER_ROWS = 1000
+MAX_PAGE_LINES = 400
+MODES = ("bm25", "vector", "hybrid")
+
+
+def _size(value: Any) -> int:
+    return len(json.dumps(value, ensure_ascii=False, default=str))
+
+
+def _offset(cursor: str | None) -> int:
+    if cursor in (None, ""):
+        return 0
+    try:
+        offset = int(str(cursor))
+    except ValueError:
+        offset = -1
+    if offset < 0:
+        raise QueryError(f"cursor {cursor!r} is not one this server gave; pass the next_cursor of the previous reply, or none.")
+    return offset
+
+
+def _fit(items: list[Any], budget: int) -> tuple[list[Any], bool]:
+    """The longest prefix of `items` whose JSON fits in `budget` characters (at least none)."""
+    kept: list[Any] = []
+    used = 0
+    for item in items:
+        used += _size(item) + 2
+        if used > budget:
+            return kept, True
+        kept.append(item)
+    return kept, False
+
+
+def _snippet(text: str, size: int = MAX_SNIPPET) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= size else flat[: size - 1] + "…"
+
+
+def _clip_text(text: str, size: int) -> tuple[str, bool]:
+    return (text, False) if len(text) <= size else (text[: size - 1] + "…", True)
+
+
+@dataclass
+class KgTools:
+    """The tools of one knowledge base. `allow_writes`: compile and filing answers are allowed."""
+
+    kb: KnowledgeBase
+    allow_writes: bool = False
+    embedder: str = "minilm"
+
+    # reading -----------------------------------------------------------------------------------
+
+    def search(self, query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
+        if not query.strip():
+            raise QueryError("query is empty: pass the words to look for.")
+        if mode not in MODES:
+            raise QueryError(f"mode {mode!r} is not one of {', '.join(MODES)}.")
+        if not 1 <= limit <= MAX_SEARCH_LIMIT:
+            raise QueryError(f"limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit}); page with cursor for more.")
+        offset = _offset(cursor)
+        result = api.search_kb(self.kb, query, mode, offset + limit, embedder=self.embedder)
+        hits = [{"kind": h.kind, "id": h.id, "title": h.title, "snippet": _snippet(h.text), "score": round(h.score, 6),
+                 "page": h.page, "citation": h.citation, "source_path": h.source_path,
+                 "span": [h.char_start, h.char_end] if h.char_start is not None else None}
+                for h in result.hits[offset:]]
+        kept, cut = _fit(hits, MAX_REPLY_CHARS - 500)
+        more = cut or len(result.hits) == offset + limit
+        return {"query": query, "mode": result.mode, "hits": kept, "truncated": cut,
+                "next_cursor": str(offset + len(kept)) if more and kept else None}
+
+    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = "bm25") -> dict[str, Any]:
+        if not question.strip():
+            raise QueryError("question is empty: ask something in plain words.")
+        if not 200 <= budget <= 50_000:
+            raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
+        if save:
+            self._writable("saving an answer")
+        answer, nav, page = api.query_kb(self.kb, question, budget, save, self.embedder, mode=mode)
+        reply = {**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
+                 "navigation": {"pages": nav.pages[:50], "source_paths": nav.source_paths[:50],
+                                "tokens_read": nav.tokens_read, "budget": nav.budget}}
+        reply["answer"], cut = _clip_text(reply["answer"], MAX_REPLY_CHARS // 2)
+        reply["citations"], cut_citations = _fit(reply["citations"], MAX_REPLY_CHARS // 2 - 2000)
+        reply["truncated"] = cut or cut_citations
+        return reply
+
+    def entity(self, name: str, max_claims: int = 20, cursor: str | None = None) -> dict[str, Any]:
+        from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
+
+        if not name.strip():
+            raise QueryError("name is empty: pass an entity's name or id.")
+        if not 1 <= max_claims <= 200:
+            raise QueryError(f"max_claims must be between 1 and 200 (got {max_claims}).")
+        offset = _offset(cursor)
+        try:
+            entity = api.entity_show(self.kb, name)
+        except QueryError as exc:
+            if "No entity" not in str(exc):
+                raise
+            close = self.close_names(name)
+            hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
+            raise QueryError(f"No entity named {name!r}.{hint}") from exc
+        group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
+        with api.open_store(self.kb, read_only=True) as store:
+            total = count_live_claims_about(store, group)
+            claims = live_claims_about(store, group, offset, max_claims)
+            neighbours = neighbour_entities(store, group, 20)
+        sources = entity.pop("sources")
+        entity.pop("claims")
+        reply = {"entity": entity, "sources": sources[:100], "sources_total": len(sources),
+                 "page": f"entities/{entity['alias_of'][0]['id'] if entity['alias_of'] else entity['id']}.md",
+                 "claims_total": total, "neighbours": neighbours}
+        kept, cut = _fit(claims, MAX_REPLY_CHARS - _size(reply) - 500)
+        reply["claims"] = kept
+        reply["truncated"] = cut
+        reply["next_cursor"] = str(offset + len(kept)) if offset + len(kept) < total and kept else None
+        return reply
+
+    def close_names(self, name: str, n: int = 5) -> list[str]:
+        from kg.graph.entities import live_entity_names
+
+        with api.open_store(self.kb, read_only=True) as store:
+            rows = live_entity_names(store)
+        key = name_key(name)
+        words = {w for w in key.split() if len(w) >= 3}
+        pool = [r for r in rows if words & set(r["key"].split())] or rows
+        keys = {r["key"]: r["name"] for r in pool}
+        return [keys[k] for k in difflib.get_close_matches(key, sorted(keys), n=n, cutoff=0.5)]
+
+    def claim(self, claim_id: str) -> dict[str, Any]:
+        if not claim_id.strip():
+            raise QueryError("claim_id is empty: pass a claim id (the ^c… block id on wiki pages).")
+        reply = api.claim_show(self.kb, claim_id.strip().lstrip("^")).as_dict()
+        for ev in reply.get("evidence", []):
+            for key in ("quote", "current_text"):
+                if isinstance(ev.get(key), str):
+                    ev[key], _ = _clip_text(ev[key], 4000)
+        return reply
+
+    def page(self, path: str, from_line: int = 1, max_lines: int = 200) -> dict[str, Any]:
+        file = self.wiki_file(path)
+        if from_line < 1 or not 1 <= max_lines <= MAX_PAGE_LINES:
+            raise QueryError(f"from_line must be 1 or more and max_lines between 1 and {MAX_PAGE_LINES}.")
+        lines = file.read_text(encoding="utf-8").splitlines()
+        window = lines[from_line - 1 : from_line - 1 + max_lines]
+        text, cut = "\n".join(window), False
+        if len(text) > MAX_REPLY_CHARS - 1000:
+            kept, used = [], 0
+            for line in window:
+                used += len(line) + 1
+                if used > MAX_REPLY_CHARS - 1000:
+                    break
+                kept.append(line)
+            window, text, cut = kept, "\n".join(kept), True
+        last = from_line - 1 + len(window)
+        return {"path": file.relative_to(self.kb.wiki).as_posix(), "from_line": from_line, "to_line": last,
+                "total_lines": len(lines), "text": text, "truncated": cut,
+                "next_from_line": last + 1 if last < len(lines) else None}
+
+    def wiki_file(self, path: str) -> Path:
+        """A page of wiki/ by its path there ("entities/eniac.md", "index" works too); nothing outside."""
+        clean = path.strip().lstrip("/")
+        if not clean:
+            raise QueryError("path is empty: pass a wiki page such as index.md or entities/<id>.md.")
+        if not clean.endswith(".md"):
+            clean += ".md"
+        wiki = self.kb.wiki.resolve()
+        file = (wiki / clean).resolve()
+        if wiki not in file.parents:
+            raise QueryError(f"{path!r} is outside the wiki: pass a path inside wiki/, such as entities/<id>.md.")
+        if not file.is_file():
+            raise QueryError(f"No wiki page {clean!r}. Start at index.md, or find pages with kg_search.")
+        return file
+
+    def cypher(self, query: str, params: dict[str, Any] | None = None, limit: int = 100) -> dict[str, Any]:
+        if not query.strip():
+            raise QueryError("query is empty: pass a Cypher query that reads the graph (the schema is in the README).")
+        if not 1 <= limit <= MAX_CYPHER_ROWS:
+            raise QueryError(f"limit must be between 1 and {MAX_CYPHER_ROWS} (got {limit}).")
+        try:
+            rows = api.cypher(self.kb, query, params or {}, write=False)
+        except QueryError as exc:
+            message = str(exc).replace(" Add --write to run a query that changes the graph.", "")
+            if "read-only" in message.lower().replace("read only", "read-only"):
+                message += " This server only reads the graph: writes go through kg compile and kg entity merge."
+            raise QueryError(message) from exc
+        kept, cut = _fit(rows[:limit], MAX_REPLY_CHARS - 500)
+        return {"rows": json.loads(json.dumps(kept, ensure_ascii=False, default=str)), "row_count": len(rows),
+                "returned": len(kept), "truncated": cut or len(rows) > limit}
+
+    def status(self) -> dict[str, Any]:
+        reply = api.status(self.kb).as_dict()
+        for key in ("new", "changed", "vanished"):
+            reply[f"{key}_total"] = len(reply[key])
+            reply[key] = reply[key][:100]
+        return reply
+
+    def lint(self, max_findings: int = 100) -> dict[str, Any]:
+        report = api.lint_kb(self.kb).as_dict()
+        findings = report.get("findings", [])
+        kept, cut = _fit(findings[:max_findings], MAX_REPLY_CHARS - 2000)
+        report["findings"] = kept
+        report["truncated"] = cut or len(findings) > len(kept)
+        return report
+
+    # writing (only with --allow-writes) --------------------------------------------------------
+
+    def compile(self, paths: list[str] | None = None, dry_run: bool = False) -> dict[str, Any]:
+        self._writable("compiling")
+        only = api.select_sources(self.kb, paths) if paths else None
+        if dry_run:
+            return api.explain(self.kb, only)
+        report, rendered = api.compile_kb(self.kb, None, only=only)
+        data = report.as_dict()
+        if rendered is not None:
+            data["rendered_pages"], data["rewritten_pages"] = rendered.pages, rendered.written
+        kept, cut = _fit(sorted(data.get("failed", {}).items()), 10_000)
+        data["failed"], data["truncated"] = dict(kept), cut
+        return json.loads(json.dumps(data, default=str))
+
+    def _writable(self, what: str) -> None:
+        if not self.allow_writes:
+            raise ConfigError(f"{what} changes the knowledge base: this server was started without --allow-writes.")
+
+
+def instructions(tools: KgTools) -> str:
+    """What the server tells an agent, built from the live knowledge base."""
+    try:
+        st = tools.status()
+        counts = st["counts"]
+        state = (f"{counts.get('Source', 0)} sources, {counts.get('Entity', 0)} entities, {counts.get('Claim', 0)} claims, "
+                 f"{counts.get('Contradiction', 0)} open contradictions"
+                 + ("; not compiled yet" if not st.get("compiled", True) else ""))
+    except KgError as exc:
+        state = f"state unknown ({exc})"
+    writes = ("kg_compile and kg_query(save=true) change it." if tools.allow_writes else
+              "This server only reads: compiling and filing answers need `kg mcp --allow-writes`.")
+    return (f"kg knowledge base at {tools.kb.root}: {state}. Its wiki is generated from a graph of claims, each "
+            "with evidence spans in raw/ sources. To answer from it: kg_search (bm25, no model needed) or kg_query "
+            "for a cited answer; open what you find with kg_page (wiki pages, index.md first), kg_entity (an entity "
+            "and its claims) and kg_claim (a claim's evidence quote, checked against its source). Cite claims as "
+            "the citation links the tools return ([[sources/<slug>#^<claim id>|Title]]) or as raw/<path> with the "
+            "character span. kg_cypher runs read-only Cypher (schema in the README). Replies are bounded: when "
+            f"`truncated` is true or `next_cursor` is set, call again with the cursor. {writes}")

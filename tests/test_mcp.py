@@ -1,0 +1,183 @@
+"""Issue 16: `kg mcp`, through the official MCP client: in memory for every tool and bad arguments,
+over stdio end to end, beside a running compile."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+
+from kg import api
+from kg.kb import KnowledgeBase
+from kg.serve.mcp import READ_TOOLS, build_server
+from kg.serve.tools import MAX_REPLY_CHARS
+from tests.conftest import tree_digest
+
+KG = str(Path(sys.executable).with_name("kg"))
+
+
+def session(server: Any, work: Callable[[Client], Awaitable[Any]]) -> Any:
+    async def main() -> Any:
+        async with Client(server) as client:
+            return await work(client)
+
+    return anyio.run(main)
+
+
+def calls(server: Any, *requests: tuple[str, dict[str, Any]]) -> list[Any]:
+    async def work(client: Client) -> list[Any]:
+        return [await client.call_tool(name, args) for name, args in requests]
+
+    return session(server, work)
+
+
+def reply(result: Any) -> dict[str, Any]:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content  # type: ignore[no-any-return]
+
+
+def error(result: Any) -> str:
+    assert result.is_error
+    return result.content[0].text  # type: ignore[no-any-return]
+
+
+def test_tools_listed_and_write_tools_only_when_allowed(compiled: KnowledgeBase) -> None:
+    async def names(client: Client) -> list[str]:
+        return sorted(t.name for t in (await client.list_tools()).tools)
+
+    assert session(build_server(compiled), names) == sorted(READ_TOOLS)
+    assert session(build_server(compiled, allow_writes=True), names) == sorted((*READ_TOOLS, "kg_compile"))
+
+
+def test_every_read_tool_answers_through_the_library(compiled: KnowledgeBase) -> None:
+    server = build_server(compiled)
+    search, query, entity, status, lint, page = calls(
+        server, ("kg_search", {"query": "Electronic Numerical Integrator and Computer", "limit": 5}),
+        ("kg_query", {"question": "How much did ENIAC weigh?"}), ("kg_entity", {"name": "ENIAC", "max_claims": 3}),
+        ("kg_status", {}), ("kg_lint", {}), ("kg_page", {"path": "index.md", "max_lines": 5}))
+    hits = reply(search)["hits"]
+    assert hits and any("eniac" in h["page"] for h in hits) and all(len(h["snippet"]) <= 300 for h in hits)
+    assert reply(query)["citations"] and "ENIAC" in reply(query)["answer"]
+    found = reply(entity)
+    assert found["entity"]["id"] == "eniac" and len(found["claims"]) == 3 and found["next_cursor"] == "3"
+    assert found["claims_total"] > 3 and found["neighbours"]
+    assert reply(status)["counts"]["Claim"] > 0 and "findings" in reply(lint)
+    window = reply(page)
+    assert window["to_line"] == 5 and window["next_from_line"] == 6 and window["text"].startswith("---")
+    claim_id = next(h["id"] for h in reply(calls(server, ("kg_search", {"query": "ENIAC weighed", "limit": 10}))[0])["hits"]
+                    if h["kind"] == "claim")
+    claim = reply(calls(server, ("kg_claim", {"claim_id": claim_id}))[0])
+    assert claim["evidence"] and claim["evidence"][0]["state"] == "verified" and claim["evidence"][0]["quote"]
+    more = reply(calls(server, ("kg_entity", {"name": "eniac", "max_claims": 3, "cursor": "3"}))[0])
+    assert {c["id"] for c in more["claims"]}.isdisjoint({c["id"] for c in found["claims"]})
+
+
+def test_bad_arguments_get_messages_for_the_model(compiled: KnowledgeBase) -> None:
+    before = (tree_digest(compiled.wiki), tree_digest(compiled.raw))
+    results = calls(build_server(compiled),
+                    ("kg_search", {"query": "  "}), ("kg_search", {"query": "ENIAC", "limit": 10_000}),
+                    ("kg_search", {"query": "ENIAC", "cursor": "minus one"}), ("kg_claim", {"claim_id": "c0000"}),
+                    ("kg_cypher", {"query": "MATCH (n RETURN n"}), ("kg_cypher", {"query": "CREATE (e:Entity {id: 'x'})"}),
+                    ("kg_page", {"path": "../kg.toml"}), ("kg_page", {"path": "/etc/passwd"}),
+                    ("kg_entity", {"name": "Eniak"}), ("kg_query", {"question": "x", "save": True}))
+    messages = [error(r) for r in results]
+    assert "query is empty" in messages[0] and "between 1 and 50" in messages[1] and "cursor" in messages[2]
+    assert "c0000" in messages[3]
+    assert "Cypher failed" in messages[4]
+    assert "read-only" in messages[5] and "only reads" in messages[5]
+    assert "outside the wiki" in messages[6] and ("outside the wiki" in messages[7] or "No wiki page" in messages[7])
+    assert "Close names: ENIAC" in messages[8]
+    assert "--allow-writes" in messages[9]
+    assert (tree_digest(compiled.wiki), tree_digest(compiled.raw)) == before  # nothing was written
+
+
+def test_replies_are_bounded_and_say_when_cut(compiled: KnowledgeBase) -> None:
+    server = build_server(compiled)
+    every_claim, few = calls(server, ("kg_cypher", {"query": "MATCH (c:Claim) RETURN c.*", "limit": 1000}),
+                             ("kg_cypher", {"query": "MATCH (c:Claim) RETURN c.id AS id ORDER BY id", "limit": 3}))
+    rows = reply(every_claim)
+    assert len(json.dumps(rows)) <= 100_000 and len(every_claim.content[0].text) <= 100_000
+    assert rows["truncated"] and rows["returned"] < rows["row_count"]
+    assert reply(few)["returned"] == 3 and reply(few)["truncated"]
+    big = calls(server, ("kg_page", {"path": "contradictions.md", "max_lines": 400}))[0]
+    assert len(big.content[0].text) <= MAX_REPLY_CHARS + 2000
+
+
+def test_resources_pages_and_claims(compiled: KnowledgeBase) -> None:
+    claim_id = api.cypher(compiled, "MATCH (c:Claim) RETURN c.id AS id ORDER BY id LIMIT 1")[0]["id"]
+
+    async def read(client: Client) -> tuple[str, str]:
+        page = await client.read_resource("kg://page/entities/eniac.md")
+        claim = await client.read_resource(f"kg://claim/{claim_id}")
+        return page.contents[0].text, claim.contents[0].text  # type: ignore[union-attr]
+
+    page, claim = session(build_server(compiled), read)
+    assert page.startswith("---") and "# ENIAC" in page
+    assert json.loads(claim)["claim"]["id"] == claim_id
+
+
+def test_a_call_during_a_compile_says_so_and_asks_to_retry(fresh: KnowledgeBase) -> None:
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import sys, time
+        from kg.graph.store import Store
+        store = Store(__import__("pathlib").Path({str(fresh.db_path)!r}))
+        print("ready", flush=True)
+        sys.stdin.read()
+        store.close()
+        """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        message = error(calls(build_server(fresh), ("kg_status", {}))[0])
+        assert "in use by process" in message and "run your command again" in message
+    finally:
+        holder.communicate("")
+    assert reply(calls(build_server(fresh), ("kg_status", {}))[0])["counts"]["Claim"] > 0
+
+
+def test_stdio_end_to_end_with_a_compile_while_the_server_is_up(fresh: KnowledgeBase, tmp_path: Path) -> None:
+    params = StdioServerParameters(command=KG, args=["mcp", "--kb", str(fresh.root)])
+    note = fresh.raw / "zanzibar.md"
+
+    async def work(client: Client) -> dict[str, Any]:
+        listed = sorted(t.name for t in (await client.list_tools()).tools)
+        found = (await client.call_tool("kg_search", {"query": "program counter", "limit": 3})).structured_content
+        note.write_text("# Zanzibar Engine\n\nThe Zanzibar Engine computed tide tables in 1931.\n", encoding="utf-8")
+        compiled = await anyio.to_thread.run_sync(lambda: subprocess.run(
+            [KG, "compile", "-q", "--kb", str(fresh.root)], capture_output=True, text=True))
+        after = (await client.call_tool("kg_search", {"query": "Zanzibar tide tables", "limit": 3})).structured_content
+        return {"listed": listed, "found": found, "compile": compiled.returncode, "stderr": compiled.stderr, "after": after}
+
+    result = session(params, work)
+    assert result["listed"] == sorted(READ_TOOLS)
+    assert result["found"]["hits"]
+    assert result["compile"] == 0, result["stderr"]
+    assert any("Zanzibar" in h["snippet"] for h in result["after"]["hits"])
+
+
+def test_init_writes_claude_md_once(tmp_path: Path) -> None:
+    kb, created = api.init_kb(tmp_path / "kb")
+    assert (kb.root / "CLAUDE.md").read_text(encoding="utf-8") == "@AGENTS.md\n" and "CLAUDE.md" in created
+    (kb.root / "CLAUDE.md").write_text("mine\n", encoding="utf-8")
+    api.init_kb(tmp_path / "kb")
+    assert (kb.root / "CLAUDE.md").read_text(encoding="utf-8") == "mine\n"
+    assert "kg_search" in (kb.root / "AGENTS.md").read_text(encoding="utf-8")
+    shutil.rmtree(tmp_path / "kb")
+
+
+@pytest.mark.parametrize("flag", ["--help"])
+def test_cli_help_names_the_tools(flag: str) -> None:
+    from typer.testing import CliRunner
+
+    from kg.cli import app
+
+    result = CliRunner().invoke(app, ["mcp", flag])
+    assert result.exit_code == 0 and "kg_search" in result.output and "--allow-writes" in result.output
