@@ -446,7 +446,8 @@ def _cell(value: Any) -> str:
 
 # search, query, lint (issue 6) ----------------------------------------------------------------
 
-EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-MiniLM-L6-v2, offline) | hashing (fast, lexical).")]
+EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-MiniLM-L6-v2 on onnxruntime, offline) | "
+                                                               "minilm-torch (the same on torch: slow start) | hashing (fast, lexical).")]
 
 
 @app.command("search")

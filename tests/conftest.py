@@ -1,7 +1,9 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,6 +47,19 @@ def fresh(tmp_path: Path, compiled: KnowledgeBase) -> KnowledgeBase:
     """A private copy of the compiled example knowledge base, for tests that write."""
     shutil.copytree(compiled.root, tmp_path / "kb")
     return KnowledgeBase(tmp_path / "kb")
+
+
+@pytest.fixture(autouse=True, scope="session")
+def model_cache() -> Iterator[None]:
+    """The exported ONNX model (kg.embed.model_cache_dir) goes to a temporary folder, not ~/.cache:
+    exported once per machine for the tests (about 10 s), shared by the workers."""
+    previous = os.environ.get("KG_CACHE_DIR")
+    os.environ["KG_CACHE_DIR"] = str(Path(tempfile.gettempdir()) / f"kg-test-models-{os.getuid()}")
+    yield
+    if previous is None:
+        os.environ.pop("KG_CACHE_DIR", None)
+    else:
+        os.environ["KG_CACHE_DIR"] = previous
 
 
 @pytest.fixture(autouse=True)

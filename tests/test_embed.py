@@ -4,7 +4,9 @@ from pathlib import Path
 
 import numpy as np
 
-from kg.embed import HashingEmbedder, MiniLMEmbedder, VectorCache, top_k
+from kg import api
+from kg.embed import HashingEmbedder, MiniLMEmbedder, MiniLMTorchEmbedder, VectorCache, top_k
+from kg.kb import init
 
 
 def test_hashing_embedder_is_deterministic_normalised_and_cached(tmp_path: Path) -> None:
@@ -31,3 +33,29 @@ def test_minilm_loads_offline_from_the_package() -> None:
                               "Bananas are rich in potassium."])
     assert vectors.shape == (3, 384)
     assert float(vectors[0] @ vectors[1]) > float(vectors[0] @ vectors[2]) + 0.2
+
+
+def test_onnx_runtime_gives_the_models_numbers_under_its_own_cache_key(tmp_path: Path) -> None:
+    """Issue 22: questions and documents go through onnxruntime, with the numbers sentence-transformers
+    gives; vectors of the two runtimes never share a cache key."""
+    texts = ["Who designed ENIAC?", "The Intel 4004 was clocked at 740 kHz. " * 80]  # the second is cut at 256 tokens
+    onnx, torch_ = MiniLMEmbedder(), MiniLMTorchEmbedder()
+    assert float(np.abs(onnx.embed(texts) - torch_.embed(texts)).max()) < 1e-5
+    assert onnx.key(texts[0]) != torch_.key(texts[0])
+    assert onnx.model_path().is_file()
+
+
+def test_commands_that_need_no_model_import_no_runtime(tmp_path: Path) -> None:
+    """`kg status`, `kg cypher`, `kg lint` and `kg --help` import neither torch nor the embedding runtime."""
+    import subprocess
+    import sys
+
+    base, _ = init(tmp_path / "kb")
+    (base.raw / "a.md").write_text("# ENIAC\n\nENIAC weighed 27 tonnes.\n", encoding="utf-8")
+    api.compile_kb(base, "heuristic")
+    heavy = ("torch", "sentence_transformers", "onnxruntime", "tokenizers", "transformers")
+    for args in (["status"], ["cypher", "MATCH (e:Entity) RETURN count(*) AS n"], ["lint"], ["--help"]):
+        probe = (f"import sys\nfrom kg.cli import app\ntry:\n    app({args!r})\nexcept SystemExit:\n    pass\n"
+                 f"print(sorted(m for m in {heavy!r} if m in sys.modules))")
+        done = subprocess.run([sys.executable, "-c", probe], cwd=base.root, capture_output=True, text=True)
+        assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout[-300:], done.stderr[-300:])

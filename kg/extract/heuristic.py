@@ -508,7 +508,7 @@ def _is_section_label(word: str) -> bool:
     return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
 
 
-_SURNAME = re.compile(r"[A-Z][a-z]+(?:-[A-Z][a-z]+)?")
+_SURNAME = re.compile(r"[A-Z][A-Za-z'’.-]*[a-z.][A-Za-z'’.-]*")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
 
 
 def _fold_surnames(registry: _Registry) -> None:
