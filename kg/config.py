@@ -125,6 +125,8 @@ class Config:
             min_confidence = float(data.get("contradictions", {}).get("min_confidence", 0.0))
         except (TypeError, ValueError) as exc:
             raise ConfigError(f"{origin}: [contradictions] min_confidence must be a number between 0 and 1.") from exc
+        if not 0.0 <= min_confidence <= 1.0:
+            raise ConfigError(f"{origin}: [contradictions] min_confidence must be a number between 0 and 1 (got {min_confidence}).")
         if llm_cfg.concurrency < 1 or llm_cfg.max_retries < 0 or llm_cfg.validation_retries < 0 or llm_cfg.timeout_seconds <= 0:
             raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:

@@ -272,6 +272,8 @@ def export_onnx(path: Path) -> None:
         if isinstance(exc, ConfigError):
             raise
         raise ConfigError(f"Could not export MiniLM to ONNX at {path} ({exc}); use --embedder minilm-torch or hashing.") from exc
+    finally:
+        tmp.with_suffix(".opt.onnx").unlink(missing_ok=True)  # the check session's optimised copy
 
 
 def make_embedder(name: str, cache: VectorCache | None = None) -> Embedder:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 from kg import api
 from kg.compile.contradict import ClaimRecord, RuleJudge, candidate_pairs
 from kg.kb import KnowledgeBase
@@ -148,3 +151,26 @@ def test_every_claim_has_exactly_one_subject(compiled: KnowledgeBase) -> None:
     rows = api.cypher(compiled, "MATCH (c:Claim) OPTIONAL MATCH (c)-[:ABOUT {role: 'subject'}]->(e:Entity) "
                                 "WITH c, count(e) AS subjects RETURN subjects, count(*) AS claims")
     assert len(rows) == 1 and rows[0]["subjects"] == 1 and rows[0]["claims"] > 100
+
+
+def test_findings_do_not_depend_on_which_source_came_first(compiled: KnowledgeBase, tmp_path: Path) -> None:
+    """Claims of different subjects saying the same words otherwise ("the generation of ..." / "the
+    removal of ...") are compared only where detection loads both, whichever came first (a compile
+    of one source into a larger graph loads only the groups its claims touch)."""
+    notes = {"ros-a.md": "The generation of reactive oxygen species contributes to neuronal apoptosis in the hippocampus.\n",
+             "ros-b.md": "The removal of reactive oxygen species contributes to neuronal apoptosis in the hippocampus.\n",
+             "eniac-weight.md": "# ENIAC\n\nENIAC weighed 31 tonnes.\n"}
+
+    def edges(name: str, batches: list[list[str]]) -> set[tuple[str, str]]:
+        shutil.copytree(compiled.root, tmp_path / name)
+        kb = KnowledgeBase(tmp_path / name)
+        for batch in batches:
+            for note in batch:
+                (kb.raw / note).write_text(notes[note], encoding="utf-8")
+            api.compile_kb(kb, "heuristic", render=False)
+        rows = api.cypher(kb, "MATCH (a:Claim)-[:CONTRADICTS]->(b:Claim) RETURN a.text AS a, b.text AS b")
+        return {(min(r["a"], r["b"]), max(r["a"], r["b"])) for r in rows}
+
+    together = edges("together", [sorted(notes)])
+    assert together == edges("apart", [["ros-a.md"], ["eniac-weight.md"], ["ros-b.md"]])
+    assert any("31 tonnes" in a + b for a, b in together)

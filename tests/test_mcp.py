@@ -41,8 +41,10 @@ def calls(server: Any, *requests: tuple[str, dict[str, Any]]) -> list[Any]:
 
 
 def reply(result: Any) -> dict[str, Any]:
+    """A tool's reply: one compact JSON text block (what the size bound counts)."""
     assert not result.is_error, result.content[0].text
-    return result.structured_content  # type: ignore[no-any-return]
+    assert len(result.content) == 1 and len(result.content[0].text) <= MAX_REPLY_CHARS
+    return json.loads(result.content[0].text)  # type: ignore[no-any-return]
 
 
 def error(result: Any) -> str:
@@ -104,12 +106,53 @@ def test_replies_are_bounded_and_say_when_cut(compiled: KnowledgeBase) -> None:
     server = build_server(compiled)
     every_claim, few = calls(server, ("kg_cypher", {"query": "MATCH (c:Claim) RETURN c.*", "limit": 1000}),
                              ("kg_cypher", {"query": "MATCH (c:Claim) RETURN c.id AS id ORDER BY id", "limit": 3}))
-    rows = reply(every_claim)
-    assert len(json.dumps(rows)) <= 100_000 and len(every_claim.content[0].text) <= 100_000
+    rows = reply(every_claim)  # at most MAX_REPLY_CHARS, one text block
     assert rows["truncated"] and rows["returned"] < rows["row_count"]
     assert reply(few)["returned"] == 3 and reply(few)["truncated"]
-    big = calls(server, ("kg_page", {"path": "contradictions.md", "max_lines": 400}))[0]
-    assert len(big.content[0].text) <= MAX_REPLY_CHARS + 2000
+    lint, search = calls(server, ("kg_lint", {}), ("kg_search", {"query": "computer memory program", "limit": 50}))
+    assert reply(lint) and reply(search)["hits"]
+
+
+def test_a_line_longer_than_a_reply_is_cut_and_paging_moves_on(fresh: KnowledgeBase) -> None:
+    (fresh.wiki / "long.md").write_text("short\n" + "x" * 60_000 + "\nlast\n", encoding="utf-8")
+    server = build_server(fresh)
+    first, second = calls(server, ("kg_page", {"path": "long.md", "from_line": 2}), ("kg_page", {"path": "long.md", "from_line": 3}))
+    assert reply(first)["truncated"] and reply(first)["next_from_line"] == 3
+    assert reply(second)["text"] == "last"
+
+
+def test_cypher_that_reaches_files_is_refused(compiled: KnowledgeBase, tmp_path: Path) -> None:
+    target = tmp_path / "evil.csv"
+    results = calls(build_server(compiled),
+                    ("kg_cypher", {"query": "LOAD FROM '/etc/passwd' (file_format='csv', header=false, delim=':') RETURN *"}),
+                    ("kg_cypher", {"query": f"COPY (RETURN 'echo pwned' AS x) TO '{target}' (header=false)"}),
+                    ("kg_cypher", {"query": "MATCH (c:Claim) WHERE c.text CONTAINS 'load from' RETURN count(*) AS n"}))
+    assert "LOAD reads or writes files" in error(results[0]) and "COPY" in error(results[1])
+    assert not target.exists()
+    assert reply(results[2])["rows"][0]["n"] == 0  # the words inside a string are not clauses
+
+
+def test_parallel_calls_after_a_small_compile_are_served_one_at_a_time(fresh: KnowledgeBase) -> None:
+    """The SDK runs tools in threads; Kuzu allows one database per file per process. After a small
+    compile the first search rebuilds the search indexes: parallel calls must not open the graph twice."""
+    (fresh.raw / "extra.md").write_text("# Zuse Z3\n\nThe Zuse Z3 was completed in 1941 in Berlin.\n", encoding="utf-8")
+    api.compile_kb(fresh, "heuristic")
+    server = build_server(fresh)
+
+    async def work(client: Client) -> list[Any]:
+        results: list[Any] = []
+
+        async def one(name: str, args: dict[str, Any]) -> None:
+            results.append(await client.call_tool(name, args))
+
+        async with anyio.create_task_group() as group:
+            for n in range(6):
+                group.start_soon(one, "kg_search" if n % 2 else "kg_status", {"query": "Zuse Z3 Berlin"} if n % 2 else {})
+        return results
+
+    results = session(server, work)
+    assert len(results) == 6 and all(not r.is_error for r in results), [r.content[0].text for r in results if r.is_error]
+    assert api.status(fresh).counts["Claim"] > 0  # the graph still opens
 
 
 def test_resources_pages_and_claims(compiled: KnowledgeBase) -> None:
@@ -149,11 +192,11 @@ def test_stdio_end_to_end_with_a_compile_while_the_server_is_up(fresh: Knowledge
 
     async def work(client: Client) -> dict[str, Any]:
         listed = sorted(t.name for t in (await client.list_tools()).tools)
-        found = (await client.call_tool("kg_search", {"query": "program counter", "limit": 3})).structured_content
+        found = json.loads((await client.call_tool("kg_search", {"query": "program counter", "limit": 3})).content[0].text)
         note.write_text("# Zanzibar Engine\n\nThe Zanzibar Engine computed tide tables in 1931.\n", encoding="utf-8")
         compiled = await anyio.to_thread.run_sync(lambda: subprocess.run(
             [KG, "compile", "-q", "--kb", str(fresh.root)], capture_output=True, text=True))
-        after = (await client.call_tool("kg_search", {"query": "Zanzibar tide tables", "limit": 3})).structured_content
+        after = json.loads((await client.call_tool("kg_search", {"query": "Zanzibar tide tables", "limit": 3})).content[0].text)
         return {"listed": listed, "found": found, "compile": compiled.returncode, "stderr": compiled.stderr, "after": after}
 
     result = session(params, work)

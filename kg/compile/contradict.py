@@ -428,7 +428,8 @@ def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], canonical:
     content stems with it or measure or date the same thing, and with the claims about another
     thing it names that name its subject in turn ("A requires B" / "B is unrelated to A", "X is
     more effective than Y" / "Y is more effective than X"); and each new claim with the claims whose
-    sentences open alike (`_statement_keys`) sharing one stem more. A relation of the two claims and their
+    sentences say the same thing (`_statement_keys`), sharing one stem more, where each names the
+    other's subject. A relation of the two claims and their
     groups only, so the same pairs are found whichever claim arrived first; `claims` sorted by id."""
     for claim in claims:
         claim.group = canonical.get(claim.subject, claim.subject)
@@ -440,10 +441,15 @@ def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], canonical:
         for key in claim.statement_keys:
             by_statement[key].append(i)
     pairs: set[tuple[int, int]] = set()
-    for rows in by_statement.values():  # the same sentence subject, whatever entity the extractor chose
+    for rows in by_statement.values():  # the same statement, whatever subject the extractor chose ...
         fresh = [i for i in rows if claims[i].id in new_ids]
         if fresh and len(rows) > 1:
-            _similar_pairs(claims, rows, fresh, min_shared + 1, pairs)
+            found: set[tuple[int, int]] = set()
+            _similar_pairs(claims, rows, fresh, min_shared + 1, found)
+            # ... where each names the other's subject: detection loads a new claim's groups and the
+            # groups it names, so such a pair is found whichever claim came first.
+            pairs.update((i, j) for i, j in found if claims[i].group in claims[j].entity_groups
+                         and claims[j].group in claims[i].entity_groups)
     for rows in by_group.values():
         fresh = [i for i in rows if claims[i].id in new_ids]
         if not fresh:

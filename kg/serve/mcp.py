@@ -4,6 +4,8 @@ ToolError, whose message reaches the model; nothing else is printed on stdout.""
 
 from __future__ import annotations
 
+import json
+import threading
 from typing import Any
 
 from kg.errors import ConfigError, KgError
@@ -27,64 +29,70 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    def call(fn: Any, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    lock = threading.Lock()  # the SDK runs tools in threads: one Kuzu database per file per process
+
+    def call(fn: Any, *args: Any, **kwargs: Any) -> str:
+        """One JSON text block (compact: what the size bound counts), or a ToolError for the model."""
         try:
-            return fn(*args, **kwargs)
+            with lock:
+                return json.dumps(fn(*args, **kwargs), ensure_ascii=False, default=str)
         except KgError as exc:
             raise ToolError(str(exc)) from exc
+        except ValueError as exc:  # e.g. a NUL byte in a path
+            raise ToolError(f"Bad argument: {exc}") from exc
 
-    @server.tool(name="kg_search", annotations=reads)
-    def kg_search(query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
+    @server.tool(name="kg_search", annotations=reads, structured_output=False)
+    def kg_search(query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> str:
         """Search claims, source chunks and filed answers. mode: bm25 (default, no model), vector or
         hybrid. limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
         a snippet (at most 300 characters), score, wiki page, citation and source span."""
         return call(tools.search, query, mode, limit, cursor)
 
-    @server.tool(name="kg_query", annotations=reads if not allow_writes else None)
-    def kg_query(question: str, budget: int = 2000, save: bool = False) -> dict[str, Any]:
+    @server.tool(name="kg_query", annotations=reads if not allow_writes else None, structured_output=False)
+    def kg_query(question: str, budget: int = 2000, save: bool = False) -> str:
         """Answer a question from the knowledge base with citations (what `kg query --json` prints):
         the answer text with [n] markers and, per citation, the claim, its page and source spans.
         budget: tokens the navigator may read. save: file the answer into the wiki (needs --allow-writes)."""
         return call(tools.query, question, budget, save)
 
-    @server.tool(name="kg_entity", annotations=reads)
-    def kg_entity(name: str, max_claims: int = 20, cursor: str | None = None) -> dict[str, Any]:
+    @server.tool(name="kg_entity", annotations=reads, structured_output=False)
+    def kg_entity(name: str, max_claims: int = 20, cursor: str | None = None) -> str:
         """An entity by name, alias or id: type, aliases, merges, its sources, its live claims a page at
         a time (max_claims, then next_cursor) and its neighbours. An unknown name suggests close ones."""
         return call(tools.entity, name, max_claims, cursor)
 
-    @server.tool(name="kg_claim", annotations=reads)
-    def kg_claim(claim_id: str) -> dict[str, Any]:
+    @server.tool(name="kg_claim", annotations=reads, structured_output=False)
+    def kg_claim(claim_id: str) -> str:
         """A claim with every evidence span: the quote cut from raw/ now, and whether the source still
         has the hash it was compiled from (state: verified, changed, missing); its entities and contradictions."""
         return call(tools.claim, claim_id)
 
-    @server.tool(name="kg_page", annotations=reads)
-    def kg_page(path: str, from_line: int = 1, max_lines: int = 200) -> dict[str, Any]:
+    @server.tool(name="kg_page", annotations=reads, structured_output=False)
+    def kg_page(path: str, from_line: int = 1, max_lines: int = 200) -> str:
         """A wiki page (path inside wiki/, e.g. index.md or entities/<id>.md) in a window of lines;
         next_from_line continues it."""
         return call(tools.page, path, from_line, max_lines)
 
-    @server.tool(name="kg_cypher", annotations=reads)
-    def kg_cypher(query: str, params: dict[str, Any] | None = None, limit: int = 100) -> dict[str, Any]:
+    @server.tool(name="kg_cypher", annotations=reads, structured_output=False)
+    def kg_cypher(query: str, params: dict[str, Any] | None = None, limit: int = 100) -> str:
         """Read-only Cypher over the graph (schema in the README: Source, Entity, Claim, Chunk; ABOUT,
         EXTRACTED_FROM, MENTIONS, CONTRADICTS, ALIAS_OF...). Rows are capped (limit, and the reply size);
         `truncated` says when. A query that writes is refused."""
         return call(tools.cypher, query, params, limit)
 
-    @server.tool(name="kg_status", annotations=reads)
-    def kg_status() -> dict[str, Any]:
+    @server.tool(name="kg_status", annotations=reads, structured_output=False)
+    def kg_status() -> str:
         """Counts, sources new, changed or vanished since the last compile, and the extractor in use."""
         return call(tools.status)
 
-    @server.tool(name="kg_lint", annotations=reads)
-    def kg_lint() -> dict[str, Any]:
+    @server.tool(name="kg_lint", annotations=reads, structured_output=False)
+    def kg_lint() -> str:
         """Check the knowledge base: contradictions, stale claims, broken links, orphans, gaps."""
         return call(tools.lint)
 
     if allow_writes:
-        @server.tool(name="kg_compile", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
-        def kg_compile(paths: list[str] | None = None, dry_run: bool = False) -> dict[str, Any]:
+        @server.tool(name="kg_compile", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False), structured_output=False)
+        def kg_compile(paths: list[str] | None = None, dry_run: bool = False) -> str:
             """Compile new and changed sources of raw/ (or only `paths` there) and render the wiki.
             dry_run: say what would be compiled and which pages rewritten, change nothing."""
             return call(tools.compile, paths, dry_run)
@@ -94,14 +102,15 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
         """A wiki page, whole (use kg_page for a window of a long one)."""
         try:
             return tools.wiki_file(path).read_text(encoding="utf-8")
-        except KgError as exc:
+        except (KgError, ValueError) as exc:
             raise ResourceNotFoundError(str(exc)) from exc
 
     @server.resource("kg://claim/{claim_id}", mime_type="application/json")
-    def claim_resource(claim_id: str) -> dict[str, Any]:
+    def claim_resource(claim_id: str) -> str:
         """A claim with its evidence (as kg_claim)."""
         try:
-            return tools.claim(claim_id)
+            with lock:
+                return json.dumps(tools.claim(claim_id), ensure_ascii=False, default=str)
         except KgError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ MODES = ("bm25", "vector", "hybrid")
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, default=str))
+    return len(json.dumps(value, ensure_ascii=False, default=str))  # as kg/serve/mcp.py sends it
 
 
 def _offset(cursor: str | None) -> int:
@@ -39,7 +40,7 @@ def _offset(cursor: str | None) -> int:
         offset = int(str(cursor))
     except ValueError:
         offset = -1
-    if offset < 0:
+    if not 0 <= offset <= 10**9:
         raise QueryError(f"cursor {cursor!r} is not one this server gave; pass the next_cursor of the previous reply, or none.")
     return offset
 
@@ -169,11 +170,15 @@ class KgTools:
         lines = file.read_text(encoding="utf-8").splitlines()
         window = lines[from_line - 1 : from_line - 1 + max_lines]
         text, cut = "\n".join(window), False
-        if len(text) > MAX_REPLY_CHARS - 1000:
-            kept, used = [], 0
+        budget = MAX_REPLY_CHARS - 1000
+        if len(text) > budget:
+            kept: list[str] = []
+            used = 0
             for line in window:
                 used += len(line) + 1
-                if used > MAX_REPLY_CHARS - 1000:
+                if used > budget:
+                    if not kept:  # one line longer than a reply: cut it, and still move on
+                        kept.append(_clip_text(line, budget)[0])
                     break
                 kept.append(line)
             window, text, cut = kept, "\n".join(kept), True
@@ -202,6 +207,10 @@ class KgTools:
             raise QueryError("query is empty: pass a Cypher query that reads the graph (the schema is in the README).")
         if not 1 <= limit <= MAX_CYPHER_ROWS:
             raise QueryError(f"limit must be between 1 and {MAX_CYPHER_ROWS} (got {limit}).")
+        refused = _file_access(query)
+        if refused:
+            raise QueryError(f"{refused} reads or writes files outside the graph: this server only reads the graph. "
+                             "Ask the person to run it with `kg cypher` if it is needed.")
         try:
             rows = api.cypher(self.kb, query, params or {}, write=False)
         except QueryError as exc:
@@ -246,6 +255,18 @@ class KgTools:
     def _writable(self, what: str) -> None:
         if not self.allow_writes:
             raise ConfigError(f"{what} changes the knowledge base: this server was started without --allow-writes.")
+
+
+# Kuzu clauses that reach files (LOAD FROM, COPY ... TO, EXPORT/IMPORT DATABASE, ATTACH, INSTALL,
+# LOAD extensions) or call functions: a read-only database still runs them.
+_FILE_CLAUSES = re.compile(r"\b(LOAD|COPY|EXPORT|IMPORT|ATTACH|DETACH|INSTALL|CALL|USE)\b", re.IGNORECASE)
+_LITERALS = re.compile(r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`|//[^\n]*|/\*.*?\*/""", re.DOTALL)
+
+
+def _file_access(query: str) -> str | None:
+    """The first clause of `query` (outside strings, names and comments) that reaches files."""
+    found = _FILE_CLAUSES.search(_LITERALS.sub(" ", query))
+    return found.group(1).upper() if found else None
 
 
 def instructions(tools: KgTools) -> str:
