@@ -212,18 +212,22 @@ class Status:
     stale_claims: int = 0  # live claims whose source changed or vanished on disk since compiled
     llm_usage: dict[str, Any] = field(default_factory=dict)  # .kg/ledger.json: last run and running total
     compiled: bool = True
+    past_freshness: int = 0  # sources older than their [freshness] limit (kg lint lists them)
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
 
 
 def status(kb: KnowledgeBase) -> Status:
+    from kg.maintain.freshness import overdue_sources
+
     config = kb.config()
     name = extractor_name(config)
+    overdue = len(overdue_sources(kb.raw, config))
     if not kb.db_path.exists():
         plan = plan_compile(kb.raw)
         return Status(str(kb.root), name, {"Source": 0, "Entity": 0, "Claim": 0, "Page": 0, "Contradiction": 0},
-                      new=plan.new, compiled=False)
+                      new=plan.new, compiled=False, past_freshness=overdue)
     with open_store(kb, read_only=True) as store:
         states = load_source_states(store)
         counts = store.counts()
@@ -235,7 +239,7 @@ def status(kb: KnowledgeBase) -> Status:
     except (OSError, ValueError):
         usage = {}
     return Status(str(kb.root), name, counts, changed=plan.changed, new=plan.new, vanished=plan.vanished, failed=failed,
-                  stale_claims=len(stale), llm_usage=usage)
+                  stale_claims=len(stale), llm_usage=usage, past_freshness=overdue)
 
 
 def cypher(kb: KnowledgeBase, query: str, params: dict[str, Any] | None = None, write: bool = False) -> list[dict[str, Any]]:

@@ -334,6 +334,8 @@ def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
                   f"{total.get('output_tokens', 0):,} output tokens, ${total.get('cost_usd', 0):.4f}", markup=False)
     if st.stale_claims:
         out.print(f"  {st.stale_claims} stale claim(s): their source changed or vanished since compiled.")
+    if st.past_freshness:
+        out.print(f"  {st.past_freshness} source(s) past their freshness limit ([freshness] in kg.toml): `kg lint` lists them.")
     if st.new or st.changed or st.vanished:
         out.print("Run `kg compile` to bring the graph up to date.")
 
@@ -605,6 +607,56 @@ def mcp_command(
         server.run("stdio")
     except KeyboardInterrupt:
         raise typer.Exit(130) from None
+
+
+@app.command("watch")
+def watch_command(
+    debounce: Annotated[float, typer.Option("--debounce", help="Seconds without a change before compiling a burst of them.")] = 1.0,
+    kb: KbOption = None,
+) -> None:
+    """Compile what changes in raw/ as it changes (until Ctrl-C or SIGTERM).
+
+    Each burst of changes is compiled like `kg compile PATH...`; the graph is locked only while
+    compiling, so `kg search`, `kg query` and `kg mcp` work in between. One line per compile.
+    """
+    import signal
+    import threading
+    from datetime import datetime
+
+    from kg.serve.watch import watch
+
+    stop = threading.Event()
+
+    def on_signal(signum: int, frame: Any) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+
+    def on_compile(event: Any) -> None:
+        when = datetime.now().strftime("%H:%M:%S")
+        shown = ", ".join(event.paths[:3]) + (f" and {len(event.paths) - 3} more" if len(event.paths) > 3 else "")
+        if event.error:
+            err.print(f"{when} [red]failed[/red] ({shown}): {event.error}")
+            return
+        report, rendered = event.report, event.rendered
+        if report is None:
+            out.print(f"{when} nothing to compile ({shown})", markup=False)
+            return
+        data = report.as_dict()
+        out.print(f"{when} compiled {shown}: {data['new']} new, {data['changed']} changed, {data['removed']} removed; "
+                  f"+{report.claims_added} claims in {event.seconds:.1f}s"
+                  + (f"; wiki: {rendered.written} pages rewritten" if rendered is not None else ""), markup=False)
+        for _path, reason in sorted(report.failed.items()):
+            err.print(f"{when} [yellow]failed:[/yellow] {reason}")
+
+    with errors():
+        base = find_kb(kb)
+        if debounce < 0:
+            raise ConfigError("--debounce must be 0 or more seconds.")
+        watch(base, on_compile, stop, debounce,
+              on_ready=lambda: err.print(f"kg watch: watching {base.raw}; Ctrl-C to stop.", markup=False))
+    err.print("kg watch: stopped.", markup=False)
 
 
 if __name__ == "__main__":

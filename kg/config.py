@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,6 +57,13 @@ min_confidence = 0.0
 [authority]
 # Glob patterns over paths in raw/ -> authority rank (higher wins when claims collide).
 # "papers/**" = 2
+
+[freshness]
+# Glob patterns over paths in raw/ -> how old a source may get ("30d", "12w", "6m", "1y"); its age
+# is its front matter `updated:` or `date:`, else the file's modification time. `kg status` counts
+# the sources past their limit and `kg lint` lists them.
+# "news/**" = "30d"
+# "policies/**" = "365d"
 """
 
 
@@ -101,6 +109,8 @@ class Config:
     single_valued: tuple[str, ...] = ()
     #: Contradiction findings below this confidence are not recorded.
     min_confidence: float = 0.0
+    #: Glob over raw/ paths -> the age in days a source may reach ([freshness]).
+    freshness: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def load(cls, path: Path) -> Config:
@@ -131,5 +141,21 @@ class Config:
             raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
             raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
+        freshness = {str(pattern): _age_days(origin, str(pattern), value) for pattern, value in data.get("freshness", {}).items()}
         return cls(compile=compile_cfg, llm=llm_cfg, authority=authority, single_valued=single_valued,
-                   min_confidence=min_confidence)
+                   min_confidence=min_confidence, freshness=freshness)
+
+
+_AGE = re.compile(r"\s*(\d+)\s*([dwmy]?)\s*", re.IGNORECASE)
+_AGE_DAYS = {"": 1, "d": 1, "w": 7, "m": 30, "y": 365}
+
+
+def _age_days(origin: str, pattern: str, value: object) -> int:
+    """[freshness] "news/**" = "30d" -> 30; a bad glob or age is a configuration error naming the entry."""
+    entry = f'{origin}: [freshness] "{pattern}" = {value!r}'
+    if not pattern.strip() or pattern.startswith("/") or ".." in pattern.split("/") or pattern.count("[") != pattern.count("]"):
+        raise ConfigError(f"{entry}: the pattern must be a glob over paths inside raw/, such as \"news/**\".")
+    match = _AGE.fullmatch(str(value)) if isinstance(value, str | int) and not isinstance(value, bool) else None
+    if match is None or int(match.group(1)) <= 0:
+        raise ConfigError(f"{entry}: the limit must be a positive age such as \"30d\", \"12w\", \"6m\" or \"1y\".")
+    return int(match.group(1)) * _AGE_DAYS[match.group(2).lower()]

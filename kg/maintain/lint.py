@@ -101,6 +101,7 @@ def lint(kb: KnowledgeBase, store: Store) -> LintReport:
     report = LintReport()
     g = load_wiki_graph(store)
     check_stale(kb, store, report)
+    check_freshness(kb, g, report)
     check_wiki_current(kb, g, report)
     check_contradictions(g, report)
     check_links(kb, g, report)
@@ -128,6 +129,30 @@ def check_stale(kb: KnowledgeBase, store: Store, report: LintReport) -> None:
     for path in plan.new:
         report.add(LintFinding("uncompiled", "warning", f"raw/{path}", "a source in raw/ is not compiled yet",
                            "run `kg compile` (or `kg lint --fix`)", fixable=True))
+
+
+def check_freshness(kb: KnowledgeBase, g: WikiGraph, report: LintReport) -> None:
+    """Sources older than the [freshness] limit of their path, and the entity pages whose live
+    claims all rest on such sources (said here, not on the pages: the wiki is a function of raw/,
+    not of the clock)."""
+    from kg.maintain.freshness import overdue_sources
+
+    overdue = overdue_sources(kb.raw, kb.config())
+    old = {item.path for item in overdue}
+    for entity, claim_ids in sorted(g.claims_of_entity.items()):
+        sources = {ev.source_path for cid in claim_ids if (claim := g.claims.get(cid)) and claim.status == "live"
+                   for ev in claim.evidence if not ev.retracted}
+        if old and sources and sources <= old and g.has_page(entity):
+            report.add(LintFinding("freshness", "info", f"entities/{entity}",
+                                   f"every claim on this page rests on sources past their freshness limit ({len(sources)})",
+                                   "update those sources (see the freshness warnings) and `kg compile`"))
+    for item in overdue:
+        dated = {"mtime": "by its modification time"}.get(item.dated_by, f"by its front matter `{item.dated_by}:`")
+        report.add(LintFinding("freshness", "warning", f"raw/{item.path}",
+                               f"{item.age_days} days old ({dated}), past its freshness limit of {item.limit_days} days "
+                               f'("{item.pattern}" in [freshness])',
+                               "bring the source up to date (and its `updated:` date), then `kg compile`; or raise the "
+                               "limit in kg.toml [freshness]"))
 
 
 def check_wiki_current(kb: KnowledgeBase, g: WikiGraph, report: LintReport) -> None:
