@@ -86,15 +86,12 @@ def compile_until_done(kg: list[str], root: Path, rng: random.Random, kills: int
 
 def run_history(kg: list[str], work: Path, name: str, slices: list[list[tuple[str, str]]], rng: random.Random,
                 kills: int) -> tuple[dict[str, str], dict[str, list[Any]], int]:
-    root = work / name
-    shutil.rmtree(root, ignore_errors=True)
-    subprocess.run([*kg, "init", str(root)], check=True, capture_output=True)
-    killed = 0
+    """Add the slices of the corpus one compile at a time: the states of raw/ they lead through."""
+    states, current = [], {}
     for part in slices:
-        for file, text in part:
-            (root / "raw" / file).write_text(text, encoding="utf-8")
-        killed += compile_until_done(kg, root, rng, kills)
-    return wiki_digest(root / "wiki"), graph_rows(kg, root), killed
+        current.update(part)
+        states.append(dict(current))
+    return run_states(kg, work, name, states, rng, kills)
 
 
 def raw_states(corpus: list[tuple[str, str]], count: int, rng: random.Random) -> list[dict[str, str]]:

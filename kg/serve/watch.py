@@ -85,15 +85,20 @@ def watch(kb: KnowledgeBase, on_compile: Callable[[WatchEvent], None], stop: thr
     from watchdog.observers import Observer
 
     holder = Lock(kb.state / WATCH_LOCK)
-    if holder.holder():
-        info = holder.holder() or {}
-        raise DatabaseLocked(f"kg watch is already running on {kb.root} (process {info.get('pid')}, since "
-                             f"{info.get('since', '?')}). Stop it first, or use that one.")
+    running = holder.holder()
+    if running:
+        raise DatabaseLocked(f"kg watch is already running on {kb.root} (process {running.get('pid')}, since "
+                             f"{running.get('since', '?')}). Stop it first, or use that one.")
     holder.acquire()
     pending = PendingPaths()
     observer = Observer()
-    observer.schedule(_handler(kb.raw.resolve(), pending), str(kb.raw.resolve()), recursive=True)
-    observer.start()
+    try:
+        observer.schedule(_handler(kb.raw.resolve(), pending), str(kb.raw.resolve()), recursive=True)
+        observer.start()
+    except OSError as exc:  # e.g. inotify's limit of watches per user
+        holder.release()
+        raise ConfigError(f"Cannot watch {kb.raw}: {exc}. On Linux, raise fs.inotify.max_user_watches "
+                          "(sysctl), or compile with `kg compile` instead.") from exc
     try:
         if on_ready:
             on_ready()
