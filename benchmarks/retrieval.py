@@ -15,12 +15,11 @@ scores its ranked list of passages (source paths) against the gold passages
   nav          index navigation over the compiled wiki: kg.retrieve.navigate.Navigator when kg.query
                exists (BM25 search, and hybrid with MiniLM when the dense mode runs, at the
                budgets of --nav-budgets; it ranks sources with kg.walk, restarting on the
-               question's names and on its search's best sources), and always the
-               benchmark-local deterministic
-               navigator below (`nav (bench-local)`): look question n-grams and rare terms up
-               in wiki/index.md, open the entity/source pages found (front matter and
-               heading only), follow their [[links]] one hop, map pages back to source paths
-               through the index's source lines and the pages' `sources:` front matter
+               question's names and on its search's best sources), and always the wiki-files
+               navigator (benchmarks/wiki_nav.py, `nav wiki files b=N` at the budgets of
+               --wiki-budgets): index.md, the sub-index leaves that would hold the question's
+               names, the entity pages found (front matter and summary) and the best source
+               pages, every file counted; no database, no embeddings
   graph        kg.walk.GraphWalk (first written here, now library code): link the
                question's entities (question n-grams -> kg.names.name_key of Entity names
                and aliases, and of source titles; n-grams without a capital or digit weigh
@@ -53,8 +52,11 @@ cover its top 5 results:
   bm25/dense/hybrid  the 5 chunk texts
   nav                kg.query: its own count (index lines, hit snippets, claims, source
                      spans read within the budget; "top5_sources_read" is the share of its
-                     top-5 sources it read some text of); bench-local: every index line it
-                     looked at plus every page part it opened
+                     top-5 sources it read some text of); wiki files: every file (or file head)
+                     it read, index pages included
+
+answer_found (modes that hand over text: bm25/dense/hybrid and the wiki navigator): the gold
+answer string, lower-cased and reduced to letters and digits, occurs in that text.
   graph modes        the claims (kg's extracted sentences) of the top-5 sources that are
                      about an entity the walk reached from the question (at least the
                      source's first claim), plus the linked entity names; "tokens_all"
@@ -87,7 +89,6 @@ from typing import Any
 
 import numpy as np
 
-from kg.retrieve.walk import question_ngrams
 from kg.text import LINK_STOPWORDS as STOP
 
 REPO = Path(__file__).resolve().parent.parent
@@ -130,6 +131,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--no-embed-cache", action="store_true", help="embed the corpus without a cache")
     parser.add_argument("--nav-budgets", default="600,2000",
                         help="token budgets for kg.retrieve.navigate.navigate (default 600,2000; kg's default is 2000)")
+    parser.add_argument("--wiki-budgets", default="4000,16000,64000",
+                        help="token budgets for the wiki-files navigator (benchmarks/wiki_nav.py; default 4000,16000,64000)")
     parser.add_argument("--kb", type=Path, default=None,
                         help="reuse a knowledge base already compiled from this data set (e.g. one kept with "
                              "--keep) instead of compiling; its compile time is then not measured")
@@ -250,156 +253,30 @@ def chunks_result(corpus: Corpus, chunk_order: list[int]) -> Result:
     """Ranked chunks -> ranked distinct passages; tokens = the top 5 chunks' text."""
     ranked: list[str] = []
     read = 0
+    texts = []
     for n, i in enumerate(chunk_order):
         if n < 5:
             read += tokens(corpus.chunk_texts[i])
+            texts.append(corpus.chunk_texts[i])
         path = corpus.paths[corpus.chunk_doc[i]]
         if path not in ranked:
             ranked.append(path)
-    return Result(ranked[:DEPTH], read)
+    return Result(ranked[:DEPTH], read, extra={"text": "\n".join(texts)})
 
 
-# index navigation over the wiki (benchmark-local until kg.retrieve.navigate.navigate exists) -----------
+# index navigation over the wiki files -------------------------------------------------------
 
-_LINK_LINE = re.compile(r"^- \[\[(?P<target>[^|\]]+)\|(?P<label>[^\]]+)\]\] — (?P<rest>.*)$")
-_WIKILINK = re.compile(r"\[\[([^|\]#]+)(?:#[^|\]]*)?(?:\|[^\]]*)?\]\]")
+class WikiNavMode:
+    """benchmarks/wiki_nav.py: wiki files only, at one token budget."""
 
+    def __init__(self, wiki: Path, budget: int) -> None:
+        from wiki_nav import WikiNavigator
 
-class BenchNavigator:
-    """Deterministic navigator over wiki/ (benchmark-local; see the module docstring).
-
-    1. index lookup: question n-grams whose name_key equals an index entry's label key
-       (entity names, source titles, titles without a trailing parenthetical) -> anchors;
-       plus the index lines sharing the most IDF-weighted question terms (top 8) -> more anchors.
-    2. open each anchor page's front matter + heading (entity pages list their `sources:`);
-       sources get the anchor's weight split over the entity's sources.
-    3. follow [[links]] one hop from the best two source pages: read their "Entities
-       mentioned" list and open (front matter only) the entities whose index summary shares
-       question terms or whose name is a source title.
-    """
-
-    label = "nav (bench-local)"
-
-    def __init__(self, wiki: Path) -> None:
-        from kg.names import name_key
-
-        self.key = name_key
-        self.wiki = wiki
-        self.entries: list[dict[str, str]] = []
-        self.by_key: dict[str, list[int]] = defaultdict(list)
-        self.by_target: dict[str, int] = {}
-        kind = ""
-        for line in (wiki / "index.md").read_text(encoding="utf-8").splitlines():
-            if line.startswith("## "):
-                kind = line[3:].strip().lower()
-                continue
-            m = _LINK_LINE.match(line)
-            if not m:
-                continue
-            entry = {"kind": kind, "target": m["target"], "label": m["label"], "rest": m["rest"], "line": line}
-            path_m = re.search(r"`([^`]+)`", m["rest"]) if kind == "sources" else None
-            entry["path"] = path_m.group(1) if path_m else ""
-            idx = len(self.entries)
-            self.entries.append(entry)
-            self.by_target[m["target"]] = idx
-            for label in {m["label"], re.sub(r"\s*\([^()]*\)\s*$", "", m["label"])}:
-                k = name_key(label)
-                if k:
-                    self.by_key[k].append(idx)
-        # term postings over index lines (label + summary), for the term lookup
-        self.postings: dict[str, list[int]] = defaultdict(list)
-        for idx, e in enumerate(self.entries):
-            for term in set(content_terms(e["label"] + " " + e["rest"])):
-                self.postings[term].append(idx)
-        self.n = len(self.entries)
-        self.source_of_slug = {e["target"]: e["path"] for e in self.entries if e["kind"] == "sources"}
-        self.source_titles = {self.key(e["label"]) for e in self.entries if e["kind"] == "sources"}
-        self.page_cache: dict[str, str] = {}
-
-    def _page(self, target: str) -> str:
-        if target not in self.page_cache:
-            path = self.wiki / f"{target}.md"
-            self.page_cache[target] = path.read_text(encoding="utf-8") if path.exists() else ""
-        return self.page_cache[target]
-
-    @staticmethod
-    def _head(text: str) -> str:
-        """Front matter + the heading line: what the navigator reads of a page it opens."""
-        end = text.find("\n# ")
-        stop = text.find("\n", end + 3) if end >= 0 else -1
-        return text[: stop if stop >= 0 else min(len(text), 600)]
-
-    def _sources_in_head(self, head: str) -> list[str]:
-        m = re.search(r"^sources: \[(.*)\]$", head, re.M)
-        if m:
-            return re.findall(r'"([^"]+)"', m.group(1))
-        m = re.search(r'^path: "([^"]+)"$', head, re.M)
-        return [m.group(1)] if m else []
+        self.nav, self.budget = WikiNavigator(wiki), budget
 
     def __call__(self, question: str) -> Result:
-        read = 0
-        q_terms = set(content_terms(question))
-        anchors: dict[int, float] = {}
-        covered: set[int] = set()
-        for start, end, gram in question_ngrams(question):
-            k = self.key(gram)
-            if not k or k in STOP or len(k) < 3 or any(i in covered for i in range(start, end)):
-                continue
-            hits = self.by_key.get(k, [])
-            if hits:
-                for idx in hits:
-                    anchors[idx] = max(anchors.get(idx, 0.0), 1.0 + 0.5 * (end - start))
-                    read += tokens(self.entries[idx]["line"])
-                covered.update(range(start, end))
-        # term lookup: IDF-weighted overlap, top 8 index lines
-        scores: dict[int, float] = defaultdict(float)
-        for term in q_terms:
-            post = self.postings.get(term, [])
-            if 0 < len(post) <= 200:
-                w = float(np.log(self.n / len(post)))
-                for idx in post:
-                    scores[idx] += w
-        for idx in sorted(scores, key=lambda i: (-scores[i], i))[:8]:
-            read += tokens(self.entries[idx]["line"])
-            anchors[idx] = max(anchors.get(idx, 0.0), scores[idx] / 10.0)
-
-        src_score: dict[str, float] = defaultdict(float)
-        for idx, weight in sorted(anchors.items(), key=lambda kv: (-kv[1], kv[0]))[:12]:
-            e = self.entries[idx]
-            if e["kind"] == "sources":
-                src_score[e["path"]] += weight * 2.0
-                continue
-            head = self._head(self._page(e["target"]))
-            read += tokens(head)
-            srcs = self._sources_in_head(head)
-            for p in srcs:
-                src_score[p] += weight / max(1.0, len(srcs) ** 0.5)
-        # one hop: from the best two sources to the entities they mention
-        best = sorted(src_score, key=lambda p: (-src_score[p], p))[:2]
-        for path in best:
-            slug = "sources/" + Path(path).with_suffix("").as_posix()
-            page = self._page(slug)
-            part = page[page.find("## Entities mentioned"): page.find("## Backlinks")] if "## Entities mentioned" in page else ""
-            read += tokens(part)
-            for target in dict.fromkeys(_WIKILINK.findall(part)):
-                idx = self.by_target.get(target)
-                if idx is None:
-                    continue
-                e = self.entries[idx]
-                overlap = len(q_terms & set(content_terms(e["label"] + " " + e["rest"])))
-                is_title = self.key(e["label"]) in self.source_titles
-                if not overlap and not is_title:
-                    continue
-                read += tokens(e["line"])
-                head = self._head(self._page(target))
-                read += tokens(head)
-                srcs = self._sources_in_head(head)
-                for p in srcs:
-                    if p != path:
-                        src_score[p] += 0.5 * src_score[path] * (overlap + (1 if is_title else 0)) / max(
-                            1.0, len(srcs)) / 3.0
-        ranked = sorted(src_score, key=lambda p: (-src_score[p], p))[:DEPTH]
-        return Result(ranked, read)
+        res = self.nav(question, self.budget)
+        return Result(res.ranked[:DEPTH], res.tokens, extra={"text": res.text})
 
 
 # graph -------------------------------------------------------------------------------------
@@ -472,6 +349,16 @@ class GraphBm25Mode:
 # scoring -----------------------------------------------------------------------------------
 
 
+def normalise(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.casefold()))
+
+
+def answer_found(answer: str, text: str) -> bool:
+    """Whether the gold answer string (normalised: lower case, letters and digits) occurs in the text."""
+    wanted = normalise(answer)
+    return bool(wanted) and f" {wanted} " in f" {normalise(text)} "
+
+
 def score(ranked: list[str], gold: set[str], k: int) -> float:
     return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
 
@@ -503,6 +390,8 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
             per[f"recall@{k}"].append(score(res.ranked, g, k))
         per["all@5"].append(1.0 if g <= set(res.ranked[:5]) else 0.0)
         per["tokens"].append(float(res.tokens))
+        if "text" in res.extra and q.get("answer"):
+            per["answer_found"].append(1.0 if answer_found(str(q["answer"]), res.extra["text"]) else 0.0)
         if res.tokens_all is not None:
             tok_all.append(float(res.tokens_all))
         if "sources_read" in res.extra:
@@ -665,10 +554,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             elif mode == "nav" and kb is not None:
                 if kg_navigate is not None:
                     results["modes"].extend(kg_nav_modes(kb, questions, gold, compile_seconds, dense, args, log))
-                started = time.perf_counter()
-                nav = BenchNavigator(kb.wiki)
-                nav_build = time.perf_counter() - started
-                results["modes"].append(evaluate(nav.label, nav, questions, gold, compile_seconds + nav_build, args, log))
+                for budget in (int(b) for b in args.wiki_budgets.split(",") if b.strip()):
+                    results["modes"].append(evaluate(f"nav wiki files b={budget}", WikiNavMode(kb.wiki, budget),
+                                                     questions, gold, compile_seconds, args, log))
             elif mode == "graph+bm25" and kb is not None and bm25 is not None:
                 started = time.perf_counter()
                 graph = GraphMode(kb)

@@ -15,8 +15,11 @@ from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from exporters import paging
+from exporters.indexes import contradiction_pages, read_contradictions, read_index_entries
+from exporters.logpages import log_pages_after
 from exporters.pages import Aliases, WikiGraph, load_subgraph
-from exporters.splice import IndexEntries, WikiEdited, count_log_entries, parse_contradictions
+from exporters.splice import WikiEdited
 from exporters.wiki import (
     RenderReport,
     WikiBuilder,
@@ -31,8 +34,6 @@ from kg.graph.pages import (
     changed_claims,
     claimed_entities,
     entities_of_claims,
-    log_entry_count,
-    log_rows_after,
     mentioned_entities,
     mentioning_source_slugs,
     source_slugs,
@@ -49,7 +50,10 @@ def render_incremental(store: Store, wiki: Path, changed_sources: set[str],
     for page, changes in sorted(radius.backlinks.items()):
         files[f"{page}.md"] = patch_backlinks((wiki / f"{page}.md").read_text(encoding="utf-8"), changes)
     files |= splice_pages(builder, store, wiki, radius.pages)
-    size, written = write_in_place(files, wiki)
+    stale = stale_pages(wiki, files, GENERATED_FOLDERS)
+    stale += [rel for page in sorted(radius.pages) for p in continuation_files(wiki, page)
+              if (rel := p.relative_to(wiki).as_posix()) not in files]  # parts of a page that shrank
+    size, written = write_in_place(files, wiki, remove=stale)
     return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
 
 
@@ -81,7 +85,23 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
 
 
 def _page_kind(pages: set[str]) -> set[str]:
-    return {p for p in pages if p.startswith(("entities/", "sources/"))}
+    """Entity and source pages (not their continuation parts: ids and slugs hold no ".")."""
+    return {p for p in pages if p.startswith(("entities/", "sources/")) and "." not in p}
+
+
+def continuation_files(wiki: Path, page: str) -> list[Path]:
+    """The continuation parts of a rendered page (<page>.2.md, ...), in order."""
+    folder, _, stem = page.rpartition("/")
+    parts = [(int(n), p) for p in (wiki / folder).glob(f"{stem}.*.md") if (n := p.name[len(stem) + 1:-3]).isdigit()]
+    return [p for _, p in sorted(parts)]
+
+
+def _patchable(wiki: Path, page: str, changes: int) -> bool:
+    """Whether a page's backlink changes can be patched in: not a page cut into parts, and not one a
+    patch could push past the page limit (those are rendered, as a full render would cut them)."""
+    path = wiki / f"{page}.md"
+    return (path.is_file() and path.stat().st_size + 400 * changes < paging.PAGE_LIMIT
+            and not continuation_files(wiki, page))
 
 
 def _subgraph(store: Store, pages: set[str], aliases: Aliases) -> WikiGraph:
@@ -126,10 +146,12 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
         retitled = False
         if current.is_file():
             text = current.read_text(encoding="utf-8")
-            old = _page_kind(page_links(text)) - {page}
+            parts = [text] + [p.read_text(encoding="utf-8") for p in continuation_files(wiki, page)]
+            old = _page_kind(set().union(*map(page_links, parts))) - {page}
             retitled = page.startswith("sources/") and f"\ntitle: {yaml_str(titles[page])}\n" not in text
             if page.startswith("entities/") and page[9:] in graph.entities and f"\n# {titles[page]}\n" not in text:
-                renamed.update(_page_kind(linking_pages(text)))  # the links to it show its name: render them
+                # the links to it show its name: render them
+                renamed.update(_page_kind(set().union(*map(linking_pages, parts))))
         else:
             born.append(page)
         for target in (old | new) if retitled else (old ^ new):
@@ -138,7 +160,7 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
     if born_entities:  # sources mentioning an entity that gets its first page start linking to it
         pages |= {f"sources/{slug}" for slug in mentioning_source_slugs(store, store.offsets("Entity", aliases.expand(born_entities)))}
     pages |= {p for p in renamed if (wiki / f"{p}.md").is_file()}
-    pages |= {p for p in backlinks if not (wiki / f"{p}.md").is_file()}  # nothing to patch: render it
+    pages |= {p for p, changes in backlinks.items() if not _patchable(wiki, p, len(changes))}  # render, not patch
     if pages != seeds:
         graph = _subgraph(store, pages, aliases)
         links = compute_links(graph)
@@ -167,10 +189,10 @@ def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str
     appended. The subgraph holds every claim of those pages with all its contradictions."""
     g = builder.g
     complete = {claim.encode() for claim in g.complete or ()}
-    blocks = parse_contradictions((wiki / "contradictions.md").read_bytes())
+    blocks = read_contradictions(wiki)
     blocks = {key: block for key, block in blocks.items() if key[1] not in complete and key[2] not in complete}
     blocks |= dict(builder.contradiction_entry(row) for row in g.contradictions)
-    index = IndexEntries.parse((wiki / "index.md").read_bytes())
+    index = read_index_entries(wiki)
     slugs = {source["slug"]: path for path, source in g.sources.items()}
     for page in sorted(radius):
         kind, name = page.split("/", 1)
@@ -180,17 +202,28 @@ def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str
                 index.put_entity(*entry)
         elif name in slugs:
             index.put_source(*builder.index_source_entry(slugs[name]))
-    log = (wiki / "log.md").read_bytes() if (wiki / "log.md").is_file() else b""
-    logged, total = count_log_entries(log), log_entry_count(store)
-    if not log or logged > total:
-        log, logged = builder.env.get_template("log.md.j2").render().encode("utf-8"), 0
-    entries = log_rows_after(store, logged, total)
-    return {"contradictions.md": builder.contradictions_page(blocks), "index.md": builder.index_page(index, len(blocks)),
-            "log.md": log + builder.log_entries(entries).encode("utf-8")}
+    files: dict[str, str | bytes] = dict(builder.index_pages(index, len(blocks)))
+    files |= dict(contradiction_pages(builder.env, blocks))
+    files |= log_pages_after(builder.env, builder.log_entries, store, wiki)
+    return files
 
 
-def write_in_place(files: dict[str, str | bytes], wiki: Path) -> tuple[int, int]:
-    """Replace the given pages, all or nothing as far as the file system allows.
+GENERATED_FOLDERS = ("indexes", "contradictions")  # folders of pages that exist only as parts of a list: a render drops the others
+
+
+def stale_pages(wiki: Path, files: dict[str, str | bytes], folders: tuple[str, ...]) -> list[str]:
+    """Pages under these folders of the wiki that the new render does not write (a leaf that was split
+    or joined)."""
+    stale = []
+    for folder in folders:
+        if (wiki / folder).is_dir():
+            stale += [rel for p in (wiki / folder).rglob("*.md") if (rel := p.relative_to(wiki).as_posix()) not in files]
+    return sorted(stale)
+
+
+def write_in_place(files: dict[str, str | bytes], wiki: Path, remove: list[str] | None = None) -> tuple[int, int]:
+    """Replace the given pages, all or nothing as far as the file system allows, then delete the
+    pages in `remove`.
 
     Used for the blast radius of an incremental compile. Every changed page is first written to a
     temporary file beside it; only when all are written (a full disk fails here, and the wiki is
@@ -214,6 +247,8 @@ def write_in_place(files: dict[str, str | bytes], wiki: Path) -> tuple[int, int]
             total += len(data)
         for tmp, target in staged:
             os.replace(tmp, target)
+        for rel in remove or ():
+            (wiki / rel).unlink(missing_ok=True)
     except OSError as exc:
         for tmp, _ in staged:
             tmp.unlink(missing_ok=True)

@@ -16,15 +16,14 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Sequence
 
 ENTITY_LINE = re.compile(rb"- \[\[entities/(?P<id>[^|\]]+)\|(?P<label>.*?)\]\] \xe2\x80\x94 ")  # "— " in UTF-8
-SOURCE_LINE = re.compile(rb"- \[\[sources/(?P<slug>[^|\]]+)\|")
+SOURCE_LINE = re.compile(rb"- \[\[sources/(?P<slug>[^|\]]+)\|(?P<label>.*?)\]\]")
 CONTRADICTION_HEADING = re.compile(rb"\n## \d+\. ")  # after a newline: the page starts with its frontmatter
 CONTRADICTION_ANCHOR = re.compile(rb" \^(?P<a>\w+)--(?P<b>\w+)$", re.MULTILINE)
 ENTITY_PREFIX, SOURCE_PREFIX = b"\n- [[entities/", b"\n- [[sources/"
 ENTITIES, SOURCES = b"\n## Entities\n\n", b"\n## Sources\n\n"
-LOG_HEADING = b"\n## ["
 
 # (rank, claim a, claim b): the most confident first (rank = 1 - confidence, as shown), then by ids
 # (ASCII: bytes sort as the strings do).
@@ -44,12 +43,12 @@ def entity_line_key(line: bytes) -> tuple[str, str]:
     return match["label"].decode("utf-8").casefold(), match["id"].decode("utf-8")
 
 
-def source_line_key(line: bytes) -> bytes:
-    """Index order of a source line: by its page slug."""
+def source_line_key(line: bytes) -> tuple[str, bytes]:
+    """Index order of a source line: by its title, case-insensitively, then by page slug."""
     match = SOURCE_LINE.match(line)
     if match is None:
         raise WikiEdited(f"not an index source line: {line[:80]!r}")
-    return match["slug"]
+    return match["label"].decode("utf-8").casefold(), match["slug"]
 
 
 def contradiction_anchor(a: str, b: str) -> str:
@@ -75,8 +74,8 @@ def _lines(body: bytes, prefix: bytes) -> list[bytes]:
 
 
 class IndexEntries:
-    """The entity lines of index.md grouped by type title, each group sorted by `entity_line_key`,
-    and its source lines sorted by slug (UTF-8, without their newline)."""
+    """The entity lines of the index grouped by type title, each group sorted by `entity_line_key`,
+    and its source lines sorted by `source_line_key` (UTF-8, without their newline)."""
 
     def __init__(self) -> None:
         self.groups: dict[str, list[bytes]] = {}
@@ -92,7 +91,7 @@ class IndexEntries:
             index.groups.setdefault(title, []).append(line.encode("utf-8"))
         for lines in index.groups.values():
             lines.sort(key=entity_line_key)
-        index.sources = [line.encode("utf-8") for _, line in sorted(sources)]
+        index.sources = sorted((line.encode("utf-8") for _, line in sources), key=source_line_key)
         return index
 
     @classmethod
@@ -146,13 +145,13 @@ class IndexEntries:
         lines.insert(bisect_left(lines, entity_line_key(data), key=entity_line_key), data)
 
     def put_source(self, slug: str, line: str) -> None:
-        """Add or replace a source's line."""
-        key, data = slug.encode("utf-8"), line.encode("utf-8")
-        i = bisect_left(self.sources, key, key=source_line_key)
-        if i < len(self.sources) and source_line_key(self.sources[i]) == key:
-            self.sources[i] = data
-        else:
-            self.sources.insert(i, data)
+        """Add or replace a source's line (its title, and so its place, may have changed)."""
+        needle = b"- [[sources/" + slug.encode("utf-8") + b"|"
+        old = next((i for i, current in enumerate(self.sources) if current.startswith(needle)), None)
+        if old is not None:
+            del self.sources[old]
+        data = line.encode("utf-8")
+        self.sources.insert(bisect_left(self.sources, source_line_key(data), key=source_line_key), data)
 
     def entity_block(self) -> bytes:
         return b"".join(b"### %s\n\n%s\n\n" % (title.encode("utf-8"), b"\n".join(self.groups[title]))
@@ -173,15 +172,12 @@ def parse_contradictions(data: bytes) -> dict[ContradictionKey, bytes]:
     return {contradiction_key(block): block for block in blocks}
 
 
-def assemble_contradictions(header: bytes, blocks: Mapping[ContradictionKey, bytes], empty: bytes) -> bytes:
+def assemble_contradictions(header: bytes, blocks: Sequence[bytes], empty: bytes) -> bytes:
+    """A page of contradiction entries, numbered in the order given."""
     if not blocks:
         return header + empty
     parts = [header]
-    for n, key in enumerate(sorted(blocks), start=1):
+    for n, block in enumerate(blocks, start=1):
         parts.append(b"## %d. " % n)
-        parts.append(blocks[key])
+        parts.append(block)
     return b"".join(parts)
-
-
-def count_log_entries(data: bytes) -> int:
-    return data.count(LOG_HEADING)

@@ -18,16 +18,18 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from exporters.answers import answer_links, answer_pages
+from exporters.indexes import contradiction_pages, index_pages
+from exporters.logpages import log_pages
 from exporters.pages import (
     CLAIM_TYPE_TITLES,
     ClaimView,
     WikiGraph,
     load_wiki_graph,
 )
+from exporters.paging import clip, split_page
 from exporters.splice import (
     ContradictionKey,
     IndexEntries,
-    assemble_contradictions,
     contradiction_anchor,
     contradiction_key,
 )
@@ -73,7 +75,7 @@ def environment() -> Environment:
         lstrip_blocks=True,
         autoescape=False,
     )
-    env.filters.update(yaml=yaml_str, md=md_inline, label=link_label)
+    env.filters.update(yaml=yaml_str, md=md_inline, label=link_label, clip=clip)
     return env
 
 
@@ -85,6 +87,7 @@ class RenderReport:
     written: int = 0  # files actually rewritten (unchanged bytes are left alone)
 
 
+INDEX_LABEL_BYTES = 120  # names, titles and paths on index lines are clipped: a leaf of the index stays bounded
 POSSIBLE_BELOW = 0.5  # a finding less sure than this is shown as a possible conflict
 
 
@@ -146,19 +149,21 @@ class WikiBuilder:
         for entity_id in visible_entities:
             page = self.entity_page(entity_id)
             if wanted(page):
-                yield page + ".md", entity_tpl.render(**self._entity_model(entity_id), backlinks=backlink_list(page))
+                text = entity_tpl.render(**self._entity_model(entity_id), backlinks=backlink_list(page))
+                yield from split_page(page, text, md_inline(g.entities[entity_id]["name"]))
         source_tpl = self.env.get_template("source.md.j2")
         for path in sorted(g.sources):
             page = self.source_page(path)
             if wanted(page):
-                yield page + ".md", source_tpl.render(**self._source_model(path), backlinks=backlink_list(page))
+                text = source_tpl.render(**self._source_model(path), backlinks=backlink_list(page))
+                yield from split_page(page, text, md_inline(g.sources[path]["title"]))
         if only is None:
             blocks = dict(self.contradiction_entry(row) for row in g.contradictions)
-            yield "contradictions.md", self.contradictions_page(blocks)
+            yield from contradiction_pages(self.env, blocks)
             entries = (self.index_entity_entry(entity_id) for entity_id in visible_entities)
             index = IndexEntries.build((e for e in entries if e is not None), map(self.index_source_entry, g.sources))
-            yield "index.md", self.index_page(index, len(blocks))
-            yield "log.md", self.env.get_template("log.md.j2").render() + self.log_entries(g.log)
+            yield from self.index_pages(index, len(blocks))
+            yield from log_pages(self.env, self.log_entries, g.log)
         yield from answer_pages(self.env, g.pages).items()
 
     # index, contradictions and log: one entry at a time (exporters/splice.py) -------------------
@@ -171,27 +176,24 @@ class WikiBuilder:
         if not live:
             return None  # retired: every claim retracted; its page says so, the index leaves it out
         entity = g.entities[entity_id]
+        label = clip(link_label(entity["name"]), INDEX_LABEL_BYTES)
         line = self.env.get_template("index_entity.md.j2").render(
-            link=self.entity_link(entity_id), summary=self._summary(entity, claims), claims=live)
+            link=f"[[{self.entity_page(entity_id)}|{label}]]", summary=self._summary(entity, claims), claims=live)
         return (entity["type"] or "other").capitalize(), line.rstrip("\n")
 
     def index_source_entry(self, path: str) -> tuple[str, str]:
         g = self.g
         source = g.sources[path]
         line = self.env.get_template("index_source.md.j2").render(
-            link=f"[[{self.source_page(path)}|{link_label(source['title'])}]]", path=path, status=source["status"],
+            link=f"[[{self.source_page(path)}|{clip(link_label(source['title']), INDEX_LABEL_BYTES)}]]",
+            path=clip(path, INDEX_LABEL_BYTES), status=source["status"],
             claims=len(g.claims_of_source.get(path, [])))
         return source["slug"], line.rstrip("\n")
 
-    def index_page(self, index: IndexEntries, contradictions: int) -> bytes:
-        # The template gets a NUL for each of the two long sections, filled in as bytes (see splice.py);
-        # they are the page's last two NULs (only the answers section above them holds user text).
-        page = self.env.get_template("index.md.j2").render(
-            entity_groups="\0", source_lines="\0", contradictions=contradictions,
-            answers=sorted((p for p in self.g.pages if p.get("kind") == "answer"), key=lambda p: p["id"]),
-            entity_count=index.entity_count, source_count=len(index.sources), render_format=RENDER_FORMAT)
-        head, middle, tail = page.encode("utf-8").rsplit(b"\0", 2)
-        return b"".join((head, index.entity_block(), middle, index.source_block(), tail))
+    def index_pages(self, index: IndexEntries, contradictions: int) -> Iterator[tuple[str, bytes]]:
+        """index.md and the sub-indexes (exporters/indexes.py)."""
+        answers = sorted((p["id"], link_label(p["title"])) for p in self.g.pages if p.get("kind") == "answer")
+        return index_pages(self.env, index, answers, contradictions, RENDER_FORMAT)
 
     def contradiction_entry(self, row: dict[str, Any]) -> tuple[ContradictionKey, bytes]:
         a, b = self.g.claims[row["a"]], self.g.claims[row["b"]]
@@ -207,10 +209,6 @@ class WikiBuilder:
                 "possible": (row["confidence"] or 0.0) < POSSIBLE_BELOW}
         block = self.env.get_template("contradiction.md.j2").render(item=item).encode("utf-8")
         return contradiction_key(block), block
-
-    def contradictions_page(self, blocks: dict[ContradictionKey, bytes]) -> bytes:
-        header = self.env.get_template("contradictions.md.j2").render(count=len(blocks)).encode("utf-8")
-        return assemble_contradictions(header, blocks, b"No open contradictions.\n")
 
     def log_entries(self, entries: list[dict[str, Any]]) -> str:
         template = self.env.get_template("log_entry.md.j2")
@@ -410,7 +408,7 @@ def linking_pages(text: str) -> set[str]:
     return {m.group(1) for m in _LINK.finditer(parts[1])} if len(parts) == 2 else set()
 
 
-RENDER_FORMAT = "3"  # index.md records it; an incremental render of a wiki in another format renders everything
+RENDER_FORMAT = "4"  # index.md records it; an incremental render of a wiki in another format renders everything
 
 
 def frontmatter_head(page: Path) -> bytes:

@@ -160,6 +160,8 @@ def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, A
     (estimated from the graph as it is: the changed sources' pages, the entities they touch,
     pages linked to or from those, and index, log and contradictions)."""
     from exporters.incremental import blast_radius
+    from exporters.indexes import listing_pages
+    from exporters.logpages import latest_part
 
     if not kb.db_path.exists():
         plan = plan_compile(kb.raw, only=only)
@@ -169,7 +171,8 @@ def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, A
         changed = set(plan.to_compile) | set(plan.vanished)
         pages = sorted(blast_radius(store, changed, kb.wiki).all_pages()) if changed else []
     if changed:
-        pages += ["contradictions", "index", "log"]
+        pages += [*sorted(listing_pages(kb.wiki, set(pages))), "contradictions", "index", "log"]
+        pages += [part] if (part := latest_part(kb.wiki)) else []
     return {"plan": plan.as_dict(), "pages": pages}
 
 

@@ -13,7 +13,7 @@ _SPACE = re.compile(r"\s+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")  # nothing for the general path to fold
 
 # Names Windows refuses as file names, whatever the extension.
-_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+RESERVED_NAMES = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
 MAX_SLUG = 80
 
 
@@ -56,7 +56,7 @@ def slugify(text: str, max_length: int = MAX_SLUG) -> str:
     if len(slug) > max_length:
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
         slug = slug[: max_length - 9].rstrip("-") + "-" + digest
-    if slug.split("-")[0] in _RESERVED or slug in _RESERVED:
+    if slug.split("-")[0] in RESERVED_NAMES or slug in RESERVED_NAMES:
         slug = "x-" + slug
     return slug
 

@@ -70,6 +70,11 @@ def fresh_ledger() -> Iterator[None]:
     run_ledger().reset()
 
 
+def is_log(page: str) -> bool:
+    """log.md and the month pages under log/: entries carry the time of the compile."""
+    return page == "log.md" or page.startswith("log/")
+
+
 def tree_digest(folder: Path) -> dict[str, str]:
     """{relative path: sha256} of every file under folder."""
     return {

@@ -15,7 +15,7 @@ from kg import api
 from kg.cli import app
 from kg.errors import ConfigError
 from kg.kb import KnowledgeBase
-from tests.conftest import tree_digest
+from tests.conftest import is_log, tree_digest
 
 runner = CliRunner()
 
@@ -65,8 +65,8 @@ def test_a_path_limited_compile_gives_what_a_full_one_gives(example_kb: Knowledg
     slugs = "MATCH (s:Source) RETURN s.path AS path, s.slug AS slug ORDER BY path"
     rows = api.cypher(example_kb, slugs)
     assert rows == api.cypher(twin, slugs) and len({r["slug"] for r in rows}) == len(rows)  # new slugs avoid all others
-    pages = {p: d for p, d in tree_digest(example_kb.wiki).items() if p != "log.md"}  # log lines carry times
-    assert pages == {p: d for p, d in tree_digest(twin.wiki).items() if p != "log.md"}
+    pages = {p: d for p, d in tree_digest(example_kb.wiki).items() if not is_log(p)}  # log lines carry times
+    assert pages == {p: d for p, d in tree_digest(twin.wiki).items() if not is_log(p)}
 
 
 def test_paths_are_read_from_here_or_from_raw(example_kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,4 +1,4 @@
-"""Issue 15: the same raw/ gives the same graph and wiki (log.md aside), whatever order the sources
+"""Issue 15: the same raw/ gives the same graph and wiki (the log aside), whatever order the sources
 arrived in and however they were split between compiles. The many-history run is
 `python benchmarks/determinism.py`."""
 
@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from kg import api
 from kg.kb import KnowledgeBase, init
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, is_log
 
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "determinism.py"
 NOTES = sorted(p.name for p in EXAMPLES.iterdir())
@@ -38,7 +38,7 @@ QUERIES = graph_queries()
 
 def state(kb: KnowledgeBase) -> tuple[dict[str, str], dict[str, Any]]:
     pages = {p.relative_to(kb.wiki).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
-             for p in sorted(kb.wiki.rglob("*")) if p.is_file() and p.name != "log.md"}
+             for p in sorted(kb.wiki.rglob("*")) if p.is_file() and not is_log(p.relative_to(kb.wiki).as_posix())}
     return pages, {name: api.cypher(kb, query) for name, query in QUERIES.items()}
 
 

@@ -10,6 +10,7 @@ from kg import api
 from kg.compile.resolve import SourceEntities, entity_id, plain_form
 from kg.kb import KnowledgeBase, init
 from kg.models import ExtractedEntity
+from tests.conftest import is_log
 
 
 def test_entity_ids_are_functions_of_the_name_key() -> None:
@@ -56,7 +57,7 @@ def compile_in(root: Path, slices: list[list[str]]) -> tuple[dict[str, str], lis
 
 def pages(kb: KnowledgeBase) -> dict[str, str]:
     return {p.relative_to(kb.wiki).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(kb.wiki.rglob("*.md")) if p.name != "log.md"}
+            for p in sorted(kb.wiki.rglob("*.md")) if not is_log(p.relative_to(kb.wiki).as_posix())}
 
 
 def test_the_same_notes_in_any_order_give_the_same_groups_and_wiki(tmp_path: Path) -> None:

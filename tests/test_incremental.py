@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -202,6 +203,35 @@ def test_incremental_render_equals_full_render_after_random_edits(tmp_path: Path
     api.compile_kb(kb)
     rng = random.Random(seed)
     for step in range(8):
+        kind = _random_edit(kb.raw, rng, step)
+        _, rendered = api.compile_kb(kb)
+        assert rendered is not None
+        assert tree_digest(kb.wiki) == full_render_digest(kb, tmp_path), (step, kind)
+
+
+def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Page bounds small enough that the example corpus needs every kind of cut page."""
+    from exporters import indexes, logpages, paging
+
+    for module, name, value in ((indexes, "ENTRIES_PER_PAGE", 3), (indexes, "CONTRADICTIONS_ON_OVERVIEW", 1),
+                                (indexes, "CONTRADICTIONS_PER_PAGE", 2), (logpages, "LOG_PER_PAGE", 4),
+                                (logpages, "LOG_RECENT", 3), (paging, "PAGE_LIMIT", 2_500)):
+        monkeypatch.setattr(module, name, value)
+
+
+@pytest.mark.parametrize("seed", [4, 5, 6, 7, 8, 9])
+def test_incremental_render_equals_full_render_with_pages_cut_small(tmp_path: Path, seed: int,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    small_pages(monkeypatch)
+    kb, _ = init(tmp_path / "kb")
+    _corpus(kb.raw, 16)
+    api.compile_kb(kb)
+    wiki = tree_digest(kb.wiki)
+    assert any(p.startswith("indexes/entities/") and p.count("/") == 3 for p in wiki)  # leaves
+    assert any(p.startswith("contradictions/") for p in wiki) and any(p.startswith("log/") for p in wiki)
+    assert any(re.fullmatch(r"entities/[^.]+\.2\.md", p) for p in wiki)  # continuation parts
+    rng = random.Random(seed)
+    for step in range(10):
         kind = _random_edit(kb.raw, rng, step)
         _, rendered = api.compile_kb(kb)
         assert rendered is not None

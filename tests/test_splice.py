@@ -50,7 +50,7 @@ def test_parse_contradictions_of_a_rendered_page() -> None:
     # Keyed by rank (1 - confidence) first: the most confident sorts first, then by claim ids.
     assert sorted(blocks) == [(b"0.1000", b"c1", b"c2"), (b"0.5500", b"c3", b"c4")]
     assert blocks[(b"0.1000", b"c1", b"c2")] == b"A vs B ^c1--c2\nrules \xc2\xb7 confidence 0.9 \xc2\xb7 open\n\n"
-    assert assemble_contradictions(page[: page.index(b"## 1.")], blocks, b"none\n") == page
+    assert assemble_contradictions(page[: page.index(b"## 1.")], [blocks[k] for k in sorted(blocks)], b"none\n") == page
 
 
 def test_a_contradiction_block_without_its_confidence_is_an_edited_wiki() -> None:

@@ -255,3 +255,15 @@ def log_rows_after(store: Store, logged: int, total: int) -> list[dict[str, Any]
     if logged + len(entries) != total:
         entries = store.query(f"MATCH (l:LogEntry) RETURN {LOG_FIELDS} ORDER BY l.seq SKIP {logged}")
     return entries
+
+
+def log_rows_of_month(store: Store, month: str, skip: int) -> list[dict[str, Any]]:
+    """The log entries of a month ("YYYY-MM"), in sequence order, after the first `skip` of them."""
+    return store.query(f"MATCH (l:LogEntry) WHERE l.at STARTS WITH $m RETURN {LOG_FIELDS} ORDER BY l.seq SKIP {int(skip)}",
+                       {"m": month})
+
+
+def log_tail(store: Store, n: int) -> list[dict[str, Any]]:
+    """The last `n` log entries, in sequence order."""
+    rows = store.query(f"MATCH (l:LogEntry) RETURN {LOG_FIELDS} ORDER BY l.seq DESC LIMIT {int(n)}")
+    return rows[::-1]

@@ -66,6 +66,12 @@ class LintReport:
 # wikilinks -------------------------------------------------------------------------------------
 
 
+def is_listing(page: str) -> bool:
+    """index.md, the log, the contradictions and the lists under indexes/, log/ and contradictions/:
+    pages that list others (a link from them does not make a page less of an orphan)."""
+    return page in ("index", "log", "contradictions") or page.startswith(("indexes/", "log/", "contradictions/"))
+
+
 def link_target(raw: str) -> str:
     """`[[target#heading|label]]` -> target."""
     return raw.split("|", 1)[0].split("#", 1)[0].strip()
@@ -221,11 +227,11 @@ def check_links(kb: KnowledgeBase, g: WikiGraph, report: LintReport) -> None:
     for source_graph, prefix in ((wiki_links, ""), (insight_links, "insights/")):
         for page, targets in source_graph.items():
             for target in targets:
-                if target != page and page not in ("index", "log"):
+                if target != page and not (prefix == "" and is_listing(page)):
                     inbound[target.removesuffix(".md")].add(prefix + page)
     for page in sorted(wiki_links):
-        if page in ("index", "log", "contradictions") or inbound.get(page):
-            continue
+        if is_listing(page) or "." in page.rsplit("/", 1)[-1] or inbound.get(page):
+            continue  # lists, and continuation parts (linked from their page), are not orphans
         report.add(LintFinding("orphan", "info", f"wiki/{page}.md", "no other page links here (only the index)",
                            "link it from a related note in insights/, or add sources that relate it to other entities"))
 
