@@ -54,7 +54,8 @@ def render_incremental(store: Store, wiki: Path, changed_sources: set[str],
     stale += [rel for page in sorted(radius.pages) for p in continuation_files(wiki, page)
               if (rel := p.relative_to(wiki).as_posix()) not in files]  # parts of a page that shrank
     size, written = write_in_place(files, wiki, remove=stale)
-    return RenderReport(pages=len(files), bytes=size, path=wiki, written=written)
+    entities = {p[9:] for p in radius.pages if p.startswith("entities/")}
+    return RenderReport(pages=len(files), bytes=size, path=wiki, written=written, entities=entities)
 
 
 def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, changed_entities: set[str] | None = None,

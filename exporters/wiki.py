@@ -85,6 +85,7 @@ class RenderReport:
     bytes: int  # bytes written
     path: Path
     written: int = 0  # files actually rewritten (unchanged bytes are left alone)
+    entities: set[str] | None = None  # the entities whose pages an incremental render rewrote (None: all)
 
 
 INDEX_LABEL_BYTES = 120  # names, titles and paths on index lines are clipped: a leaf of the index stays bounded

@@ -118,6 +118,10 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
                 rendered = None
                 if render and (sources or entities or not (kb.wiki / "index.md").exists()):
                     rendered = render_kb_wiki(store, kb, sources, entities)
+                    if (kb.learning / "cards.jsonl").is_file():  # the person uses cards: keep them current
+                        from kg.learn.deck import update_learning
+
+                        update_learning(kb, store, rendered.entities)
             return report, rendered
     finally:
         cache.close()
@@ -357,3 +361,81 @@ def lint_kb(kb: KnowledgeBase, fix: bool = False) -> Any:
     after.fixed = fixed
     return after
 
+
+
+# the learning layer (issue 19) -----------------------------------------------------------------
+
+def _graph_store(kb: KnowledgeBase) -> Store:
+    if not kb.db_path.exists():
+        raise QueryError("No graph yet. Run `kg compile` first.")
+    return open_store(kb, read_only=True)
+
+
+def cards_kb(kb: KnowledgeBase) -> dict[str, Any]:
+    """Write learning/cards.jsonl, cards.md and gaps.md from the graph."""
+    from kg.learn.deck import write_learning
+
+    with _graph_store(kb) as store:
+        return write_learning(kb, store)
+
+
+def review_due(kb: KnowledgeBase, now: Any = None, limit: int | None = None) -> dict[str, Any]:
+    """The due cards (learning/cards.jsonl is written first if there is none)."""
+    from kg.learn.cards import CARDS_JSONL
+    from kg.learn.deck import due
+
+    if not (kb.learning / CARDS_JSONL).is_file():
+        cards_kb(kb)
+    return due(kb, now, limit)
+
+
+def review_rate(kb: KnowledgeBase, ratings: list[tuple[str, str]], at: str | None = None) -> list[dict[str, Any]]:
+    """Record ratings [(card id, again|hard|good|easy)]: all checked, then each appended and synced."""
+    from kg.learn.deck import rate
+
+    return rate(kb, ratings, at)
+
+
+def _export_target(kb: KnowledgeBase, path: Path) -> Path:
+    target = path.expanduser().resolve()
+    for folder in (kb.raw, kb.insights):
+        if target == folder.resolve() or folder.resolve() in target.parents:
+            raise ConfigError(f"Refusing to write {path}: {folder.name}/ is never written by kg. Choose a path outside it.")
+    if target.is_dir():
+        raise ConfigError(f"{path} is a folder: give a file name.")
+    return target
+
+
+def export_anki(kb: KnowledgeBase, path: Path) -> Any:
+    from kg.learn.deck import load_cards
+    from kg.learn.export import anki
+
+    target = _export_target(kb, path)
+    if not (kb.learning / "cards.jsonl").is_file():
+        cards_kb(kb)
+    return anki(load_cards(kb), f"kg: {kb.root.name}", target)
+
+
+def export_finetune(kb: KnowledgeBase, path: Path, fmt: str, min_confidence: float = 0.0,
+                    include_contradicted: bool = False) -> Any:
+    from exporters.pages import load_wiki_graph
+    from kg.learn.cards import build_cards
+    from kg.learn.export import finetune
+
+    target = _export_target(kb, path)
+    if not 0.0 <= min_confidence <= 1.0:
+        raise ConfigError(f"--min-confidence {min_confidence} is outside 0..1.")
+    with _graph_store(kb) as store:
+        graph = load_wiki_graph(store)
+    return finetune(build_cards(graph), graph, target, fmt, min_confidence, include_contradicted)
+
+
+def export_slides(kb: KnowledgeBase, page: str, path: Path) -> Any:
+    from kg.learn.export import slides
+
+    target = _export_target(kb, path)
+    name = page.strip().removeprefix("wiki/").removesuffix(".md")
+    source = (kb.wiki / f"{name}.md").resolve()
+    if kb.wiki.resolve() not in source.parents or not source.is_file():
+        raise QueryError(f"No wiki page {page!r}: give an entity or answer page such as entities/<id> or answers/<id>.")
+    return slides(source.read_text(encoding="utf-8"), name, target)

@@ -661,3 +661,144 @@ def watch_command(
 
 if __name__ == "__main__":
     app()
+
+
+# learning (issue 19) ---------------------------------------------------------------------------
+
+
+@app.command("cards")
+def cards_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Write flashcards from the graph into learning/ (cards.jsonl, cards.md) and learning/gaps.md.
+
+    Kinds: definitional, mechanistic, relational (applied needs an LLM). A card's id is
+    <entity>:<kind>, stable across recompiles. Once learning/cards.jsonl exists, `kg compile`
+    keeps it current.
+    """
+    with errors():
+        result = api.cards_kb(find_kb(kb))
+    if as_json:
+        emit_json(result)
+        return
+    kinds = ", ".join(f"{n} {kind}" for kind, n in result["by_kind"].items()) or "none"
+    out.print(f"{result['cards']} cards ({kinds}); {result['retired']} retired; {result['gaps']} gaps in learning/gaps.md",
+              markup=False)
+    out.print("study them: kg review", style="dim", markup=False)
+
+
+@app.command("review")
+def review_command(
+    rate: Annotated[list[str] | None, typer.Option("--rate", help="Record a rating without the session: CARD_ID=again|hard|good|easy (repeatable).")] = None,
+    at: Annotated[str | None, typer.Option("--at", help="When the review happened (ISO 8601, UTC if no zone; default now).")] = None,
+    limit: Annotated[int | None, typer.Option("--limit", "-n", min=1, help="At most this many due cards.")] = None,
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Review due cards (spaced repetition, FSRS): question, reveal, rate Again / Hard / Good / Easy.
+
+    --json lists the due cards (id, kind, question, answer, claims, due) for scripts and agents;
+    --rate CARD_ID=good records one rating. Ratings go to learning/reviews.jsonl (append-only,
+    yours: keep it; .kg/ can be deleted, it cannot).
+    """
+    with errors():
+        knowledge = find_kb(kb)
+        if rate:
+            pairs = []
+            for item in rate:
+                card_id, sep, word = item.rpartition("=")
+                if not sep or not card_id:
+                    raise KgError(f"--rate {item!r}: write CARD_ID=RATING, e.g. --rate eniac:definitional=good.")
+                pairs.append((card_id.strip(), word))
+            results = api.review_rate(knowledge, pairs, at)
+            if as_json:
+                emit_json(results)
+            for r in results if not as_json else ():
+                out.print(f"{r['card']}: {r['rating']}; next due {r['due']}", markup=False)
+            return
+        data = api.review_due(knowledge, limit=limit)
+    for problem in data["problems"]:
+        err.print(f"warning: {problem}", markup=False)
+    if as_json:
+        emit_json(data)
+        return
+    if not data["due"]:
+        out.print(f"Nothing due ({data['cards']} cards). Come back later, or run `kg cards` after a compile.", markup=False)
+        return
+    _review_session(knowledge, data)
+
+
+def _review_session(knowledge: Any, data: dict[str, Any]) -> None:
+    done = 0
+    for n, card in enumerate(data["due"], start=1):
+        out.print(f"\n[bold]{n}/{len(data['due'])}[/bold] ({card['kind']}) {escape_markup(card['question'])}")
+        typer.prompt("  press Enter to see the answer", default="", show_default=False, prompt_suffix="")
+        out.print(f"  {card['answer']}", markup=False)
+        for citation in card["citations"]:
+            out.print(f"    {citation}", style="dim", markup=False)
+        while True:
+            word = typer.prompt("  rate: 1 again, 2 hard, 3 good, 4 easy (q to stop)").strip()
+            if word.casefold() in ("q", "quit"):
+                out.print(f"{done} rated; the rest stay due.", markup=False)
+                return
+            try:
+                result = api.review_rate(knowledge, [(card["id"], word)])[0]
+                break
+            except KgError as exc:
+                err.print(f"  {exc}", markup=False)
+        done += 1
+        out.print(f"  recorded {result['rating']}; next due {result['due']}", style="dim", markup=False)
+    out.print(f"{done} rated. Nothing else is due now.", markup=False)
+
+
+def escape_markup(text: str) -> str:
+    from rich.markup import escape
+
+    return escape(text)
+
+
+export_app = typer.Typer(help="Export cards, claims and pages: Anki, fine-tuning JSONL, Marp slides.", no_args_is_help=True)
+app.add_typer(export_app, name="export")
+
+
+def _left_out(report: Any) -> None:
+    for reason, n in report.left_out.items():
+        err.print(f"left out {n}: {reason}", markup=False)
+
+
+@export_app.command("anki")
+def export_anki_command(path: Annotated[Path, typer.Argument(help="The .apkg file to write.")], kb: KbOption = None,
+                        as_json: JsonOption = False) -> None:
+    """The cards as an Anki deck (the same state gives the same bytes); citations on the back."""
+    with errors():
+        report = api.export_anki(find_kb(kb), path)
+    emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} notes to {report.path}", markup=False)
+    _left_out(report)
+
+
+@export_app.command("finetune")
+def export_finetune_command(
+    path: Annotated[Path, typer.Argument(help="The .jsonl file to write (and FILE.claims.jsonl beside it).")],
+    fmt: Annotated[str, typer.Option("--format", help="openai | bedrock | alpaca.")] = "openai",
+    min_confidence: Annotated[float, typer.Option("--min-confidence", help="Leave out claims less sure than this.")] = 0.0,
+    include_contradicted: Annotated[bool, typer.Option("--include-contradicted", help="Keep claims with an open contradiction.")] = False,
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Fine-tuning examples from cards, live claims and saved answers, one JSON object per line; a
+    sidecar FILE.claims.jsonl maps each line to its claim ids."""
+    with errors():
+        report = api.export_finetune(find_kb(kb), path, fmt, min_confidence, include_contradicted)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        out.print(f"wrote {report.written} examples to {report.path} (claim ids per line: {report.sidecar})", markup=False)
+    _left_out(report)
+
+
+@export_app.command("slides")
+def export_slides_command(page: Annotated[str, typer.Argument(help="A wiki page: entities/<id> or answers/<id>.")],
+                          path: Annotated[Path, typer.Argument(help="The Marp markdown file to write.")],
+                          kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """Marp slides of an entity or answer page, with its citations."""
+    with errors():
+        report = api.export_slides(find_kb(kb), page, path)
+    emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} slides to {report.path}", markup=False)

@@ -32,6 +32,11 @@ class KnowledgeBase:
         return self.root / "insights"
 
     @property
+    def learning(self) -> Path:
+        """Generated cards and gaps, and the person's review history (learning/reviews.jsonl)."""
+        return self.root / "learning"
+
+    @property
     def state(self) -> Path:
         return self.root / ".kg"
 

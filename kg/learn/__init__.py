@@ -1,0 +1,1 @@
+"""The learning layer: flashcards from the graph, spaced repetition (FSRS), gaps, and exports."""

@@ -1,0 +1,188 @@
+"""Exports of the compiled knowledge: an Anki deck (genanki), fine-tuning JSONL (OpenAI chat,
+Bedrock conversation, Alpaca) with a sidecar of claim ids per line, and Marp slides of a page.
+
+Each export is a function of the knowledge base's state: the same state gives the same bytes
+(stable deck and model ids, a pinned timestamp, zip entries with a fixed date), and each says
+what it left out and why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import re
+import tempfile
+import zipfile
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from exporters.pages import WikiGraph
+from kg.errors import KgError
+from kg.learn.cards import Card, standalone
+
+ANKI_EPOCH = 1_700_000_000.0  # the pinned timestamp of every note and card (genanki's ids count from it)
+ZIP_DATE = (1980, 1, 1, 0, 0, 0)
+FORMATS = ("openai", "bedrock", "alpaca")
+SYSTEM = "You answer questions from a compiled knowledge base, stating the fact asked for and citing its source."
+
+
+@dataclass
+class ExportReport:
+    path: Path
+    written: int
+    left_out: Counter[str] = field(default_factory=Counter)  # reason -> count
+    sidecar: Path | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": str(self.path), "written": self.written, "left_out": dict(sorted(self.left_out.items())),
+                "sidecar": str(self.sidecar) if self.sidecar else None}
+
+
+def stable_id(text: str) -> int:
+    """A positive 31-bit id from a name (Anki deck and model ids)."""
+    return int(hashlib.sha256(text.encode("utf-8")).hexdigest()[:7], 16) + (1 << 30)
+
+
+def anki(cards: list[Card], deck_name: str, path: Path) -> ExportReport:
+    import genanki
+
+    model = genanki.Model(stable_id("kg card model"), "kg card", fields=[{"name": "Question"}, {"name": "Answer"},
+                          {"name": "Citation"}, {"name": "Card"}],
+                          templates=[{"name": "Card 1", "qfmt": "{{Question}}",
+                                      "afmt": "{{FrontSide}}<hr id=answer>{{Answer}}<br><br><small>{{Citation}}</small>"}])
+    deck = genanki.Deck(stable_id(f"kg deck {deck_name}"), deck_name)
+    report = ExportReport(path, 0)
+    for card in cards:
+        if card.status != "live":
+            report.left_out["retired (every claim retracted)"] += 1
+            continue
+        citation = "; ".join(c for c in card.citations if c) + f" (claims {', '.join(card.claims)})"
+        deck.add_note(genanki.Note(model=model, fields=[_html(card.question), _html(card.answer), _html(citation), card.id],
+                                   guid=genanki.guid_for(card.id), tags=[card.kind]))
+        report.written += 1
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "deck.apkg"
+        genanki.Package(deck).write_to_file(str(raw), timestamp=ANKI_EPOCH)
+        _write(path, _pinned_zip(raw.read_bytes()))
+    return report
+
+
+def _html(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _pinned_zip(data: bytes) -> bytes:
+    """The same archive with fixed entry dates (genanki stamps them with the time)."""
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as source, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as target:
+        for name in sorted(source.namelist()):
+            target.writestr(zipfile.ZipInfo(name, ZIP_DATE), source.read(name))
+    return out.getvalue()
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_bytes(data)
+        tmp.replace(path)
+    except OSError as exc:
+        raise KgError(f"Could not write {path}: {exc.strerror or exc}. Check the folder exists and is writable.") from exc
+
+
+def finetune(cards: list[Card], g: WikiGraph, path: Path, fmt: str, min_confidence: float = 0.0,
+             include_contradicted: bool = False) -> ExportReport:
+    """One chat example per card, per live claim (a question about its subject) and per saved
+    answer; a sidecar `<FILE>.claims.jsonl` maps each line to the claim ids it rests on."""
+    if fmt not in FORMATS:
+        raise KgError(f"Unknown format {fmt!r}: use one of {', '.join(FORMATS)}.")
+    report = ExportReport(path, 0)
+    examples: list[tuple[str, str, list[str], str]] = []  # question, answer, claim ids, origin
+
+    def usable(claim_ids: list[str]) -> str | None:
+        for claim_id in claim_ids:
+            claim = g.claims.get(claim_id)
+            if claim is None or claim.status != "live":
+                return "claim retracted or superseded"
+            if claim.confidence < min_confidence:
+                return f"claim confidence below {min_confidence}"
+            if claim.contradicts and not include_contradicted:
+                return "claim contradicted (--include-contradicted keeps it)"
+        return None
+
+    for card in cards:
+        reason = "card retired" if card.status != "live" else usable(card.claims)
+        if reason:
+            report.left_out[f"card: {reason}"] += 1
+            continue
+        examples.append((card.question, card.answer, card.claims, f"card {card.id}"))
+    for claim in sorted(g.claims.values(), key=lambda c: c.id):
+        if claim.subject is None or claim.subject not in g.entities:
+            continue
+        reason = usable([claim.id])
+        if reason:
+            report.left_out[f"claim: {reason}"] += 1
+            continue
+        name = " ".join(str(g.entities[claim.subject]["name"]).split())
+        examples.append((f"What do the sources say about {name}?", standalone(claim, name), [claim.id], f"claim {claim.id}"))
+    for page in sorted((p for p in g.pages if p.get("kind") == "answer"), key=lambda p: p["id"]):
+        claim_ids = sorted(set(re.findall(r"#\^(\w+)", page.get("body") or "")))
+        reason = usable(claim_ids) if claim_ids else "answer cites no claim"
+        if reason:
+            report.left_out[f"answer: {reason}"] += 1
+            continue
+        examples.append((str(page["title"]), _answer_text(str(page.get("body") or "")), claim_ids, f"answer {page['id']}"))
+    lines, sidecar = [], []
+    for n, (question, answer, claim_ids, origin) in enumerate(examples, start=1):
+        lines.append(json.dumps(_example(fmt, question, answer), ensure_ascii=False, sort_keys=True))
+        sidecar.append(json.dumps({"line": n, "origin": origin, "claims": claim_ids}, ensure_ascii=False))
+    _write(path, "".join(line + "\n" for line in lines).encode("utf-8"))
+    report.sidecar = path.with_name(path.name + ".claims.jsonl")
+    _write(report.sidecar, "".join(line + "\n" for line in sidecar).encode("utf-8"))
+    report.written = len(lines)
+    return report
+
+
+def _answer_text(body: str) -> str:
+    """A saved answer's body as plain text: links shown by their labels."""
+    text = re.sub(r"\[\[[^\]|]*\|([^\]]*)\]\]", r"\1", body)
+    text = re.sub(r"\[\[([^\]]*)\]\]", r"\1", text)
+    return "\n".join(line for line in text.splitlines() if line.strip()).strip()
+
+
+def _example(fmt: str, question: str, answer: str) -> dict[str, Any]:
+    if fmt == "openai":
+        return {"messages": [{"role": "system", "content": SYSTEM}, {"role": "user", "content": question},
+                             {"role": "assistant", "content": answer}]}
+    if fmt == "bedrock":
+        return {"schemaVersion": "bedrock-conversation-2024", "system": [{"text": SYSTEM}],
+                "messages": [{"role": "user", "content": [{"text": question}]},
+                             {"role": "assistant", "content": [{"text": answer}]}]}
+    return {"instruction": question, "input": "", "output": answer}
+
+
+def slides(page_text: str, page: str, path: Path) -> ExportReport:
+    """Marp slides of a rendered entity or answer page: a title slide, then one slide per section,
+    its list items (claims with their citations) at most SLIDE_ITEMS to a slide."""
+    body = page_text.split("\n---\n", 1)[1] if page_text.startswith("---\n") else page_text
+    body = body.split("\n## Backlinks\n", 1)[0]
+    title = next((line[2:] for line in body.splitlines() if line.startswith("# ")), page)
+    out = ["---", "marp: true", "paginate: true", "---", "", f"# {title}", "", f"From `wiki/{page}.md`", ""]
+    report = ExportReport(path, 0)
+    for section in body.split("\n## ")[1:]:
+        heading, _, rest = section.partition("\n")
+        items = [line for line in rest.splitlines() if line.startswith("- ")]
+        prose = [line for line in rest.splitlines() if line.strip() and not line.startswith(("- ", "    "))]
+        chunks = [items[i:i + SLIDE_ITEMS] for i in range(0, len(items), SLIDE_ITEMS)] or [[]]
+        for n, chunk in enumerate(chunks, start=1):
+            suffix = f" ({n}/{len(chunks)})" if len(chunks) > 1 else ""
+            out += ["---", "", f"## {heading}{suffix}", ""] + (prose if n == 1 else []) + chunk + [""]
+            report.written += 1
+    _write(path, "\n".join(out).encode("utf-8"))
+    return report
+
+
+SLIDE_ITEMS = 5
