@@ -601,6 +601,9 @@ def print_table(r: dict[str, Any]) -> None:
     if any("recall@5_odd" in m for m in r["modes"]):
         print("\nrecall@5 on odd / even question positions (kg settings new since the first run were chosen on odd): "
               + "; ".join(f"{m['mode']}: {m['recall@5_odd']:.3f} / {m['recall@5_even']:.3f}" for m in r["modes"]))
+    if any("answer_found" in m for m in r["modes"]):
+        print("\nanswer found (the gold answer string in what the mode read or handed over): "
+              + "; ".join(f"{m['mode']}: {m['answer_found']:.3f}" for m in r["modes"] if "answer_found" in m))
     if any("top5_sources_read" in m for m in r["modes"]):
         print("\nshare of the top-5 sources the navigator read some text of: " + "; ".join(
             f"{m['mode']}: {m['top5_sources_read']:.2f}" for m in r["modes"] if "top5_sources_read" in m))

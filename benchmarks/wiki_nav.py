@@ -9,13 +9,16 @@ For a question, the navigator:
    or a digit, longer first) the way one uses a dictionary: on each list's root page it picks the
    leaf whose name range holds the n-gram, and in that sorted leaf reads the lines a binary search
    looks at and WINDOW lines around the place (as an agent paging a file by line ranges would),
-   keeping the entries whose name (or title) is the n-gram (kg.names.name_key on both sides);
+   keeping the entries whose name (or title) is the n-gram (kg.names.name_key on both sides), and
+   sources whose title starts with it (at half weight);
    all the n-grams in the source list first, then those left in the entity lists, one list
    after the other until one has the name;
 3. a source found by its title is a candidate passage; an entity found by its name has its page
    opened (front matter and summary: the first HEAD_CHARS characters), whose `sources:` list
    gives candidates, weighted down by how many sources it rests on;
-4. reads the best candidates' source pages, best first, while the budget lasts.
+4. after the source list, and again after the entity lists, reads the best candidates' source
+   pages (SOURCE_PAGES in all), best first, while the budget lasts: what was found is opened
+   before more is looked up.
 
 Every file read counts ceil(characters / 4) tokens, index pages included; a file that does not
 fit in what is left of the budget is skipped. Returns the ranked source paths (as in raw/), the
@@ -36,6 +39,7 @@ from kg.text import LINK_STOPWORDS
 
 HEAD_CHARS = 1_500  # of an entity page: its front matter (sources), title and summary
 MAX_LOOKUPS = 8  # n-grams looked up per question
+PREFIX_WEIGHT = 0.5  # a source whose title starts with the name (not is the name)
 WINDOW = 4  # lines of a sorted list read around the place a name would be
 SOURCE_PAGES = 5  # best candidates whose source page is read
 _LIST_LINK = re.compile(r"^(?:### |- )\[\[(indexes/[^|\]]+)\|", re.MULTILINE)
@@ -116,8 +120,8 @@ class WikiNavigator:
                     continue
                 lookups += 1
                 hits = self._lookup(reading, phase, gram, name_key(gram))
-                for entry_page, _label, rest in hits:
-                    weight = 1.0 + 0.5 * (end - start)
+                for entry_page, rest, match in hits:
+                    weight = match * (1.0 + 0.5 * (end - start))
                     if entry_page.startswith("sources/"):
                         path = _PATH.search(rest)
                         if path:
@@ -128,12 +132,16 @@ class WikiNavigator:
                             scores[path] += weight / math.sqrt(len(sources))
                 if hits:
                     covered.update(range(start, end))
+            self._open_best(reading, scores)  # open what was found before looking further
         ranked = sorted(scores, key=lambda p: (-scores[p], p))
-        for path in ranked[:SOURCE_PAGES]:
+        return NavResult(ranked[:10], reading.tokens, "\n".join(reading.texts))
+
+    def _open_best(self, reading: Reading, scores: dict[str, float]) -> None:
+        """Read the source pages of the best candidates so far (SOURCE_PAGES in all)."""
+        for path in sorted(scores, key=lambda p: (-scores[p], p))[:SOURCE_PAGES]:
             slug = self._slug_of(path)
             if slug:
                 reading.read(self, f"sources/{slug}")
-        return NavResult(ranked[:10], reading.tokens, "\n".join(reading.texts))
 
     def _candidates(self, question: str) -> list[tuple[int, int, str]]:
         """Name-like n-grams first (runs of capitalised words or numbers, joined by connectors such
@@ -157,12 +165,12 @@ class WikiNavigator:
                 if w and not capital[i] and w.casefold() not in LINK_STOPWORDS and len(name_key(w)) >= 3]
         return [(i, j, gram) for _, i, j, gram in sorted(named) + rest]
 
-    def _lookup(self, reading: Reading, lists: list[str], gram: str, key: str) -> list[tuple[str, str, str]]:
+    def _lookup(self, reading: Reading, lists: list[str], gram: str, key: str) -> list[tuple[str, str, float]]:
         """Entries named `gram` in the lists: on each list's root page (read whole: it is the table
         of contents) the leaf whose name range would hold it, and in that sorted leaf a dictionary
         lookup: the lines a binary search reads, then WINDOW lines around the place (only those
         lines are counted). The lists are searched in order until one has the name."""
-        hits: list[tuple[str, str, str]] = []
+        hits: list[tuple[str, str, float]] = []
         for root_page in lists:
             if hits:
                 break
@@ -186,10 +194,14 @@ class WikiNavigator:
             text = "\n".join(entries[i][3] for i in window)
             if not reading.charge(f"{page}@{at}", text):
                 continue
+            titles = root_page.startswith("indexes/sources")
             for i in window:
                 entry_page, label, rest, _ = entries[i]
-                if key in (name_key(label), name_key(_PARENTHETICAL.sub("", label))):
-                    hits.append((entry_page, label, rest))
+                label_key = name_key(label)
+                if key in (label_key, name_key(_PARENTHETICAL.sub("", label))):
+                    hits.append((entry_page, rest, 1.0))
+                elif titles and label_key.startswith(key + " "):  # a title that starts with the name
+                    hits.append((entry_page, rest, PREFIX_WEIGHT))
         return hits
 
     def entries(self, page: str) -> list[tuple[str, str, str, str]]:

@@ -156,7 +156,7 @@ def claim_show(kb: KnowledgeBase, claim_id: str) -> Any:
     from kg.maintain.provenance import claim_report
 
     with open_store(kb, read_only=True) as store:
-        return claim_report(store, kb.raw, claim_id)
+        return claim_report(store, kb.raw, claim_id, kb.converted_path)
 
 
 def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, Any]:
@@ -203,8 +203,16 @@ def entity_merge(kb: KnowledgeBase, alias: str, target: str | None = None) -> di
     return result
 
 
-def ingest(kb: KnowledgeBase, paths: list[Path]) -> IngestReport:
-    return ingest_paths(kb.raw, paths)
+def ingest(kb: KnowledgeBase, paths: Sequence[str | Path]) -> IngestReport:
+    """Copy files or folders into raw/, and fetch URLs into raw/web/ (kg/compile/fetch.py)."""
+    from kg.compile.fetch import fetch_into, is_url
+
+    urls = [str(p) for p in paths if isinstance(p, str) and is_url(p)]
+    report = ingest_paths(kb.raw, [Path(p) for p in paths if not (isinstance(p, str) and is_url(p))])
+    for url in urls:
+        rel, new = fetch_into(kb.raw, url, kb.config().compile.max_source_bytes)
+        (report.copied if new else report.already_present).append(rel)
+    return report
 
 
 @dataclass

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kg import __version__, api
+from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 
@@ -265,7 +266,8 @@ def _print_explain(data: dict[str, Any], as_json: bool) -> None:
 
 @app.command("ingest")
 def ingest_command(
-    paths: Annotated[list[Path], typer.Argument(help="Files or folders (.md, .markdown, .txt).")],
+    paths: Annotated[list[str], typer.Argument(help="Files or folders (.md .markdown .txt .pdf .docx .pptx .xlsx .epub "
+                                                    ".html), or http(s) URLs of pages to fetch into raw/web/.")],
     kb: KbOption = None,
     extractor: Annotated[str | None, typer.Option("--extractor", "-x", help="heuristic | anthropic | openai.")] = None,
     no_compile: Annotated[bool, typer.Option("--no-compile", help="Only copy into raw/.")] = False,
@@ -279,11 +281,11 @@ def ingest_command(
         if as_json and no_compile:
             emit_json(report.__dict__)
         elif not as_json:
-            out.print(f"Copied {len(report.copied)} file(s) into raw/" + (f"; {len(report.already_present)} already there" if report.already_present else ""))
+            out.print(f"Copied {len(report.copied)} file(s) into raw/" + (f"; {len(report.already_present)} already there" if report.already_present else ""), markup=False)
         for rel in report.conflicts:
             err.print(f"[yellow]skipped:[/yellow] raw/{rel} already exists with different content; rename the new file and ingest it again.")
         for path in report.unsupported:
-            err.print(f"[yellow]unsupported:[/yellow] {path} (only .md, .markdown and .txt are compiled)")
+            err.print(f"[yellow]unsupported:[/yellow] {escape_markup(path)} (kg reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
         code = 0 if no_compile else _compile_and_print(base, extractor, as_json, quiet)
     raise typer.Exit(code or (1 if report.conflicts else 0))
 
@@ -387,7 +389,8 @@ def claim_show_command(
     out.print("  entities: " + ", ".join(f"{e['name']} ({e['role']})" for e in report.entities), markup=False)
     for ev in report.evidence:
         flag = {"verified": "✓ verified", "changed": "! source changed", "missing": "! source gone", "mismatch": "! mismatch"}[ev.state]
-        out.print(f"  evidence raw/{ev.source_path} chars {ev.char_start}–{ev.char_end}{' (retracted)' if ev.retracted else ''}: {flag}", markup=False)
+        page = f" (page {ev.page})" if ev.page else ""
+        out.print(f"  evidence raw/{ev.source_path} chars {ev.char_start}–{ev.char_end}{page}{' (retracted)' if ev.retracted else ''}: {flag}", markup=False)
         out.print(f"    “{ev.current_text if ev.current_text is not None else ev.quote}”", markup=False)
         if ev.note:
             out.print(f"    {ev.note}", markup=False)

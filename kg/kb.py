@@ -62,6 +62,11 @@ class KnowledgeBase:
         return self.state / "vectors.sqlite"
 
     @property
+    def converted_path(self) -> Path:
+        """Cache of documents converted to markdown (PDF, DOCX, ...): derived, safe to delete."""
+        return self.state / "converted"
+
+    @property
     def walk_graph_path(self) -> Path:
         return self.state / "walk-graph.npz"
 

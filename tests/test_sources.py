@@ -44,11 +44,11 @@ def test_ingest_copies_never_overwrites_and_reports(tmp_path: Path) -> None:
     src.mkdir()
     (src / "a.md").write_text("different")
     (src / "b.md").write_text("new")
-    (src / "c.pdf").write_bytes(b"%PDF")
+    (src / "c.png").write_bytes(b"\x89PNG")  # not a format kg reads (PDF is, issue 25)
     report = ingest_paths(raw, [src])
     assert report.copied == ["in/b.md"] or report.copied == ["b.md"] or "in/b.md" in report.copied
     assert (raw / "a.md").read_text() == "original"
-    assert any(p.endswith("c.pdf") for p in report.unsupported)
+    assert any(p.endswith("c.png") for p in report.unsupported)
     report2 = ingest_paths(raw, [src / "a.md"])
     assert report2.conflicts == ["a.md"]
     assert (raw / "a.md").read_text() == "original"

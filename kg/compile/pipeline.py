@@ -319,7 +319,8 @@ class Compiler:
         except OSError:
             stat = None
         try:
-            doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority)
+            doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority,
+                              self.kb.converted_path)
             source_row, unverified = self._extract_into(doc, slug, keys, known, created, batch, report, now)
         except Exception as exc:  # one source's failure never stops the others
             if not isinstance(exc, SourceError):

@@ -16,10 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from stat import S_ISREG
 
+from kg.compile.convert import CONVERTED_SUFFIXES, convert
 from kg.errors import SourceError
 from kg.models import SourceDoc
 
-SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text"}
+SUPPORTED_SUFFIXES = {".md": "markdown", ".markdown": "markdown", ".txt": "text", **CONVERTED_SUFFIXES}
 _HEADING = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
@@ -119,8 +120,10 @@ def rel_path(raw: Path, path: Path) -> str:
     return path.relative_to(raw).as_posix()
 
 
-def read_source(raw: Path, path: Path, max_bytes: int, authority_rules: dict[str, int] | None = None) -> SourceDoc:
-    """Read and validate one source. Raises SourceError with a message saying what to do."""
+def read_source(raw: Path, path: Path, max_bytes: int, authority_rules: dict[str, int] | None = None,
+                converted: Path | None = None) -> SourceDoc:
+    """Read and validate one source (a document is converted to markdown first, cached in
+    `converted`: kg/compile/convert.py). Raises SourceError with a message saying what to do."""
     rel = rel_path(raw, path)
     size = path.stat().st_size
     if size > max_bytes:
@@ -129,7 +132,25 @@ def read_source(raw: Path, path: Path, max_bytes: int, authority_rules: dict[str
             "Split the file, or raise [compile] max_source_bytes in kg.toml."
         )
     data = path.read_bytes()
+    if path.suffix.lower() in CONVERTED_SUFFIXES:
+        return converted_source(rel, data, authority_rules or {}, converted)
     return parse_source(rel, data, authority_rules or {})
+
+
+def converted_source(rel: str, data: bytes, authority_rules: dict[str, int], cache: Path | None) -> SourceDoc:
+    if not data.strip():
+        raise SourceError(f"{rel}: the file is empty. Add text to it or remove it from raw/.")
+    result = convert(rel, data, cache)
+    return SourceDoc(path=rel, text=result.text, sha256=sha256_bytes(data), bytes=len(data),
+                     title=_title(rel, result.text, {}, "markdown"), kind=f"{result.format} ({result.converter})", frontmatter={},
+                     authority=_authority(rel, {}, authority_rules))
+
+
+def source_text(raw: Path, rel: str, data: bytes, converted: Path | None) -> str:
+    """The text a source's spans refer to: the file's own text, or its conversion."""
+    if Path(rel).suffix.lower() in CONVERTED_SUFFIXES:
+        return convert(rel, data, converted).text
+    return data.decode("utf-8", errors="replace")
 
 
 def parse_source(rel: str, data: bytes, authority_rules: dict[str, int]) -> SourceDoc:

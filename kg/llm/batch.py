@@ -53,7 +53,7 @@ def pending_chunks(kb: KnowledgeBase, config: Config, paths: Iterable[str]) -> l
     out: list[tuple[Chunk, ExtractionContext]] = []
     for path in paths:
         try:
-            doc = read_source(kb.raw, kb.raw / path, config.compile.max_source_bytes, config.authority)
+            doc = read_source(kb.raw, kb.raw / path, config.compile.max_source_bytes, config.authority, kb.converted_path)
         except SourceError:
             continue  # the compile reports it
         context = ExtractionContext(doc.path, doc.title, frontmatter=doc.frontmatter)

@@ -7,8 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kg.compile.sources import sha256_bytes
-from kg.errors import QueryError
+from kg.compile.convert import page_of
+from kg.compile.sources import sha256_bytes, source_text
+from kg.errors import QueryError, SourceError
 from kg.graph.claims import (
     claim_by_id,
     claim_contradictions,
@@ -31,6 +32,7 @@ class EvidenceCheck:
     state: str  # "verified" | "changed" | "missing" | "mismatch"
     current_text: str | None = None
     note: str = ""
+    page: int | None = None  # of a PDF: the page the span starts on
 
 
 @dataclass
@@ -46,15 +48,22 @@ class ClaimReport:
                 "contradictions": self.contradictions, "supersession": self.supersession}
 
 
-def check_evidence(raw: Path, row: dict[str, Any]) -> EvidenceCheck:
-    """Cut the span from the raw file as it is now; say whether it is still the compiled version."""
+def check_evidence(raw: Path, row: dict[str, Any], converted: Path | None = None) -> EvidenceCheck:
+    """Cut the span from the raw file as it is now (from its conversion, for a document such as a
+    PDF); say whether it is still the compiled version."""
     check = EvidenceCheck(row["path"], row["sha"], row["cs"], row["ce"], row["quote"], bool(row["retracted"]), "verified")
     path = raw / row["path"]
     if not path.is_file():
         check.state, check.note = "missing", f"raw/{row['path']} no longer exists."
         return check
     data = path.read_bytes()
-    text = data.decode("utf-8", errors="replace")
+    try:
+        text = source_text(raw, row["path"], data, converted)
+    except SourceError as exc:
+        check.state, check.note = "changed", f"{exc}"
+        return check
+    if Path(row["path"]).suffix.lower() == ".pdf":
+        check.page = page_of(text, row["cs"])
     if sha256_bytes(data) != row["sha"]:
         at = text.find(row["quote"])
         check.state = "changed"
@@ -69,14 +78,14 @@ def check_evidence(raw: Path, row: dict[str, Any]) -> EvidenceCheck:
     return check
 
 
-def claim_report(store: Store, raw: Path, claim_id: str) -> ClaimReport:
+def claim_report(store: Store, raw: Path, claim_id: str, converted: Path | None = None) -> ClaimReport:
     claim = claim_by_id(store, claim_id)
     if claim is None:
         raise QueryError(f"No claim with id {claim_id!r}. Claim ids are shown on wiki pages (^c…) and by `kg cypher`.")
     report = ClaimReport(claim)
     report.entities = claim_entities(store, claim_id)
     for row in claim_evidence(store, claim_id):
-        report.evidence.append(check_evidence(raw, row))
+        report.evidence.append(check_evidence(raw, row, converted))
     report.contradictions = claim_contradictions(store, claim_id)
     report.supersession = claim_supersession(store, claim_id)
     return report
