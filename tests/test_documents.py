@@ -53,7 +53,7 @@ def test_documents_compile_into_source_pages_with_verified_claims(docs_kb: Knowl
     assert report.compiled == 5 and set(report.failed) == {"broken.pdf"}
     assert "could not convert the PDF" in report.failed["broken.pdf"]
     assert tree_digest(docs_kb.raw) == before  # raw/ is read, never written
-    for page, kind, words in (("paper", "pdf (markitdown", "27 tonnes"), ("hopper", "docx (markitdown", "A-0 compiler"),
+    for page, kind, words in (("paper", "pdf (pdfminer.six", "27 tonnes"), ("hopper", "docx (markitdown", "A-0 compiler"),
                               ("transistor", "pptx (markitdown", "Bell Labs"), ("machines", "xlsx (markitdown", "1951"),
                               ("eniac", "html (trafilatura", "general-purpose digital computer")):
         text = (docs_kb.wiki / f"sources/{page}.md").read_text()
@@ -73,7 +73,7 @@ def test_documents_compile_into_source_pages_with_verified_claims(docs_kb: Knowl
 def test_conversions_are_cached_and_deterministic(docs_kb: KnowledgeBase, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     api.compile_kb(docs_kb)
     cached = sorted(p.name for p in docs_kb.converted_path.rglob("*.md"))
-    assert len(cached) == 5 and any(".pdf.markitdown-" in name for name in cached)
+    assert len(cached) == 5 and any(".pdf.pdfminer.six-" in name for name in cached)
     import kg.compile.convert as module
 
     def no_conversion(*args: object) -> str:
@@ -81,6 +81,7 @@ def test_conversions_are_cached_and_deterministic(docs_kb: KnowledgeBase, tmp_pa
 
     monkeypatch.setattr(module, "_markitdown", no_conversion)
     monkeypatch.setattr(module, "_html", no_conversion)
+    monkeypatch.setattr(module, "_pdf", no_conversion)
     (docs_kb.raw / "hopper.docx").touch()
     api.compile_kb(docs_kb, only=["hopper.docx"])  # unchanged bytes: from the cache
     monkeypatch.undo()
