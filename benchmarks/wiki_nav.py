@@ -177,11 +177,13 @@ class WikiNavigator:
             root = reading.read(self, root_page)
             if root is None:
                 continue
-            leaves = _LEAF.findall(root)
-            page = root_page
-            if leaves:
+            page, text = root_page, root
+            while leaves := _LEAF.findall(text or ""):  # a list's page, or a range page: pick the range
                 firsts = [label.split(" … ")[0].casefold() for _, label in leaves]
                 page = leaves[max(0, bisect_right(firsts, gram.casefold()) - 1)][0]
+                text = self.file(page) or ""
+                if _LEAF.search(text) and reading.read(self, page) is None:
+                    text = ""  # a range page that does not fit in the budget
             entries = self.entries(page)
             labels = [label.casefold() for _, label, _, _ in entries]
             at = bisect_left(labels, gram.casefold())

@@ -97,11 +97,12 @@ def continuation_files(wiki: Path, page: str) -> list[Path]:
     return [p for _, p in sorted(parts)]
 
 
-def _patchable(wiki: Path, page: str, changes: int) -> bool:
-    """Whether a page's backlink changes can be patched in: not a page cut into parts, and not one a
-    patch could push past the page limit (those are rendered, as a full render would cut them)."""
+def _patchable(wiki: Path, page: str, changes: dict[str, str | None]) -> bool:
+    """Whether a page's backlink changes can be patched in: not a page cut into parts, and not one the
+    added lines could push past the page limit (those are rendered, as a full render would cut them)."""
     path = wiki / f"{page}.md"
-    return (path.is_file() and path.stat().st_size + 400 * changes < paging.PAGE_LIMIT
+    added = sum(len(f"- [[{p}|{link_label(t)}]]\n".encode()) for p, t in changes.items() if t is not None)
+    return (path.is_file() and path.stat().st_size + added <= paging.PAGE_LIMIT
             and not continuation_files(wiki, page))
 
 
@@ -161,7 +162,7 @@ def blast_radius(store: Store, changed_sources: set[str], wiki: Path,
     if born_entities:  # sources mentioning an entity that gets its first page start linking to it
         pages |= {f"sources/{slug}" for slug in mentioning_source_slugs(store, store.offsets("Entity", aliases.expand(born_entities)))}
     pages |= {p for p in renamed if (wiki / f"{p}.md").is_file()}
-    pages |= {p for p, changes in backlinks.items() if not _patchable(wiki, p, len(changes))}  # render, not patch
+    pages |= {p for p, changes in backlinks.items() if not _patchable(wiki, p, changes)}  # render, not patch
     if pages != seeds:
         graph = _subgraph(store, pages, aliases)
         links = compute_links(graph)
@@ -209,7 +210,7 @@ def splice_pages(builder: WikiBuilder, store: Store, wiki: Path, radius: set[str
     return files
 
 
-GENERATED_FOLDERS = ("indexes", "contradictions")  # folders of pages that exist only as parts of a list: a render drops the others
+GENERATED_FOLDERS = ("indexes", "contradictions", "contradictions.ranges")  # folders of pages that exist only as parts of a list: a render drops the others
 
 
 def stale_pages(wiki: Path, files: dict[str, str | bytes], folders: tuple[str, ...]) -> list[str]:

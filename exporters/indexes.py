@@ -28,15 +28,23 @@ from exporters.splice import (
 )
 from kg.names import slugify
 
+ROOT_LINKS = 400  # leaves listed on a list's page (about 110 bytes each): past it, range pages between
 ENTRIES_PER_PAGE = 140  # index lines are at most ~450 bytes (labels and summaries are clipped): <= 64 KB
 RANGE_LABEL_BYTES = 48  # each end of a leaf's name range, on its list's root page
 TOP_PER_TYPE = 10  # the most connected entities of each type, on index.md
 ANSWERS_ON_INDEX = 20
 INDEX_BUDGET = 60_000  # index.md in bytes; fewer top entities per type are shown past it
 ENTITY_LISTS, SOURCE_LIST, ANSWER_LIST = "indexes/entities", "indexes/sources", "indexes/answers"
+TYPE_LIST = "indexes/types"
+TYPES_ON_INDEX = 40  # entity types with a section on index.md; past it, all of them on indexes/types.md
 _COUNT = re.compile(rb"\((\d+)\)$")
 _LEAF_LINK = re.compile(rb"^- \[\[(indexes/[^|\]]+)\|", re.MULTILINE)
 _GROUP = re.compile(rb"\ngroup: (\".*\")\n")
+
+
+def _label_text(text: str) -> str:
+    """A type's name as a link label (types are free text when an LLM extracts)."""
+    return " ".join(text.split()).replace("|", "¦").replace("[", "(").replace("]", ")").replace("<", "&lt;")
 
 
 def type_slugs(titles: list[str]) -> dict[str, str]:
@@ -62,7 +70,10 @@ def _leaf_range(lines: list[bytes], pattern: re.Pattern[bytes]) -> str:
 
 def list_pages(env: Environment, folder: str, title: str, group: str, lines: list[bytes], keys: list[str],
                pattern: re.Pattern[bytes]) -> Iterator[tuple[str, bytes]]:
-    """The root page `folder`.md and its leaves `folder`/<leaf>.md of one sorted list of lines."""
+    """The root page `folder`.md and its leaves `folder`/<leaf>.md of one sorted list of lines.
+    A list of more than ROOT_LINKS leaves gets range pages between its root and its leaves
+    (`folder`.ranges/<first leaf>.md, ROOT_LINKS links each; more levels, .ranges2/..., if need be):
+    a link more from index.md per level."""
     root = env.get_template("index_list.md.j2")
     leaves = partition(keys, ENTRIES_PER_PAGE)
     if len(leaves) == 1:
@@ -71,11 +82,27 @@ def list_pages(env: Environment, folder: str, title: str, group: str, lines: lis
         return
     links = [(f"{folder}/{leaf.name}", _leaf_range(lines[leaf.start:leaf.end], pattern), leaf.end - leaf.start)
              for leaf in leaves]
-    yield f"{folder}.md", root.render(title=title, group=group, entries=len(lines), folder=folder, leaves=links,
+    parent_of = {page: folder for page, _, _ in links}
+    top, level = links, 0
+    while len(top) > ROOT_LINKS:  # range pages of ROOT_LINKS links, as many levels as it takes
+        level += 1
+        above = []
+        for at in range(0, len(top), ROOT_LINKS):
+            group_links = top[at:at + ROOT_LINKS]
+            page = f"{folder}.ranges{level if level > 1 else ''}/{group_links[0][0].rsplit('/', 1)[1]}"
+            first, last = group_links[0][1].split(" … ")[0], group_links[-1][1].split(" … ")[-1]
+            label, count = f"{first} … {last}", sum(n for _, _, n in group_links)
+            above.append((page, label, count))
+            parent_of |= {child: page for child, _, _ in group_links}
+        for (page, label, count), at in zip(above, range(0, len(top), ROOT_LINKS), strict=True):
+            yield f"{page}.md", root.render(title=f"{title}: {label}", group=group, entries=count, folder=folder,
+                                            leaves=top[at:at + ROOT_LINKS], parent=folder).encode("utf-8")
+        top = above
+    yield f"{folder}.md", root.render(title=title, group=group, entries=len(lines), folder=folder, leaves=top,
                                       parent=None).encode("utf-8")
     for leaf, (page, label, count) in zip(leaves, links, strict=True):
         head = root.render(title=f"{title}: {label}", group=group, entries=count, folder=folder, leaves=[],
-                           parent=folder)
+                           parent=parent_of[page])
         yield f"{page}.md", head.encode("utf-8") + b"".join(line + b"\n" for line in lines[leaf.start:leaf.end])
 
 
@@ -104,11 +131,16 @@ def index_pages(env: Environment, index: IndexEntries, answers: list[tuple[str, 
         yield from list_pages(env, ANSWER_LIST, "Answers", "answers", answer_lines, [page for page, _ in answers],
                               _ANSWER_LINE)
     template = env.get_template("index.md.j2")
+    by_size = sorted(index.groups, key=lambda t: (-len(index.groups[t]), t))
+    if len(by_size) > TYPES_ON_INDEX:  # free-form types (an LLM's): all of them on one page
+        rows = "".join(f"- [[{ENTITY_LISTS}/{slugs[t]}|{_label_text(t)}]] ({len(index.groups[t]):,})\n" for t in by_size)
+        yield f"{TYPE_LIST}.md", (f"---\ntype: index\ntags: [kg-index]\n---\n# Entity types\n\n"
+                                  f"{len(by_size):,} types, the largest first · [[index|Index]]\n\n{rows}").encode()
     for top in (TOP_PER_TYPE, 5, 3, 1, 0):
         types = [{"title": title, "list": f"{ENTITY_LISTS}/{slugs[title]}", "count": len(index.groups[title]),
                   "top": [line.decode("utf-8") for line in top_lines(index.groups[title], top)]}
-                 for title in sorted(index.groups, key=lambda t: (-len(index.groups[t]), t))]
-        page = template.render(types=types, answers=[line.decode("utf-8") for line in answer_lines[:ANSWERS_ON_INDEX]], answer_count=len(answers),
+                 for title in by_size[:TYPES_ON_INDEX]]
+        page = template.render(types=types, type_count=len(by_size), type_list=TYPE_LIST, answers=[line.decode("utf-8") for line in answer_lines[:ANSWERS_ON_INDEX]], answer_count=len(answers),
                                answer_list=ANSWER_LIST, contradictions=contradictions, entity_count=index.entity_count,
                                source_count=len(index.sources), source_list=SOURCE_LIST,
                                render_format=render_format).encode("utf-8")
@@ -143,18 +175,25 @@ def read_index_entries(wiki: Path) -> IndexEntries:
     return IndexEntries.parse(b"".join(sections))
 
 
-def _list_lines(wiki: Path, root: bytes, prefix: bytes) -> bytes:
-    """The entry lines (newline-terminated) of a list: on its root page, or on the leaves it links to."""
+def _list_lines(wiki: Path, root: bytes, prefix: bytes, depth: int = 0) -> bytes:
+    """The entry lines (newline-terminated) of a list: on its root page, or on the leaves it links
+    to (through its range pages, if it has them)."""
     leaves = _LEAF_LINK.findall(root)
-    pages = [(wiki / f"{leaf.decode('utf-8')}.md").read_bytes() if (wiki / f"{leaf.decode('utf-8')}.md").is_file()
-             else b"" for leaf in leaves] if leaves else [root]
+    if not leaves:
+        at = root.find(prefix)
+        return root[at + 1:] if at >= 0 else b""
     out = []
-    for page in pages:
+    for leaf in leaves:
+        path = wiki / f"{leaf.decode('utf-8')}.md"
+        if not path.is_file() or depth > 8:
+            raise WikiEdited(f"{leaf.decode('utf-8')}: a sub-index page is missing")
+        page = path.read_bytes()
+        if _LEAF_LINK.search(page):
+            out.append(_list_lines(wiki, page, prefix, depth + 1))
+            continue
         at = page.find(prefix)
         if at < 0:
-            if leaves:
-                raise WikiEdited("a sub-index leaf without entries")
-            continue
+            raise WikiEdited("a sub-index leaf without entries")
         out.append(page[at + 1:])
     return b"".join(out)
 
@@ -181,7 +220,7 @@ def listing_pages(wiki: Path, pages: set[str]) -> set[str]:
 CONTRADICTIONS_ON_OVERVIEW = 25
 CONTRADICTIONS_PER_PAGE = 60  # an entry is 1-3 KB: a range page stays well under 256 KB
 CONTRADICTION_LIST = "contradictions"
-_RANGE_LINK = re.compile(rb"^- \[\[(contradictions/[^|\]]+)\|", re.MULTILINE)
+_RANGE_LINK = re.compile(rb"^- \[\[(contradictions(?:\.ranges)?/[^|\]]+)\|", re.MULTILINE)
 
 
 def contradiction_pages(env: Environment, blocks: dict[ContradictionKey, bytes]) -> Iterator[tuple[str, bytes]]:
@@ -202,7 +241,18 @@ def contradiction_pages(env: Environment, blocks: dict[ContradictionKey, bytes])
         first, last = anchors[leaf.start].split("--")[0], anchors[leaf.end - 1].split("--")[0]
         ranges.append((f"{CONTRADICTION_LIST}/{leaf.name or 'all'}", f"claims {first[:8]}… to {last[:8]}…",
                        leaf.end - leaf.start))
-    overview = header.render(count=len(ranked), ranges=ranges, shown=CONTRADICTIONS_ON_OVERVIEW).encode("utf-8")
+    listed = ranges
+    if len(ranges) > ROOT_LINKS:  # the overview lists pages of range links, not every range
+        listed = []
+        for at in range(0, len(ranges), ROOT_LINKS):
+            group = ranges[at:at + ROOT_LINKS]
+            page = f"{CONTRADICTION_LIST}.ranges/{group[0][0].rsplit('/', 1)[1]}"
+            label = f"{group[0][1].split(' to ')[0]} to {group[-1][1].split(' to ')[-1]}"
+            listed.append((page, label, sum(n for _, _, n in group)))
+            body = "".join(f"- [[{p}|{lab}]] ({n})\n" for p, lab, n in group)
+            yield f"{page}.md", (f"---\ntype: contradictions\ntags: [kg-index]\n---\n# Contradictions: {label}\n\n"
+                                 f"[[contradictions|Most certain first]] · [[index|Index]]\n\n{body}").encode()
+    overview = header.render(count=len(ranked), ranges=listed, shown=CONTRADICTIONS_ON_OVERVIEW).encode("utf-8")
     yield "contradictions.md", assemble_contradictions(overview, [blocks[k] for k in ranked[:CONTRADICTIONS_ON_OVERVIEW]], b"")
     page_header = env.get_template("contradictions_range.md.j2")
     for leaf, (page, label, count) in zip(leaves, ranges, strict=True):
@@ -218,9 +268,15 @@ def read_contradictions(wiki: Path) -> dict[ContradictionKey, bytes]:
     if not ranges:
         return parse_contradictions(data)
     blocks: dict[ContradictionKey, bytes] = {}
-    for page in ranges:
+    pending = list(ranges)
+    while pending:
+        page = pending.pop(0)
         path = wiki / f"{page.decode('utf-8')}.md"
         if not path.is_file():
             raise WikiEdited(f"{page.decode('utf-8')} is missing")
-        blocks |= parse_contradictions(path.read_bytes())
+        data = path.read_bytes()
+        if page.startswith(b"contradictions.ranges/"):
+            pending += _RANGE_LINK.findall(data)
+        else:
+            blocks |= parse_contradictions(data)
     return blocks

@@ -85,12 +85,15 @@ def log_pages_after(env: Environment, entries: Entries, store: Store, wiki: Path
     return files
 
 
-def latest_part(wiki: Path) -> str | None:
-    """The month page new log entries go to (the last part of the latest month), if log.md lists one."""
+def latest_parts(wiki: Path, now: str) -> list[str]:
+    """The month pages new log entries may go to: the part after the last entry of the latest month
+    log.md lists, and this month's first page (`now`: "YYYY-MM")."""
     path = wiki / "log.md"
     data = path.read_bytes() if path.is_file() else b""
     months = {m.decode(): int(n) for m, n in _MONTH_LINE.findall(data)}
-    if not months:
-        return None
-    month = max(months)
-    return part_page(month, (months[month] - 1) // LOG_PER_PAGE + 1 if months[month] else 1)
+    parts = {part_page(now, 1)}
+    if months:
+        month = max(months)
+        parts.add(part_page(month, months[month] // LOG_PER_PAGE + 1))  # a full part: the next one
+        parts.add(part_page(month, max(1, (months[month] - 1) // LOG_PER_PAGE + 1)))
+    return sorted(parts)

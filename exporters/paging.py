@@ -52,6 +52,18 @@ def partition(keys: Sequence[str], limit: int) -> list[Leaf]:
 
 
 def _split(keys: Sequence[str], limit: int, lo: int, hi: int, depth: int, out: list[Leaf]) -> None:
+    """Cut keys[lo:hi] (which share their first `depth` characters) by the next character. Runs
+    of consecutive small children are packed into one leaf (named by its first child) while they
+    fit, so leaves are well filled; packing looks only at siblings, so an edit moves at most the
+    leaves of one parent."""
+    pack: list[tuple[str, bool, int, int]] = []  # (prefix, terminal, start, end) of children packed so far
+
+    def flush() -> None:
+        if pack:
+            first_prefix, terminal, start, _ = pack[0]
+            out.append(Leaf(prefix_name(first_prefix, terminal=terminal), start, pack[-1][3]))
+            pack.clear()
+
     i = lo
     while i < hi:
         c = keys[i][depth] if len(keys[i]) > depth else ""
@@ -60,13 +72,18 @@ def _split(keys: Sequence[str], limit: int, lo: int, hi: int, depth: int, out: l
             j += 1
         prefix = keys[i][: depth + 1]
         if j - i <= limit:
-            out.append(Leaf(prefix_name(prefix, terminal=not c), i, j))
-        elif c and depth + 1 < MAX_DEPTH:
-            _split(keys, limit, i, j, depth + 1, out)
-        else:  # keys alike this far: numbered parts of `limit` entries
-            for part, start in enumerate(range(i, j, limit), start=1):
-                out.append(Leaf(prefix_name(prefix, terminal=not c, part=part), start, min(j, start + limit)))
+            if pack and j - pack[0][2] > limit:
+                flush()
+            pack.append((prefix, not c, i, j))
+        else:
+            flush()
+            if c and depth + 1 < MAX_DEPTH:
+                _split(keys, limit, i, j, depth + 1, out)
+            else:  # keys alike this far: numbered parts of `limit` entries
+                for part, start in enumerate(range(i, j, limit), start=1):
+                    out.append(Leaf(prefix_name(prefix, terminal=not c, part=part), start, min(j, start + limit)))
         i = j
+    flush()
 
 
 def clip(text: str, max_bytes: int) -> str:
@@ -119,7 +136,7 @@ def continuation_name(page: str, part: int) -> str:
 
 
 def split_page(page: str, text: str, title: str) -> list[tuple[str, str]]:
-    """[(path, text)] of a rendered page: itself when it fits in PAGE_LIMIT, else an overview
+    """[(path, text)] of a rendered page (`title`: its name, safe as a link label): itself when it fits in PAGE_LIMIT, else an overview
     (each section's first items, and where the rest continue) and continuation pages holding the
     rest of every cut section in order."""
     if len(text.encode("utf-8")) <= PAGE_LIMIT:

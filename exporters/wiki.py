@@ -88,6 +88,7 @@ class RenderReport:
     entities: set[str] | None = None  # the entities whose pages an incremental render rewrote (None: all)
 
 
+FRONT_MATTER_MAX = 100  # sources and aliases listed in an entity page's front matter (the count says the rest)
 INDEX_LABEL_BYTES = 120  # names, titles and paths on index lines are clipped: a leaf of the index stays bounded
 POSSIBLE_BELOW = 0.5  # a finding less sure than this is shown as a possible conflict
 
@@ -151,13 +152,13 @@ class WikiBuilder:
             page = self.entity_page(entity_id)
             if wanted(page):
                 text = entity_tpl.render(**self._entity_model(entity_id), backlinks=backlink_list(page))
-                yield from split_page(page, text, md_inline(g.entities[entity_id]["name"]))
+                yield from split_page(page, text, link_label(g.entities[entity_id]["name"]))
         source_tpl = self.env.get_template("source.md.j2")
         for path in sorted(g.sources):
             page = self.source_page(path)
             if wanted(page):
                 text = source_tpl.render(**self._source_model(path), backlinks=backlink_list(page))
-                yield from split_page(page, text, md_inline(g.sources[path]["title"]))
+                yield from split_page(page, text, link_label(g.sources[path]["title"]))
         if only is None:
             blocks = dict(self.contradiction_entry(row) for row in g.contradictions)
             yield from contradiction_pages(self.env, blocks)
@@ -170,16 +171,15 @@ class WikiBuilder:
     # index, contradictions and log: one entry at a time (exporters/splice.py) -------------------
 
     def index_entity_entry(self, entity_id: str) -> tuple[str, str] | None:
-        """(type group title, index line) of an entity, None if it has no live claim."""
+        """(type group title, index line) of an entity (a retired one too: its page stays reachable)."""
         g = self.g
         claims = [g.claims[c] for c in g.claims_of_entity.get(entity_id, [])]
         live = sum(1 for c in claims if c.status == "live")
-        if not live:
-            return None  # retired: every claim retracted; its page says so, the index leaves it out
         entity = g.entities[entity_id]
         label = clip(link_label(entity["name"]), INDEX_LABEL_BYTES)
+        summary = self._summary(entity, claims) if live else "retired: every claim about it was retracted"
         line = self.env.get_template("index_entity.md.j2").render(
-            link=f"[[{self.entity_page(entity_id)}|{label}]]", summary=self._summary(entity, claims), claims=live)
+            link=f"[[{self.entity_page(entity_id)}|{label}]]", summary=summary, claims=live)
         return (entity["type"] or "other").capitalize(), line.rstrip("\n")
 
     def index_source_entry(self, path: str) -> tuple[str, str]:
@@ -193,7 +193,8 @@ class WikiBuilder:
 
     def index_pages(self, index: IndexEntries, contradictions: int) -> Iterator[tuple[str, bytes]]:
         """index.md and the sub-indexes (exporters/indexes.py)."""
-        answers = sorted((p["id"], link_label(p["title"])) for p in self.g.pages if p.get("kind") == "answer")
+        answers = sorted((p["id"], clip(link_label(p["title"]), INDEX_LABEL_BYTES)) for p in self.g.pages
+                         if p.get("kind") == "answer")
         return index_pages(self.env, index, answers, contradictions, RENDER_FORMAT)
 
     def contradiction_entry(self, row: dict[str, Any]) -> tuple[ContradictionKey, bytes]:
@@ -271,7 +272,7 @@ class WikiBuilder:
                 "retracted": retracted, "related": [link for _, link in related_links],
                 "sources": [(self.source_page(s), g.sources[s]["title"], s) for s in sources],
                 "claim_count": live, "contradiction_count": open_contradictions,
-                "retired": live == 0}
+                "retired": live == 0, "front_matter_max": FRONT_MATTER_MAX}
 
     def _summary(self, entity: dict[str, Any], claims: list[ClaimView]) -> str:
         """The entity's own note's definition, else its stored summary, else its best claim."""

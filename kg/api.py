@@ -7,6 +7,7 @@ import os
 from collections.abc import Iterable, Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +166,7 @@ def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, A
     pages linked to or from those, and index, log and contradictions)."""
     from exporters.incremental import blast_radius
     from exporters.indexes import listing_pages
-    from exporters.logpages import latest_part
+    from exporters.logpages import latest_parts
 
     if not kb.db_path.exists():
         plan = plan_compile(kb.raw, only=only)
@@ -176,7 +177,7 @@ def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, A
         pages = sorted(blast_radius(store, changed, kb.wiki).all_pages()) if changed else []
     if changed:
         pages += [*sorted(listing_pages(kb.wiki, set(pages))), "contradictions", "index", "log"]
-        pages += [part] if (part := latest_part(kb.wiki)) else []
+        pages += latest_parts(kb.wiki, datetime.now(UTC).strftime("%Y-%m"))
     return {"plan": plan.as_dict(), "pages": pages}
 
 

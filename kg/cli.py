@@ -546,7 +546,7 @@ def query_command(
     print(answer.markdown())
     err.print(f"tokens read: {nav.tokens_read} of {nav.budget} ({nav.counting}); pages: {', '.join(nav.pages[:6]) or 'none'}", markup=False)
     if page:
-        err.print(f"saved: wiki/answers/{page}.md (listed in index.md, logged in log.md)")
+        err.print(f"saved: wiki/answers/{page}.md (listed in index.md or indexes/answers.md, logged in log.md)")
 
 
 @app.command("lint")

@@ -92,10 +92,14 @@ def test_small_page_bounds_cut_every_list_and_keep_the_wiki_consistent(
     api.compile_kb(example_kb)
     wiki = example_kb.wiki
     shape = wiki_shape(wiki)
-    assert shape["within_three_links"] == shape["content_pages"]  # leaves listed flat: index -> list -> leaf -> page
-    depths = link_depths(wiki)
-    assert any(depths.get(p) == 3 for p in depths if p.startswith("entities/"))  # some only via a leaf
+    content = [p[:-3] for p in tree_digest(wiki) if p.startswith(("entities/", "sources/")) and p.count(".") == 1]
+    depths = link_depths(wiki, 12)  # lists of more than ROOT_LINKS leaves: index -> list -> range(s) -> leaf -> page
+    assert all(p in depths for p in content) and max(depths[p] for p in content) >= 4
+    assert any(p.startswith("indexes/sources.ranges/") for p in tree_digest(wiki))
+    assert shape["within_three_links"] < shape["content_pages"]
     leaves = list((wiki / "indexes/sources").glob("*.md"))
+    assert all(len(re.findall(r"^- \[\[indexes/", p.read_text(), re.M)) <= 2 for p in wiki.glob("indexes/**/*.md")
+               if ".ranges" in p.parent.name or p.parent.name in ("indexes", "entities"))  # ROOT_LINKS per list page
     assert len(leaves) > 5 and all(len(re.findall(r"^- \[\[sources/", p.read_text(), re.M)) <= 3 for p in leaves)
     # the log: every entry on exactly one month page, the latest on log.md
     log = (wiki / "log.md").read_text()
