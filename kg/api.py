@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Sequence
-from contextlib import nullcontext
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -122,7 +122,8 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
                     if (kb.learning / "cards.jsonl").is_file():  # the person uses cards: keep them current
                         from kg.learn.deck import update_learning
 
-                        update_learning(kb, store, rendered.entities)
+                        with card_writer(kb) as writer:
+                            update_learning(kb, store, rendered.entities, writer)
             return report, rendered
     finally:
         cache.close()
@@ -380,12 +381,32 @@ def _graph_store(kb: KnowledgeBase) -> Store:
     return open_store(kb, read_only=True)
 
 
-def cards_kb(kb: KnowledgeBase) -> dict[str, Any]:
-    """Write learning/cards.jsonl, cards.md and gaps.md from the graph."""
+@contextmanager
+def card_writer(kb: KnowledgeBase, offline: bool = False) -> Iterator[Any]:
+    """The LLM card writer when an LLM is configured (as for extraction), else None."""
+    config = kb.config()
+    provider = extractor_name(config)
+    if offline or provider == "heuristic":
+        yield None
+        return
+    from kg.learn.writer import LlmCardWriter
+    from kg.llm.backends import make_client
+
+    cache = ResponseCache(kb.cache_path)
+    try:
+        yield LlmCardWriter(make_client(config.llm, provider), cache)
+    finally:
+        cache.close()
+        save_run(kb.ledger_path)
+
+
+def cards_kb(kb: KnowledgeBase, offline: bool = False) -> dict[str, Any]:
+    """Write learning/cards.jsonl, cards.md and gaps.md from the graph (cards by an LLM when one is
+    configured and `offline` is not set)."""
     from kg.learn.deck import write_learning
 
-    with _graph_store(kb) as store:
-        return write_learning(kb, store)
+    with _graph_store(kb) as store, card_writer(kb, offline) as writer:
+        return write_learning(kb, store, writer=writer)
 
 
 def review_due(kb: KnowledgeBase, now: Any = None, limit: int | None = None) -> dict[str, Any]:

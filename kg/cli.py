@@ -670,21 +670,28 @@ if __name__ == "__main__":
 
 
 @app.command("cards")
-def cards_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
+def cards_command(
+    offline: Annotated[bool, typer.Option("--offline", help="Template cards only, even with an LLM configured.")] = False,
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
     """Write flashcards from the graph into learning/ (cards.jsonl, cards.md) and learning/gaps.md.
 
-    Kinds: definitional, mechanistic, relational (applied needs an LLM). A card's id is
-    <entity>:<kind>, stable across recompiles. Once learning/cards.jsonl exists, `kg compile`
-    keeps it current.
+    Kinds: definitional, mechanistic, relational; with an LLM configured it writes the cards
+    (better questions) and the applied kind too (replies cached). A card's id is <entity>:<kind>,
+    stable across recompiles. Once learning/cards.jsonl exists, `kg compile` keeps it current.
     """
     with errors():
-        result = api.cards_kb(find_kb(kb))
+        result = api.cards_kb(find_kb(kb), offline)
     if as_json:
         emit_json(result)
         return
     kinds = ", ".join(f"{n} {kind}" for kind, n in result["by_kind"].items()) or "none"
     out.print(f"{result['cards']} cards ({kinds}); {result['retired']} retired; {result['gaps']} gaps in learning/gaps.md",
               markup=False)
+    if result["llm_failures"]:
+        err.print(f"warning: {result['llm_failures']} entities kept template cards: the LLM could not write theirs "
+                  "(run `kg cards` again later)", markup=False)
     out.print("study them: kg review", style="dim", markup=False)
 
 

@@ -188,3 +188,40 @@ class SynthesisedAnswer(BaseModel):
         if not ids:
             raise ValueError("cite at least one claim id from the list given")
         return list(dict.fromkeys(ids))
+
+
+CardKind = Literal["definitional", "mechanistic", "relational", "applied"]
+
+
+class CardDraft(BaseModel):
+    """One flashcard an LLM wrote for `kg cards`; its claim ids must be among those it was given."""
+
+    kind: CardKind = Field(description="definitional, mechanistic, relational or applied")
+    question: str = Field(description="The question, answerable from the cited claims, not giving the answer away.")
+    answer: str = Field(description="The answer in one or two sentences, naming the entity.")
+    claim_ids: list[str] = Field(description="Ids of the claims the card rests on, from the list given.")
+
+    @field_validator("claim_ids")
+    @classmethod
+    def _known(cls, ids: list[str], info: ValidationInfo) -> list[str]:
+        allowed = set((info.context or {}).get("claim_ids", ()))
+        unknown = [i for i in ids if i not in allowed]
+        if unknown:
+            raise ValueError(f"unknown claim ids {unknown}: cite only ids from the list of claims given")
+        if not ids:
+            raise ValueError("cite at least one claim id from the list given")
+        return list(dict.fromkeys(ids))
+
+
+class CardDrafts(BaseModel):
+    """What the LLM must return for `kg cards`: at most one card of each kind."""
+
+    cards: list[CardDraft] = Field(description="At most one card of each kind; none where the claims do not support it.")
+
+    @field_validator("cards")
+    @classmethod
+    def _one_per_kind(cls, cards: list[CardDraft]) -> list[CardDraft]:
+        kinds = [c.kind for c in cards]
+        if len(set(kinds)) != len(kinds):
+            raise ValueError(f"more than one card of a kind ({', '.join(sorted(kinds))}): write at most one of each")
+        return cards

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 import zipfile
@@ -179,3 +180,40 @@ def test_cards_kept_current_by_compiles_equal_cards_made_from_scratch(tmp_path: 
         kept = (kb.learning / "cards.jsonl").read_text()
         api.cards_kb(kb)
         assert (kb.learning / "cards.jsonl").read_text() == kept, (step, kind)
+
+
+def _card_reply(body: dict) -> dict:
+    """A model that writes one card of each kind it can, citing the first claim it was given."""
+    from fakes_llm import user_text
+
+    text = user_text(body)
+    ids = re.findall(r"^- \[(c[0-9a-f]+)\]", text, re.M)
+    name = re.search(r"^Entity: (.*) \(", text, re.M)
+    entity = name.group(1) if name else "it"
+    return {"cards": [{"kind": "definitional", "question": f"What, in one line, is {entity}?",
+                       "answer": f"{entity} is what claim {ids[0]} says.", "claim_ids": ids[:1]},
+                      {"kind": "applied", "question": f"When would you need to know about {entity}?",
+                       "answer": f"When studying early computers: {entity}.", "claim_ids": ids[:2]}]}
+
+
+def test_an_llm_writes_better_questions_and_the_applied_kind_cached(example_kb: KnowledgeBase,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from fakes_llm import FakeAnthropic
+
+    api.compile_kb(example_kb)  # offline: the graph
+    example_kb.config_path.write_text('[compile]\nextractor = "anthropic"\n\n[llm]\ntimeout_seconds = 2\n'
+                                      'backoff_seconds = 0.001\nmax_retries = 1\njudges = false\n', encoding="utf-8")
+    with FakeAnthropic(_card_reply) as server:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test-key")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        result = api.cards_kb(example_kb)
+        first = len(server.calls("/v1/messages"))
+        assert result["by_kind"].get("applied", 0) > 5 and first > 5 and result["llm_failures"] == 0
+        cards = [json.loads(line) for line in (example_kb.learning / "cards.jsonl").read_text().splitlines()]
+        applied = [c for c in cards if c["kind"] == "applied"]
+        assert all(c["made_by"].startswith("cards_v1-") and c["claims"] for c in applied)
+        assert any(c["made_by"] == "template" for c in cards)  # entities with one claim keep template cards
+        api.cards_kb(example_kb)
+        assert len(server.calls("/v1/messages")) == first  # every reply came from the cache
+    offline = runner.invoke(app, ["cards", "--offline", "--kb", str(example_kb.root), "--json"])
+    assert offline.exit_code == 0 and json.loads(offline.stdout)["by_kind"].get("applied", 0) == 0

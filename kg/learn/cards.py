@@ -8,6 +8,9 @@ For each entity with a page, up to one card of each kind, from its typed claims:
 - relational: "How is X related to Y?" from a relation claim naming another entity with a page
 - applied: "When would you use X?" written only by an LLM (not offline)
 
+With an LLM configured, `kg cards` asks it (kg/learn/writer.py) to write the cards of each entity
+with at least MIN_CLAIMS_FOR_WRITER claims of its own: the kinds it writes replace the templates'.
+
 A card's id is `<entity id>:<kind>`, so it survives rewording and recompiles, and its review
 history (learning/reviews.jsonl) stays with it. It cites the claims it rests on; its confidence is
 the lowest of theirs. A card whose claims were all retracted is kept, retired, citing them.
@@ -18,9 +21,10 @@ from __future__ import annotations
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from exporters.pages import ClaimView, WikiGraph
+from kg.models import CardDraft
 from kg.names import name_key
 
 KINDS = ("definitional", "mechanistic", "relational", "applied")
@@ -40,6 +44,7 @@ class Card:
     confidence: float
     status: str  # live | retired
     citations: list[str] = field(default_factory=list)  # raw/<path> chars a-b of each claim
+    made_by: str = "template"  # or the version of the prompt an LLM wrote it with (kg/learn/writer.py)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -70,7 +75,43 @@ def _strongest(claims: list[ClaimView]) -> list[ClaimView]:
     return sorted(claims, key=lambda c: (c.status != "live", -c.confidence, c.id))
 
 
-def entity_cards(g: WikiGraph, entity_id: str) -> list[Card]:
+class CardWriter(Protocol):
+    """Writes cards from an entity's claims (kg/learn/writer.py: an LLM)."""
+
+    label: str
+
+    def drafts(self, name: str, entity_type: str, claims: list[ClaimView]) -> list[CardDraft]: ...
+
+
+MIN_CLAIMS_FOR_WRITER = 2  # an entity with fewer live claims of its own keeps its template cards
+
+
+def entity_cards(g: WikiGraph, entity_id: str, writer: CardWriter | None = None) -> list[Card]:
+    """The entity's template cards; with a writer, the kinds it writes replace them (and it may add
+    the applied kind)."""
+    cards = _template_cards(g, entity_id)
+    if writer is None:
+        return cards
+    entity = g.entities[entity_id]
+    name = " ".join(str(entity["name"]).split())
+    own = _strongest([g.claims[c] for c in g.claims_of_entity.get(entity_id, [])
+                      if g.claims[c].subject == entity_id and g.claims[c].status == "live"])
+    if len(own) < MIN_CLAIMS_FOR_WRITER:
+        return cards
+    by_id = {c.id: c for c in own}
+    written = {}
+    for draft in writer.drafts(name, str(entity.get("type") or ""), own):
+        used = [by_id[i] for i in draft.claim_ids if i in by_id]
+        if used:
+            written[draft.kind] = Card(id=f"{entity_id}:{draft.kind}", kind=draft.kind, entity=entity_id,
+                                       entity_name=name, question=" ".join(draft.question.split()),
+                                       answer=" ".join(draft.answer.split()), claims=[c.id for c in used],
+                                       confidence=round(min(c.confidence for c in used), 4), status="live",
+                                       citations=[_citation(c) for c in used], made_by=writer.label)
+    return sorted([c for c in cards if c.kind not in written] + list(written.values()), key=lambda c: c.id)
+
+
+def _template_cards(g: WikiGraph, entity_id: str) -> list[Card]:
     entity = g.entities[entity_id]
     name = " ".join(str(entity["name"]).split())
     own = [g.claims[c] for c in g.claims_of_entity.get(entity_id, []) if g.claims[c].subject == entity_id]
@@ -96,9 +137,10 @@ def entity_cards(g: WikiGraph, entity_id: str) -> list[Card]:
     return cards
 
 
-def build_cards(g: WikiGraph) -> list[Card]:
+def build_cards(g: WikiGraph, writer: CardWriter | None = None) -> list[Card]:
     """Every card of the graph, by id."""
-    cards = [card for entity_id in sorted(g.entities) if g.has_page(entity_id) for card in entity_cards(g, entity_id)]
+    cards = [card for entity_id in sorted(g.entities) if g.has_page(entity_id)
+             for card in entity_cards(g, entity_id, writer)]
     return sorted(cards, key=lambda c: c.id)
 
 

@@ -15,6 +15,7 @@ from kg.learn.cards import (
     CARDS_JSONL,
     CARDS_MD,
     Card,
+    CardWriter,
     build_cards,
     cards_jsonl,
     cards_markdown,
@@ -44,10 +45,11 @@ def _write_if_changed(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def write_learning(kb: KnowledgeBase, store: Store, graph: WikiGraph | None = None) -> dict[str, Any]:
+def write_learning(kb: KnowledgeBase, store: Store, graph: WikiGraph | None = None,
+                   writer: CardWriter | None = None) -> dict[str, Any]:
     """learning/cards.jsonl, cards.md and gaps.md from the graph (the review history is not touched)."""
     g = graph or load_wiki_graph(store)
-    cards = build_cards(g)
+    cards = build_cards(g, writer)
     try:
         kb.learning.mkdir(parents=True, exist_ok=True)
         _write_if_changed(kb.learning / CARDS_JSONL, cards_jsonl(cards))
@@ -58,19 +60,21 @@ def write_learning(kb: KnowledgeBase, store: Store, graph: WikiGraph | None = No
         raise KgError(f"Could not write {kb.learning}: {exc.strerror or exc}. Check free space and permissions.") from exc
     live = [c for c in cards if c.status == "live"]
     return {"cards": len(live), "retired": len(cards) - len(live), "by_kind": dict(sorted(Counter(c.kind for c in live).items())),
-            "gaps": len(findings), "path": str(kb.learning)}
+            "gaps": len(findings), "path": str(kb.learning), "written_by": writer.label if writer else "template",
+            "llm_failures": len(getattr(writer, "failures", ())), "llm_requests": getattr(writer, "requests", 0)}
 
 
-def update_learning(kb: KnowledgeBase, store: Store, entities: set[str] | None) -> None:
+def update_learning(kb: KnowledgeBase, store: Store, entities: set[str] | None,
+                    writer: CardWriter | None = None) -> None:
     """After a compile: the cards of these entities made again and spliced into learning/ (all of
     them when `entities` is None, as after a full render). gaps.md is left to `kg cards`."""
     if entities is None:
-        write_learning(kb, store)
+        write_learning(kb, store, writer=writer)
         return
     if not entities:
         return
     g = load_subgraph(store, entities, [])
-    fresh = [card for e in sorted(entities) if e in g.entities and g.has_page(e) for card in entity_cards(g, e)]
+    fresh = [card for e in sorted(entities) if e in g.entities and g.has_page(e) for card in entity_cards(g, e, writer)]
     cards = [c for c in load_cards(kb) if c.entity not in entities] + fresh
     cards.sort(key=lambda c: c.id)
     try:

@@ -23,7 +23,13 @@ from typing import Any
 from pydantic import BaseModel
 
 from kg.errors import ConfigError
-from kg.models import ContradictionVerdicts, EntityVerdicts, ExtractionResult, SynthesisedAnswer
+from kg.models import (
+    CardDrafts,
+    ContradictionVerdicts,
+    EntityVerdicts,
+    ExtractionResult,
+    SynthesisedAnswer,
+)
 
 #: prompt name -> (template file, the pydantic model the reply must validate against)
 REGISTRY: dict[str, tuple[str, type[BaseModel]]] = {
@@ -31,6 +37,7 @@ REGISTRY: dict[str, tuple[str, type[BaseModel]]] = {
     "contradict": ("contradict_v1.md.j2", ContradictionVerdicts),  # kg/llm/judges.py
     "entity": ("entity_v1.md.j2", EntityVerdicts),  # kg/llm/judges.py
     "answer": ("answer_v1.md.j2", SynthesisedAnswer),  # kg/retrieve/answer.py
+    "cards": ("cards_v1.md.j2", CardDrafts),  # kg/learn/writer.py
 }
 
 
