@@ -427,29 +427,20 @@ def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], canonical:
     entity and everything grouped with it, kg/compile/groups.py) that share at least `min_shared`
     content stems with it or measure or date the same thing, and with the claims about another
     thing it names that name its subject in turn ("A requires B" / "B is unrelated to A", "X is
-    more effective than Y" / "Y is more effective than X"); and each new claim with the claims whose
-    sentences say the same thing (`_statement_keys`), sharing one stem more, where each names the
-    other's subject. A relation of the two claims and their
+    more effective than Y" / "Y is more effective than X"), which covers claims whose sentences say
+    the same thing about two subjects. A relation of the two claims and their
     groups only, so the same pairs are found whichever claim arrived first; `claims` sorted by id."""
     for claim in claims:
         claim.group = canonical.get(claim.subject, claim.subject)
         claim.entity_groups = frozenset(canonical.get(e, e) for e in claim.entities)
     by_group: dict[str, list[int]] = defaultdict(list)
-    by_statement: dict[tuple[str, ...], list[int]] = defaultdict(list)
     for i, claim in enumerate(claims):
         by_group[claim.group].append(i)
-        for key in claim.statement_keys:
-            by_statement[key].append(i)
+    # Claims saying the same thing about subjects that name each other are found below, by group:
+    # a pass over claims sharing a statement key found no pair the group pass misses (it asked for
+    # one stem more) and was quadratic in a key's claims (a sentence pattern repeated by 50k
+    # sources: hours and 14 GB).
     pairs: set[tuple[int, int]] = set()
-    for rows in by_statement.values():  # the same statement, whatever subject the extractor chose ...
-        fresh = [i for i in rows if claims[i].id in new_ids]
-        if fresh and len(rows) > 1:
-            found: set[tuple[int, int]] = set()
-            _similar_pairs(claims, rows, fresh, min_shared + 1, found)
-            # ... where each names the other's subject: detection loads a new claim's groups and the
-            # groups it names, so such a pair is found whichever claim came first.
-            pairs.update((i, j) for i, j in found if claims[i].group in claims[j].entity_groups
-                         and claims[j].group in claims[i].entity_groups)
     for rows in by_group.values():
         fresh = [i for i in rows if claims[i].id in new_ids]
         if not fresh:
