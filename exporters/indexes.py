@@ -29,7 +29,7 @@ from exporters.splice import (
 from kg.names import slugify
 
 ROOT_LINKS = 400  # leaves listed on a list's page (about 110 bytes each): past it, range pages between
-ENTRIES_PER_PAGE = 140  # index lines are at most ~450 bytes (labels and summaries are clipped): <= 64 KB
+LEAF_BYTES = 60_000  # of entry lines on a leaf (lines are at most ~450 bytes: labels and summaries are clipped)
 RANGE_LABEL_BYTES = 48  # each end of a leaf's name range, on its list's root page
 TOP_PER_TYPE = 10  # the most connected entities of each type, on index.md
 ANSWERS_ON_INDEX = 20
@@ -75,7 +75,7 @@ def list_pages(env: Environment, folder: str, title: str, group: str, lines: lis
     (`folder`.ranges/<first leaf>.md, ROOT_LINKS links each; more levels, .ranges2/..., if need be):
     a link more from index.md per level."""
     root = env.get_template("index_list.md.j2")
-    leaves = partition(keys, ENTRIES_PER_PAGE)
+    leaves = partition(keys, LEAF_BYTES, [len(line) + 1 for line in lines])
     if len(leaves) == 1:
         head = root.render(title=title, group=group, entries=len(lines), folder=folder, leaves=[], parent=None)
         yield f"{folder}.md", head.encode("utf-8") + b"".join(line + b"\n" for line in lines)

@@ -42,20 +42,24 @@ def prefix_name(prefix: str, terminal: bool = False, part: int = 1) -> str:
     return name if part == 1 else f"{name}-{part}"
 
 
-def partition(keys: Sequence[str], limit: int) -> list[Leaf]:
-    """Leaves covering the sorted `keys` in order, each of at most `limit` entries."""
-    if len(keys) <= limit:
+def partition(keys: Sequence[str], limit: int, weights: Sequence[int] | None = None) -> list[Leaf]:
+    """Leaves covering the sorted `keys` in order, each weighing at most `limit` (an entry weighs
+    its `weights` item, by default 1: then `limit` counts entries)."""
+    sums = [0]
+    for w in weights if weights is not None else [1] * len(keys):
+        sums.append(sums[-1] + w)
+    if sums[-1] <= limit:
         return [Leaf("", 0, len(keys))]
     leaves: list[Leaf] = []
-    _split(keys, limit, 0, len(keys), 0, leaves)
+    _split(keys, sums, limit, 0, len(keys), 0, leaves)
     return leaves
 
 
-def _split(keys: Sequence[str], limit: int, lo: int, hi: int, depth: int, out: list[Leaf]) -> None:
+def _split(keys: Sequence[str], sums: list[int], limit: int, lo: int, hi: int, depth: int, out: list[Leaf]) -> None:
     """Cut keys[lo:hi] (which share their first `depth` characters) by the next character. Runs
     of consecutive small children are packed into one leaf (named by its first child) while they
     fit, so leaves are well filled; packing looks only at siblings, so an edit moves at most the
-    leaves of one parent."""
+    leaves of one parent. `sums`: prefix sums of the entries' weights."""
     pack: list[tuple[str, bool, int, int]] = []  # (prefix, terminal, start, end) of children packed so far
 
     def flush() -> None:
@@ -71,17 +75,20 @@ def _split(keys: Sequence[str], limit: int, lo: int, hi: int, depth: int, out: l
         while j < hi and (keys[j][depth] if len(keys[j]) > depth else "") == c:
             j += 1
         prefix = keys[i][: depth + 1]
-        if j - i <= limit:
-            if pack and j - pack[0][2] > limit:
+        if sums[j] - sums[i] <= limit:
+            if pack and sums[j] - sums[pack[0][2]] > limit:
                 flush()
             pack.append((prefix, not c, i, j))
         else:
             flush()
             if c and depth + 1 < MAX_DEPTH:
-                _split(keys, limit, i, j, depth + 1, out)
-            else:  # keys alike this far: numbered parts of `limit` entries
-                for part, start in enumerate(range(i, j, limit), start=1):
-                    out.append(Leaf(prefix_name(prefix, terminal=not c, part=part), start, min(j, start + limit)))
+                _split(keys, sums, limit, i, j, depth + 1, out)
+            else:  # keys alike this far: numbered parts of at most `limit` each (an entry alone if heavier)
+                part, start = 1, i
+                for k in range(i + 1, j + 1):
+                    if k == j or sums[k + 1] - sums[start] > limit:
+                        out.append(Leaf(prefix_name(prefix, terminal=not c, part=part), start, k))
+                        part, start = part + 1, k
         i = j
     flush()
 

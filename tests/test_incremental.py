@@ -200,7 +200,7 @@ def small_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     """Page bounds small enough that the example corpus needs every kind of cut page."""
     from exporters import indexes, logpages, paging
 
-    for module, name, value in ((indexes, "ENTRIES_PER_PAGE", 3), (indexes, "ROOT_LINKS", 2),
+    for module, name, value in ((indexes, "LEAF_BYTES", 600), (indexes, "ROOT_LINKS", 2),
                                 (indexes, "CONTRADICTIONS_ON_OVERVIEW", 1),
                                 (indexes, "CONTRADICTIONS_PER_PAGE", 2), (logpages, "LOG_PER_PAGE", 4),
                                 (logpages, "LOG_RECENT", 3), (paging, "PAGE_LIMIT", 2_500)):

@@ -100,7 +100,10 @@ def test_small_page_bounds_cut_every_list_and_keep_the_wiki_consistent(
     leaves = list((wiki / "indexes/sources").glob("*.md"))
     assert all(len(re.findall(r"^- \[\[indexes/", p.read_text(), re.M)) <= 2 for p in wiki.glob("indexes/**/*.md")
                if ".ranges" in p.parent.name or p.parent.name in ("indexes", "entities"))  # ROOT_LINKS per list page
-    assert len(leaves) > 5 and all(len(re.findall(r"^- \[\[sources/", p.read_text(), re.M)) <= 3 for p in leaves)
+    entry_bytes = [sum(len(line.encode()) + 1 for line in re.findall(r"^- \[\[sources/.*$", p.read_text(), re.M))
+                   for p in leaves]
+    assert len(leaves) > 5 and all(n <= 600 or p.read_text().count("\n- [[sources/") == 1
+                                   for n, p in zip(entry_bytes, leaves, strict=True))  # LEAF_BYTES
     # the log: every entry on exactly one month page, the latest on log.md
     log = (wiki / "log.md").read_text()
     months = "".join(p.read_text() for p in sorted((wiki / "log").glob("*.md")))
@@ -122,3 +125,14 @@ def test_small_page_bounds_cut_every_list_and_keep_the_wiki_consistent(
     before = tree_digest(wiki)
     api.render_kb(example_kb)
     assert tree_digest(wiki) == before  # a second render: the same bytes
+
+
+@given(st.lists(st.tuples(st.text(alphabet="ab c", max_size=5), st.integers(1, 9)), max_size=60), st.integers(5, 30))
+def test_weighted_partition_bounds_each_leaf_by_weight(entries: list[tuple[str, int]], limit: int) -> None:
+    entries.sort()
+    keys, weights = [k for k, _ in entries], [w for _, w in entries]
+    leaves = partition(keys, limit, weights)
+    assert leaves[0].start == 0 and leaves[-1].end == len(keys)
+    assert all(a.end == b.start for a, b in itertools.pairwise(leaves))
+    assert all(sum(weights[leaf.start:leaf.end]) <= limit or leaf.end - leaf.start == 1 for leaf in leaves)
+    assert len({leaf.name for leaf in leaves}) == len(leaves)
