@@ -171,6 +171,17 @@ class EntityVerdicts(BaseModel):
 # A synthesised answer (prompts/answer_v1.md.j2, kg/retrieve/answer.py) ------------------------
 
 
+def given_claim_ids(ids: list[str], info: ValidationInfo) -> list[str]:
+    """Cited claim ids, each among `context["claim_ids"]` (the claims the request showed), deduplicated."""
+    allowed = set((info.context or {}).get("claim_ids", ()))
+    unknown = [i for i in ids if i not in allowed]
+    if unknown:
+        raise ValueError(f"unknown claim ids {unknown}: cite only ids from the list of claims given")
+    if not ids:
+        raise ValueError("cite at least one claim id from the list given")
+    return list(dict.fromkeys(ids))
+
+
 class SynthesisedAnswer(BaseModel):
     """What the LLM must return for `kg query`: cited ids must be among `context["claim_ids"]`."""
 
@@ -181,13 +192,7 @@ class SynthesisedAnswer(BaseModel):
     @field_validator("claim_ids")
     @classmethod
     def _known(cls, ids: list[str], info: ValidationInfo) -> list[str]:
-        allowed = set((info.context or {}).get("claim_ids", ()))
-        unknown = [i for i in ids if i not in allowed]
-        if unknown:
-            raise ValueError(f"unknown claim ids {unknown}: cite only ids from the list of claims given")
-        if not ids:
-            raise ValueError("cite at least one claim id from the list given")
-        return list(dict.fromkeys(ids))
+        return given_claim_ids(ids, info)
 
 
 CardKind = Literal["definitional", "mechanistic", "relational", "applied"]
@@ -204,13 +209,7 @@ class CardDraft(BaseModel):
     @field_validator("claim_ids")
     @classmethod
     def _known(cls, ids: list[str], info: ValidationInfo) -> list[str]:
-        allowed = set((info.context or {}).get("claim_ids", ()))
-        unknown = [i for i in ids if i not in allowed]
-        if unknown:
-            raise ValueError(f"unknown claim ids {unknown}: cite only ids from the list of claims given")
-        if not ids:
-            raise ValueError("cite at least one claim id from the list given")
-        return list(dict.fromkeys(ids))
+        return given_claim_ids(ids, info)
 
 
 class CardDrafts(BaseModel):
