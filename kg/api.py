@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
@@ -15,7 +16,7 @@ from kg.cache import ResponseCache
 from kg.compile.bulk import gc_paused
 from kg.compile.pipeline import CompileReport, load_source_states, plan_compile
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
-from kg.errors import ConfigError, GraphOutdated, QueryError
+from kg.errors import ConfigError, GraphOutdated, KgError, QueryError
 from kg.graph.journal import Journal
 from kg.graph.sources import failed_sources
 from kg.graph.store import Store
@@ -122,8 +123,11 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
                     if (kb.learning / "cards.jsonl").is_file():  # the person uses cards: keep them current
                         from kg.learn.deck import update_learning
 
-                        with card_writer(kb) as writer:
-                            update_learning(kb, store, rendered.entities, writer)
+                        try:
+                            with card_writer(kb, offline=extractor == "heuristic") as writer:
+                                update_learning(kb, store, rendered.entities, writer)
+                        except KgError as exc:  # the compile and render stand; `kg cards` remakes them
+                            logging.getLogger("kg").warning("learning/ cards not updated (%s); run `kg cards`", exc)
             return report, rendered
     finally:
         cache.close()
@@ -428,9 +432,11 @@ def review_rate(kb: KnowledgeBase, ratings: list[tuple[str, str]], at: str | Non
 
 def _export_target(kb: KnowledgeBase, path: Path) -> Path:
     target = path.expanduser().resolve()
-    for folder in (kb.raw, kb.insights):
+    for folder, why in ((kb.raw, "is never written by kg"), (kb.insights, "is never written by kg"),
+                        (kb.learning, "holds your review history and the generated cards"),
+                        (kb.state, "holds the graph and the reply cache")):
         if target == folder.resolve() or folder.resolve() in target.parents:
-            raise ConfigError(f"Refusing to write {path}: {folder.name}/ is never written by kg. Choose a path outside it.")
+            raise ConfigError(f"Refusing to write {path}: {folder.name}/ {why}. Choose a path outside it.")
     if target.is_dir():
         raise ConfigError(f"{path} is a folder: give a file name.")
     return target

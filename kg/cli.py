@@ -662,9 +662,6 @@ def watch_command(
     err.print("kg watch: stopped.", markup=False)
 
 
-if __name__ == "__main__":
-    app()
-
 
 # learning (issue 19) ---------------------------------------------------------------------------
 
@@ -812,3 +809,7 @@ def export_slides_command(page: Annotated[str, typer.Argument(help="A wiki page:
     with errors():
         report = api.export_slides(find_kb(kb), page, path)
     emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} slides to {report.path}", markup=False)
+
+
+if __name__ == "__main__":
+    app()

@@ -59,6 +59,8 @@ def test_bad_ratings_are_refused_and_nothing_is_recorded(example_kb: KnowledgeBa
     for args, message in ((["--rate", "nope:definitional=good"], "No card"), (["--rate", f"{card}=great"], "not a rating"),
                           (["--rate", f"{card}=good", "--at", "2999-01-01"], "future"),
                           (["--rate", f"{card}=good", "--at", "last tuesday"], "ISO 8601"),
+                          (["--rate", f"{card}=good", "--at", "0001-01-01T00:00:00+01:00"], "ISO 8601"),
+                          (["--rate", f"{card}=good", "--at", "0001-01-01T00:30:00Z"], "out of range"),
                           (["--rate", f"{card}=good", "--rate", "nope:x=good"], "nothing was recorded"),
                           (["--rate", "good"], "CARD_ID=RATING")):
         result = runner.invoke(app, ["review", "--kb", str(example_kb.root), *args])
@@ -123,7 +125,9 @@ def test_exports_are_byte_identical_and_hold_what_they_say(example_kb: Knowledge
 
 def test_exports_refuse_raw_and_insights_and_bad_options(example_kb: KnowledgeBase) -> None:
     api.compile_kb(example_kb)
-    for path in (example_kb.raw / "deck.apkg", example_kb.insights / "x.jsonl"):
+    (example_kb.learning).mkdir(exist_ok=True)
+    for path in (example_kb.raw / "deck.apkg", example_kb.insights / "x.jsonl", example_kb.learning / "reviews.jsonl",
+                 example_kb.state / "x.apkg"):
         with pytest.raises(ConfigError):
             api.export_anki(example_kb, path)
         assert not path.exists()

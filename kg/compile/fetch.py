@@ -4,6 +4,7 @@ any saved page from then on; kg never fetches it again by itself."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from datetime import UTC, datetime
 from pathlib import Path
@@ -46,11 +47,12 @@ def fetch_into(raw: Path, url: str, max_bytes: int) -> tuple[str, bool]:
                     raise SourceError(f"{url}: larger than max_source_bytes ({max_bytes:,}); raise it in kg.toml "
                                       "[compile] or save a smaller document.")
             final_url = str(response.url)
-    except httpx.HTTPError as exc:
+    except (httpx.HTTPError, httpx.InvalidURL) as exc:
         raise SourceError(f"{url}: could not fetch it ({type(exc).__name__}: {exc}). Check the address and the "
                           "network, or save the page from a browser and ingest the file.") from None
     parts = urlsplit(url)
-    stem = slugify(f"{parts.netloc} {parts.path} {parts.query}".strip(), max_length=80)
+    digest = hashlib.sha256(url.encode("utf-8")).hexdigest()[:8]  # distinct URLs, distinct files
+    stem = f"{slugify(f'{parts.netloc} {parts.path} {parts.query}'.strip(), max_length=70)}-{digest}"
     target = raw / "web" / f"{stem}{'' if stem.endswith(suffix) else suffix}"
     rel = target.relative_to(raw).as_posix()
     if target.exists():

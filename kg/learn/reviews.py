@@ -42,9 +42,12 @@ def parse_time(text: str) -> datetime:
     """An ISO 8601 time; without a zone it is UTC."""
     try:
         value = datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
-    except ValueError:
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    except (ValueError, OverflowError):
         raise KgError(f"Cannot read the time {text!r}: give it as ISO 8601, e.g. 2026-11-26T09:30:00Z.") from None
-    return value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    if not 1970 <= value.year <= 9000:
+        raise KgError(f"The time {text!r} is out of range: give a time after 1970.")
+    return value
 
 
 def iso(value: datetime) -> str:
@@ -66,7 +69,7 @@ def read_reviews(learning: Path) -> tuple[list[Review], list[str]]:
                 review = Review(str(row["card"]), str(row["rating"]), parse_time(str(row["at"])))
                 if review.rating not in RATINGS:
                     raise ValueError(f"unknown rating {review.rating!r}")
-            except (ValueError, KeyError, TypeError, KgError, UnicodeDecodeError) as exc:
+            except (ValueError, KeyError, TypeError, KgError, UnicodeDecodeError, OverflowError) as exc:
                 problems.append(f"learning/{REVIEWS} line {number} is damaged and was skipped ({exc}); "
                                 "fix or delete that line by hand")
                 continue
