@@ -27,6 +27,7 @@ tokens read and the text read (for answer-found: whether the gold answer occurs 
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from bisect import bisect_left, bisect_right
@@ -47,7 +48,6 @@ _LEAF = re.compile(r"^- \[\[(indexes/[^|\]]+)\|(.*?)\]\] \(\d+\)$", re.MULTILINE
 _ENTRY = re.compile(r"^- \[\[((?:entities|sources)/[^|\]]+)\|(.*?)\]\](.*)$", re.MULTILINE)
 _PATH = re.compile(r"`([^`]+)`")
 _FRONT_SOURCES = re.compile(r"^sources: \[(.*)\]$", re.MULTILINE)
-_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"')
 _PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
 _EDGE = "\"'“”‘’?!.,;:()[]"
 _CONNECTORS = {"of", "the", "de", "von", "van", "la", "le", "du", "da", "del", "der", "for"}
@@ -221,7 +221,11 @@ class WikiNavigator:
 
 
 def _front_sources(head: str) -> list[str]:
+    """The `sources:` list of an entity page's front matter (its items are JSON strings)."""
     match = _FRONT_SOURCES.search(head)
     if not match:
         return []
-    return [bytes(s, "utf-8").decode("unicode_escape") if "\\" in s else s for s in _QUOTED.findall(match.group(1))]
+    try:
+        return [str(path) for path in json.loads(f"[{match.group(1)}]")]
+    except ValueError:
+        return []
