@@ -55,8 +55,10 @@ cover its top 5 results:
                      top-5 sources it read some text of); wiki files: every file (or file head)
                      it read, index pages included
 
-answer_found (modes that hand over text: bm25/dense/hybrid and the wiki navigator): the gold
-answer string, lower-cased and reduced to letters and digits, occurs in that text.
+answer_found (modes that hand over text: bm25/dense/hybrid, kg query and the wiki navigator): the
+gold answer string, lower-cased and reduced to letters and digits, occurs in that text; for
+`nav kg.query` the text is what `kg query` prints offline: the extractive answer (its claims)
+and the evidence quotes those claims cite.
   graph modes        the claims (kg's extracted sentences) of the top-5 sources that are
                      about an entity the walk reached from the question (at least the
                      source's first claim), plus the linked entity names; "tokens_all"
@@ -448,10 +450,19 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
                 def fn(q: str, nav: Any = nav, budget: int = budget, search_mode: str = search_mode) -> Result:
                     res = nav.navigate(q, budget, search_mode)
                     return Result(list(res.source_paths)[:DEPTH], int(res.tokens_read),
-                                  extra={"sources_read": res.sources_read})
+                                  extra={"sources_read": res.sources_read, "text": query_output(res)})
                 name = f"nav kg.query {search_mode} b={budget}"
                 out.append(evaluate(name, fn, questions, gold, compile_seconds + load, args, log))
     return out
+
+
+def query_output(nav: Any) -> str:
+    """What `kg query` (offline) prints: the extractive answer and the quotes its claims cite."""
+    from kg.retrieve.answer import extractive_answer
+
+    answer = extractive_answer(nav)
+    quotes = [c.quote for claim in answer.claims for c in claim.citations]
+    return "\n".join([answer.text, *quotes])
 
 
 # the run -----------------------------------------------------------------------------------

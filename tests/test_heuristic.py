@@ -35,7 +35,8 @@ def test_headings_links_and_bold_terms_are_entities() -> None:
     assert entity(r, "Ada Lovelace").type == "person"
     assert "engine" in entity(r, "Analytical Engine").aliases
     assert entity(r, "note G")
-    assert claim_with(r, "She wrote").subject == "Ada Lovelace"  # pronoun -> heading topic
+    wrote = next(c for c in r.claims if c.quotes[0].startswith("She wrote"))
+    assert wrote.subject == "Ada Lovelace" and wrote.text.startswith("Ada Lovelace wrote about")  # pronoun -> heading topic
 
 
 def test_multi_word_names_possessives_and_case_variants_resolve_together() -> None:
@@ -136,3 +137,37 @@ def test_section_labels_and_acronyms_are_not_names() -> None:
 def test_a_name_in_brackets_is_never_the_subject() -> None:
     r = extract("Alendronate decreased vertebral fractures by 44% overall (95% confidence interval (CI), 0.39-0.80).\n", "a.txt")
     assert claim_with(r, "44%").subject == "Alendronate"
+
+
+def quoted(result: ExtractionResult, start: str):
+    return next(c for c in result.claims if c.quotes[0].startswith(start))
+
+
+def test_pronouns_and_descriptions_get_their_referent_and_a_standalone_text() -> None:
+    r = extract("# ENIAC\n\nENIAC was built at the Moore School. It weighed about 27 tonnes. Its memory was small. "
+                "The machine was moved to Aberdeen in 1947. They called it a giant brain.\n")
+    weight = quoted(r, "It weighed")
+    assert weight.subject == "ENIAC" and weight.text == "ENIAC weighed about 27 tonnes."
+    assert weight.quotes == ["It weighed about 27 tonnes."]  # the evidence stays verbatim
+    assert quoted(r, "Its memory").text == "ENIAC's memory was small."
+    assert quoted(r, "The machine").text == "ENIAC was moved to Aberdeen in 1947."
+    assert quoted(r, "They called").text == "ENIAC: They called it a giant brain."  # no verb agreement to fix
+    named = quoted(r, "ENIAC was built")
+    assert named.text == named.quotes[0]  # a sentence that names its subject is its own standalone form
+
+
+def test_he_and_she_prefer_a_person_it_prefers_a_thing() -> None:
+    r = extract("# Colossus\n\nColossus was designed by Tommy Flowers at Dollis Hill. He was right about valves. "
+                "It read tape at 5,000 characters per second.\n\nGrace Hopper worked with Howard Aiken on the "
+                "Harvard Mark I computer. She retired from the Navy as a rear admiral.\n")
+    assert quoted(r, "He was right").subject == "Tommy Flowers"
+    assert quoted(r, "It read").subject == "Colossus"
+    assert quoted(r, "She retired").subject == "Grace Hopper"  # the last subject, not the last person named
+
+
+def test_expletive_it_and_named_descriptions_are_not_references() -> None:
+    r = extract("# ENIAC\n\nENIAC was large. It is believed that the Army paid for ENIAC. "
+                "The city of Philadelphia hosted the Moore School.\n")
+    believed = quoted(r, "It is believed")
+    assert believed.subject == "ENIAC" and believed.text == believed.quotes[0]  # it names ENIAC already
+    assert quoted(r, "The city of").subject == "Philadelphia"

@@ -111,3 +111,22 @@ def test_cli_query_save_text(fresh: KnowledgeBase) -> None:
     assert result.exit_code == 0, result.output
     assert "Extractive answer" in result.stdout and "tokens read:" in result.stderr
     assert (fresh.wiki / "answers" / "what-is-a-transistor.md").is_file()
+
+
+def test_extractive_answer_leads_with_the_claims_that_answer_and_their_contradiction(compiled: KnowledgeBase) -> None:
+    # "It weighed about 27 tonnes" names neither ENIAC nor "weight": the extractor resolves "It",
+    # the question's "weigh" meets "weighed", and "how much" asks for an amount
+    answer = extractive_answer(navigate(compiled, "How much did ENIAC weigh?", 2000))
+    first, second = answer.claims[:2]
+    assert {first.subject, second.subject} == {"eniac"}
+    assert all(c.answers and "weighed" in c.text for c in (first, second))
+    both = first.text + " " + second.text
+    assert "27 tonnes" in both and "30 tons" in both
+    assert "Claims [1] and [2] contradict each other" in answer.text
+    assert "None of the claims found" not in answer.text
+
+
+def test_extractive_answer_says_when_no_claim_answers(compiled: KnowledgeBase) -> None:
+    answer = extractive_answer(navigate(compiled, "When did Colossus win a singing contest?", 2000))
+    assert answer.text.startswith("None of the claims found states what the question asks (a date)")
+    assert answer.claims and not any(c.answers for c in answer.claims)

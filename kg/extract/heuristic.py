@@ -23,6 +23,7 @@ from kg.extract.facets import (
     unit_of,
     validity,
 )
+from kg.extract.reference import reference_at_start, referent, standalone
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
 from kg.names import name_key, name_variants
 from kg.text import PlainText, sentences, to_plain
@@ -147,7 +148,7 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
 
 class HeuristicExtractor(Extractor):
     name = "heuristic"
-    version = "heuristic-1"
+    version = "heuristic-2"  # 2: subjects of pronouns and descriptions resolved; standalone text
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
@@ -158,20 +159,27 @@ class HeuristicExtractor(Extractor):
         finder = _MentionFinder(registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
-        previous: tuple[int, str] | None = None  # (end, subject key) of the last claim
+        # (end, subject key, last person named) of the paragraph's last sentence with a name
+        previous: tuple[int, str, str | None] | None = None
         for start, end in spans:
             md_start, md_end = plain.source_span(start, end)
             if topic_for.is_heading(md_start, md_end):
                 continue
-            topic = topic_for(md_start, registry)
+            # who "It ...", "He ...", "The machine ..." can be: the paragraph's last subject, the
+            # last person it named, the nearest heading's entity (kg/extract/reference.py)
+            candidates = [topic_for(md_start, registry)]
             if previous and "\n\n" not in plain.text[previous[0] : start]:
-                topic = previous[1]  # "It ...", "The machine ...": the paragraph's last subject
-            claim = self._claim(plain, start, end, chunk.text[md_start:md_end], finder, registry, topic)
+                candidates = [previous[1], previous[2], *candidates]
+            referents = [k for k in dict.fromkeys(candidates) if k and k in registry.entities]
+            claim = self._claim(plain, start, end, chunk.text[md_start:md_end], finder, registry, referents)
+            mentioned = finder.find(plain.text[start:end])
+            person = next((m.key for m in reversed(mentioned) if registry.entities[m.key].type == "person"),
+                          previous[2] if previous else None)
             if claim:
                 claims.append(claim)
-                previous = (end, registry.key_of(claim.subject) or "")
-            elif mentioned := finder.find(plain.text[start:end]):
-                previous = (end, mentioned[0].key)  # "So, the Eniac." sets the subject of what follows
+                previous = (end, registry.key_of(claim.subject) or "", person)
+            elif mentioned:
+                previous = (end, mentioned[0].key, person)  # "So, the Eniac." sets the subject of what follows
         claims.extend(self._table_claims(chunk.text, plain, registry, finder))
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= {key for _, _, key in headings if key}
@@ -279,7 +287,7 @@ class HeuristicExtractor(Extractor):
 
     def _claim(
         self, plain: PlainText, start: int, end: int, quote: str, finder: _MentionFinder,
-        registry: _Registry, topic: str | None,
+        registry: _Registry, referents: list[str],
     ) -> ExtractedClaim | None:
         sentence = " ".join(plain.text[start:end].split())
         words = sentence.split()
@@ -289,7 +297,11 @@ class HeuristicExtractor(Extractor):
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.
         outside = [m for m in mentions if sentence.count("(", 0, m.start) <= sentence.count(")", 0, m.start)]
         first_word = words[0].lower().strip(",")
-        if outside and first_word not in V.PRONOUN_STARTS:
+        reference = reference_at_start(words, _is_verb)
+        topic = referents[0] if referents else None
+        if reference is not None:
+            topic = referent(reference, [(k, registry.entities[k].type, registry.entities[k].name) for k in referents]) or topic
+        if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
             for mention in mentions:  # "Program Counter (PC)": the bracketed alias is the subject too
@@ -309,6 +321,8 @@ class HeuristicExtractor(Extractor):
             mentions = finder.find(sentence)
             subject_end = next((m.end for m in mentions if m.key == subject_key), 0)
         subject = registry.entities[subject_key].name
+        names_subject = any(m.key == subject_key for m in mentions)
+        text = standalone(sentence, subject, reference if subject_end == 0 else None, names_subject)
         others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
         others = list(dict.fromkeys(others))
         rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
@@ -318,8 +332,8 @@ class HeuristicExtractor(Extractor):
             confidence = min(confidence, 0.45)
         elif _has(sentence, ("about", "around", "nearly", "almost", "roughly", "approximately", "estimated")):
             confidence -= 0.1
-        if subject_end == 0 and not any(m.key == subject_key for m in mentions):
-            confidence -= 0.1
+        if subject_end == 0 and not names_subject:
+            confidence -= 0.1  # the subject was resolved, not read
         negated = _has(sentence, V.NEGATIONS) is not None or "n't" in sentence.lower()
         if fields["claim_type"] == ClaimType.definition and not registry.entities[subject_key].description:
             registry.entities[subject_key].description = sentence[:300]
@@ -334,7 +348,7 @@ class HeuristicExtractor(Extractor):
             unit=fields.get("unit", ""),
             polarity=-1 if negated and "not only" not in sentence.lower() else 1,
             confidence=round(max(0.05, min(confidence, 0.95)), 2),
-            text=sentence,
+            text=text,
             quotes=[quote],
             mentions=others,
             valid_from=valid_from,

@@ -153,21 +153,30 @@ def entity_page_rows(store: Store) -> list[Row]:
 
 
 def entity_claim_rows(store: Store, entities: Sequence[str]) -> list[Row]:
-    """Live claims about these entities: eid, id, text, conf (by eid, id)."""
+    """Live claims about these entities: eid, id, text, conf, type (by eid, id)."""
     return store.query(
         "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o AND c.status = 'live' "
-        "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf ORDER BY eid, id",
+        "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf, c.claim_type AS type ORDER BY eid, id",
         {"o": store.offsets("Entity", entities)})
 
 
-def source_claim_rows(store: Store, paths: Sequence[str], entities: Sequence[str] | set[str]) -> list[Row]:
-    """Live claims with live evidence in these sources about one of `entities`: path, eid, id,
-    text, conf (by path, id, eid)."""
-    return store.query(
-        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
-        "AND x.retracted_at = '' MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
-        "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf "
-        "ORDER BY path, id, eid", {"paths": store.offsets("Source", paths), "ids": store.offsets("Entity", entities)})
+def source_claim_rows(store: Store, paths: Sequence[str], entities: Sequence[str] | set[str],
+                      whole_up_to: int = 0) -> list[Row]:
+    """Live claims with live evidence in these sources about one of `entities`, and every live
+    claim (eid its subject) of those with at most `whole_up_to` chunks: path, eid, id, text, conf,
+    type (by path, id, eid)."""
+    paths_at = store.offsets("Source", paths)
+    about = store.query(
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND s.chunks > $n "
+        "AND c.status = 'live' AND x.retracted_at = '' MATCH (c)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $ids "
+        "RETURN s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf, c.claim_type AS type",
+        {"paths": paths_at, "ids": store.offsets("Entity", entities), "n": whole_up_to}) if entities else []
+    whole = store.query(
+        "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(s)) IN $paths AND s.chunks <= $n "
+        "AND c.status = 'live' AND x.retracted_at = '' MATCH (c)-[:ABOUT {role: 'subject'}]->(e:Entity) "
+        "RETURN DISTINCT s.path AS path, e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf, "
+        "c.claim_type AS type", {"paths": paths_at, "n": whole_up_to}) if whole_up_to > 0 else []
+    return sorted(about + whole, key=lambda r: (r["path"], r["id"], r["eid"]))
 
 
 def claim_entity_and_citation_rows(store: Store, ids: Sequence[str]) -> tuple[list[Row], list[Row]]:
@@ -183,6 +192,16 @@ def claim_entity_and_citation_rows(store: Store, ids: Sequence[str]) -> tuple[li
         "RETURN c.id AS id, s.path AS path, s.slug AS slug, s.title AS title, x.char_start AS cs, "
         "x.char_end AS ce, x.quote AS quote ORDER BY id, path, cs", where)
     return rows, citations
+
+
+def contradiction_rows(store: Store, ids: Sequence[str]) -> list[Row]:
+    """CONTRADICTS edges between two of these claims: first, second, confidence."""
+    if len(ids) < 2:
+        return []
+    offsets = store.offsets("Claim", ids)
+    return store.query(
+        "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $o AND offset(id(b)) IN $o "
+        "RETURN a.id AS first, b.id AS second, r.confidence AS confidence ORDER BY first, second", {"o": offsets})
 
 
 def source_slugs(store: Store, paths: Sequence[str]) -> dict[str, str]:

@@ -77,22 +77,39 @@ class Answer:
         }
 
 
+_KIND_NAMES = {"quantity": "an amount", "date": "a date", "person": "a person", "place": "a place"}
+
+
 def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> Answer:
-    chosen = nav.claims[:max_claims]
+    """The claims that answer first (kg/retrieve/question.py), grouped by what they are about, then
+    the other claims read; says when no claim answers, and which cited claims contradict each other."""
+    chosen = [c for c in nav.claims if c.answers][:max_claims]
+    chosen += [c for c in nav.claims if not c.answers][: max_claims - len(chosen)]
     if not chosen:
         text = "The wiki has no claims that answer this question. Add sources about it to raw/ and run `kg compile`."
         return Answer(nav.question, "extractive", text, [], nav.tokens_read)
-    groups: dict[str, list[ClaimRef]] = {}
-    for claim in chosen:
-        groups.setdefault(claim.subject or "", []).append(claim)
-    numbers = {c.id: n for n, c in enumerate(chosen, 1)}
     parts = []
-    for subject, claims in groups.items():  # first-seen order: the group of the best claim first
+    if not chosen[0].answers:
+        wanted = f" ({_KIND_NAMES[nav.answer_kind]})" if nav.answer_kind in _KIND_NAMES else ""
+        parts += [f"None of the claims found states what the question asks{wanted}; the closest ones:", ""]
+    # the claims that answer, grouped by subject, first; then the others ("Also relevant")
+    groups: dict[tuple[bool, str], list[ClaimRef]] = {}
+    for claim in chosen:
+        groups.setdefault((claim.answers, claim.subject or ""), []).append(claim)
+    chosen = [c for claims in groups.values() for c in claims]  # numbered in the order shown
+    numbers = {c.id: n for n, c in enumerate(chosen, 1)}
+    for (answers, subject), claims in groups.items():  # first-seen order: the group of the best claim first
+        if not answers and chosen[0].answers and claims[0] is next(c for c in chosen if not c.answers):
+            parts.append("Also relevant:\n")
         name = claims[0].subject_name or subject
         parts.append(f"**[[entities/{subject}|{_label(name)}]]**" if subject else "**Other**")
         parts.extend(f"- {_inline(c.text)} [{numbers[c.id]}]" for c in claims)
         parts.append("")
-    return Answer(nav.question, "extractive", "\n".join(parts), chosen, nav.tokens_read)
+    conflicts = [(numbers[a], numbers[b], conf) for a, b, conf in nav.contradictions if a in numbers and b in numbers]
+    for first, second, confidence in sorted((min(a, b), max(a, b), c) for a, b, c in conflicts):
+        parts.append(f"Claims [{first}] and [{second}] contradict each other (confidence {confidence:.2f}): "
+                     "see [[contradictions]].")
+    return Answer(nav.question, "extractive", "\n".join(parts).rstrip() + "\n", chosen, nav.tokens_read)
 
 
 # the LLM path ---------------------------------------------------------------------------------

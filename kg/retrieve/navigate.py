@@ -36,6 +36,7 @@ from kg.embed import Embedder
 from kg.graph.fts import indexed_store
 from kg.graph.retrieval import (
     claim_entity_and_citation_rows,
+    contradiction_rows,
     entity_claim_rows,
     entity_page_rows,
     source_claim_rows,
@@ -44,6 +45,7 @@ from kg.graph.retrieval import (
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
+from kg.retrieve.question import parse_question, terms
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.walk import GraphWalk, WalkResult
 from kg.text import QUESTION_STOPWORDS
@@ -55,22 +57,14 @@ PRIOR_SOURCES = 10  # the search's best sources seed the walk ...
 PRIOR_WEIGHT = 0.5  # ... with half the restart mass of the names (chosen on odd questions)
 WALK_ENTITIES = 10  # reached entities that count towards the entity ranking
 DRILL_ENTITIES = 8  # entity pages whose claims are candidates
-SOURCE_EVIDENCE = 5  # top sources whose claims about reached entities are candidates
-_WORD = re.compile(r"[a-z0-9]+")
+SOURCE_EVIDENCE = 5  # top sources whose claims about reached entities are candidates ...
+WHOLE_SOURCE_CHUNKS = 4  # ... all of their claims, for a source of at most this many chunks
+ANSWER_WEIGHT = 1.0  # a claim that states what the question asks (kg/retrieve/question.py)
+SOURCE_ANSWER_WEIGHT = 0.5  # ... more when it comes from one of the best sources
 
 
 def tokens_of(text: str) -> int:
     return math.ceil(len(text) / 4) if text else 0
-
-
-def terms(text: str) -> set[str]:
-    """Content words, crudely stemmed (plural s), for overlap scoring."""
-    out = set()
-    for word in _WORD.findall(text.casefold()):
-        if word in QUESTION_STOPWORDS or len(word) < 2:
-            continue
-        out.add(word[:-1] if len(word) > 4 and word.endswith("s") and not word.endswith("ss") else word)
-    return out
 
 
 @dataclass
@@ -97,6 +91,7 @@ class ClaimRef:
     score: float
     citations: list[Citation] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)
+    answers: bool = False  # states what the question asks (its words, and a value of the kind asked for)
 
     def link(self) -> str:
         """The claim's block in its first source page (Obsidian block reference)."""
@@ -126,6 +121,8 @@ class NavigationResult:
     hits: list[Hit] = field(default_factory=list)
     entity_names: dict[str, str] = field(default_factory=dict)
     counting: str = "ceil(characters / 4) of every text the navigator read"
+    answer_kind: str = ""  # what the question asks for: quantity, date, person, place, or "" (anything)
+    contradictions: list[tuple[str, str, float]] = field(default_factory=list)  # among the claims read
 
     @property
     def sources_read(self) -> list[str]:
@@ -196,7 +193,8 @@ class Navigator:
             reads.append(Read(kind, ref, cost, source))
             return True
 
-        wanted = terms(question)
+        asked = parse_question(question)
+        wanted = set(asked.words)
         matched = self.name_matches(question)
         mode = mode or ("hybrid" if self.searcher.embedder is not None else "bm25")
         hits = self.searcher.search(question, mode, k).hits if question.strip() else []
@@ -248,24 +246,31 @@ class Navigator:
         for rows in by_source.values():
             candidates.extend(rows)
         claim_scores: dict[str, float] = {}
+        answering: set[str] = set()
         relevant = set(hit_rank)
         for row in candidates:
             overlap = len(wanted & terms(row["text"])) / (len(wanted) or 1)
+            if asked.answers(row["text"], row.get("type") or ""):
+                answering.add(row["id"])
             from_source = row.get("path") in source_rank
             if overlap > 0 or row["id"] in hit_rank or from_source:
                 relevant.add(row["id"])
             bonus = 1.0 / (hit_rank[row["id"]] + 1) if row["id"] in hit_rank else 0.0
             score = overlap + bonus + 0.1 * float(row["conf"] or 0) + 0.2 * entity_score.get(row["eid"], 0.0)
+            score += ANSWER_WEIGHT if row["id"] in answering else 0.0
             if from_source:
                 score += 0.5 / (source_rank[row["path"]] + 1)
+                if row["id"] in answering:
+                    score += SOURCE_ANSWER_WEIGHT  # an answer in the best sources beats one elsewhere
             claim_scores[row["id"]] = max(claim_scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             claim_scores.setdefault(claim_id, 1.0 / (rank + 1))
         ordered = sorted(relevant, key=lambda c: (-claim_scores[c], c))[:60]
-        # first the best claim of each top source (the evidence behind the ranking), then the rest
+        # the best claim of each top source is the evidence behind the ranking
         best_of_source = [max(by_source[p], key=lambda r: (claim_scores[r["id"]], r["id"]))["id"]
                           for p in sources[:SOURCE_EVIDENCE] if by_source.get(p)]
-        reading = list(dict.fromkeys([*best_of_source, *ordered]))
+        # claims that answer first, then the best claim of each top source, then the rest
+        reading = list(dict.fromkeys([*(c for c in ordered if c in answering), *best_of_source, *ordered]))
         details = {c.id: c for c in self.claim_refs(reading, claim_scores)}
         kept: list[ClaimRef] = []
         for claim_id in reading:
@@ -273,9 +278,10 @@ class Navigator:
             cited = ref.citations[0].source_path if ref and ref.citations else ""
             if ref is None or not read("claim", claim_id, ref.text, source=cited):
                 continue
+            ref.answers = claim_id in answering
             kept.append(ref)
             for citation in ref.citations[:1]:  # the cited span, when it says more than the claim
-                if " ".join(citation.quote.split()) != " ".join(ref.text.split()):
+                if _says_more(citation.quote, ref.text):
                     read("span", f"{citation.source_path}:{citation.char_start}-{citation.char_end}", citation.quote,
                          source=citation.source_path)
             if len(kept) >= 25:
@@ -287,7 +293,9 @@ class Navigator:
         pages += [f"sources/{slugs[p]}" for p in sources[:10] if p in slugs]
         pages += sorted(page_score, key=lambda p: (-page_score[p], p))
         names = {e: (self._entities.get(e) or {}).get("name") or e for e in ranked_entities[:10]}
-        return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names)
+        conflicts = [(r["first"], r["second"], float(r["confidence"] or 0)) for r in contradiction_rows(self.store, [c.id for c in kept])]
+        return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names,
+                                answer_kind=asked.kind, contradictions=conflicts)
 
     def entity_claims(self, entities: list[str]) -> list[dict[str, Any]]:
         """Live claims about these entities: eid, id, text, conf."""
@@ -296,11 +304,12 @@ class Navigator:
         return entity_claim_rows(self.store, entities)
 
     def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[dict[str, Any]]]:
-        """Per source, its live claims about one of `entities` (path, eid, id, text, conf)."""
-        if not paths or not entities:
+        """Per source, its live claims about one of `entities`, all of them for a short source (path, eid,
+        id, text, conf, type)."""
+        if not paths:
             return {}
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in source_claim_rows(self.store, paths, entities):
+        for row in source_claim_rows(self.store, paths, entities, WHOLE_SOURCE_CHUNKS):
             out[row["path"]].append(row)
         return dict(out)
 
@@ -342,6 +351,13 @@ def navigate(kb_or_store: KnowledgeBase | Store, question: str, budget: int = DE
     """One question, start to finish (for many questions, keep a `Navigator`)."""
     with _store_of(kb_or_store) as store:
         return Navigator(store, embedder).navigate(question, budget, mode)
+
+
+def _says_more(quote: str, text: str) -> bool:
+    """Whether an evidence quote has words the claim's text lacks (beyond a pronoun the standalone
+    text replaced: "It weighed ..." / "ENIAC weighed ...")."""
+    have = set(re.findall(r"\w+", text.casefold()))
+    return sum(1 for w in re.findall(r"\w+", quote.casefold()) if w not in have) > 2
 
 
 def _label(value: object) -> str:

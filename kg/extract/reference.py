@@ -1,0 +1,125 @@
+"""Who "It", "He" or "The company" is: reference resolution for the offline extractor, and the
+standalone form of a claim whose sentence does not name its subject.
+
+Most sentences after a text's first refer to their subject by a pronoun or a description
+("It weighed about 27 tonnes", "The band released ..."). The referent is taken from what the
+reader has at hand: the paragraph's last subject, the last person it named, and the nearest
+heading's entity, the first of them whose type fits the reference (He/She a person, It not
+one, "the city" a place). The evidence quote stays verbatim; the claim's text becomes a
+sentence that stands alone ("ENIAC weighed about 27 tonnes", "ENIAC: They ..."), as the LLM
+prompt asks a model to write.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+PERSONAL = {"he", "she", "his", "her"}
+NEUTER = {"it", "its"}
+PLURAL = {"they", "their", "these", "those"}
+POSSESSIVE = {"its", "his", "her", "their"}
+DEMONSTRATIVE = {"this", "that", "these", "those", "the"}
+# Nouns that describe an entity instead of naming it, and the entity type they expect ("" any).
+DESCRIPTIONS: dict[str, str] = {
+    **dict.fromkeys(["man", "woman", "boy", "girl", "actor", "actress", "singer", "player", "writer", "author",
+                     "artist", "poet", "politician", "composer", "musician", "scientist", "director", "producer",
+                     "painter", "novelist", "journalist", "footballer", "athlete", "inventor", "engineer",
+                     "mathematician", "physicist", "philosopher", "rapper", "comedian", "king", "queen", "emperor"],
+                    "person"),
+    **dict.fromkeys(["city", "town", "village", "country", "state", "province", "county", "region", "district",
+                     "island", "river", "lake", "mountain", "municipality", "suburb", "neighbourhood",
+                     "neighborhood", "capital", "area", "park"], "place"),
+    **dict.fromkeys(["company", "firm", "corporation", "band", "group", "team", "club", "university", "college",
+                     "school", "party", "organisation", "organization", "agency", "label", "network", "society",
+                     "institute", "airline", "manufacturer", "brand", "church", "museum", "newspaper", "magazine"],
+                    "organization"),
+    **dict.fromkeys(["film", "movie", "album", "song", "single", "book", "novel", "series", "show", "game",
+                     "play", "opera", "poem", "episode", "sitcom", "documentary", "musical", "painting"], "work"),
+    **dict.fromkeys(["machine", "computer", "device", "system", "thing", "chip", "processor", "design", "vehicle",
+                     "car", "aircraft", "ship", "engine", "building", "station", "bridge", "tower", "species",
+                     "plant", "drug", "protein", "gene", "language", "technique", "method", "process",
+                     "program", "programme", "project", "product", "event", "war", "battle", "festival",
+                     "tournament", "competition", "election", "award", "prize"], ""),
+}
+# "It is believed that ...", "It was not until 1950 that ...": "it" refers to nothing.
+_EXPLETIVE = re.compile(
+    r"^it\s+(?:is|was|has been|had been|will be|would be|seems|seemed|appears|appeared|remains|became)\s+"
+    r"(?:\w+\s+)?(?:that|to|not until|possible|likely|unlikely|believed|thought|said|known|estimated|reported|"
+    r"clear|unclear|important|necessary|difficult|easy|true|hard|common|rare|argued|suggested|assumed|expected)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """How a sentence opens when it does not name its subject."""
+
+    kind: str  # pronoun | possessive | description
+    words: int  # how many words the reference takes ("It" 1, "The machine" 2)
+    wants: str  # the entity type it expects: person, place, organization, work, thing ("" any)
+    replaceable: bool  # the name can stand in its place ("It weighed" -> "ENIAC weighed")
+
+
+def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> Reference | None:
+    """The pronoun or description a sentence opens with, if any."""
+    if not words:
+        return None
+    first = words[0].lower().strip(",")
+    second = words[1].lower().strip(",;:.") if len(words) > 1 else ""
+    if first in ("it", "he", "she", "they"):
+        if first == "it" and _EXPLETIVE.match(" ".join(words[:6])):
+            return None
+        wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
+        return Reference("pronoun", 1, wants, first != "they")
+    if first in POSSESSIVE:
+        wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
+        return Reference("possessive", 1, wants, first != "their")
+    noun = re.sub(r"['’]s$", "", second)
+    if first in DEMONSTRATIVE and noun in DESCRIPTIONS and not words[1][:1].isupper():
+        following = words[2] if len(words) > 2 else ""
+        if following.lower() == "of" or following[:1].isupper():
+            return None  # "The city of Paris", "The band Queen": a name follows
+        if noun != second:  # "The film's director ..."
+            return Reference("possessive", 2, DESCRIPTIONS[noun], True)
+        return Reference("description", 2, DESCRIPTIONS[noun], bool(following) and is_verb(following))
+    if first in ("this", "these", "that", "those") and (not second or is_verb(second)):
+        return Reference("pronoun", 1, "", False)  # "This led to ...": the paragraph's subject, loosely
+    return None
+
+
+_PERSON_NAME = re.compile(r"(?:[A-Z][a-z'’-]+|[A-Z]\.)(?: (?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|da|di|du|bin|al)){1,3}")
+
+
+def fit(reference: Reference, entity_type: str, name: str = "") -> int:
+    """How well an entity can be what `reference` refers to: 2 its type is the one expected (or,
+    for a person, its untyped name reads as one: "Grace Hopper", not "Mark 2"), 1 it may be, 0 no."""
+    if reference.wants in ("", "thing"):
+        return 0 if reference.wants == "thing" and entity_type == "person" else 2
+    if entity_type == reference.wants:
+        return 2
+    if reference.wants == "person":
+        return (2 if _PERSON_NAME.fullmatch(name) else 1) if entity_type == "named" and not any(c.isdigit() for c in name) else 0
+    return 1 if entity_type in ("named", "concept") else 0
+
+
+def referent(reference: Reference, candidates: Sequence[tuple[str, str, str]]) -> str | None:
+    """The first (key, type, name) candidate that fits best, None when none can."""
+    scores = [fit(reference, type_, name) for _, type_, name in candidates]
+    best = max(scores, default=0)
+    return next(c[0] for c, score in zip(candidates, scores, strict=True) if score == best) if best else None
+
+
+def standalone(sentence: str, name: str, reference: Reference | None, names_subject: bool) -> str:
+    """The claim's text: the sentence with its subject named ("ENIAC weighed ...", "ENIAC's memory
+    ...", or "ENIAC: They ..."), or the sentence itself when it names the subject already."""
+    if reference is not None and reference.replaceable:
+        rest = sentence.split(None, reference.words)
+        tail = rest[reference.words] if len(rest) > reference.words else ""
+        head = f"{name}'" if reference.kind == "possessive" and name.endswith("s") else \
+            f"{name}'s" if reference.kind == "possessive" else name
+        return f"{head} {tail}".strip()
+    if reference is not None or not names_subject:
+        return f"{name}: {sentence}"
+    return sentence

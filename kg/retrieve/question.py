@@ -1,0 +1,107 @@
+"""What a question asks for, and whether a claim answers it.
+
+A question is reduced to its content words, stemmed so that "weigh", "weight" and "weighed"
+meet, and to the kind of answer its wh-words ask for: "how much / how many" a quantity,
+"when / what year" a date, "who" a person, "where / what city" a place. A claim answers when it
+shares the question's content words beyond the names in it, and holds something of the kind
+asked for that the question does not already say.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from kg.text import LINK_STOPWORDS, QUESTION_STOPWORDS
+
+_WORD = re.compile(r"[a-z0-9]+")
+_YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
+_MONTH = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)
+_NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+                     r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|once|twice)\b", re.I)
+_NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’.-]*|of|de|van|von|the))*")
+_KINDS: list[tuple[str, re.Pattern[str]]] = [
+    ("quantity", re.compile(r"\bhow (?:much|many|long|far|old|tall|high|big|large|heavy|fast|deep|wide)\b|"
+                            r"\bwhat (?:percentage|proportion|number|amount|population|size)\b", re.I)),
+    ("date", re.compile(r"\bwhen\b|\b(?:what|which|in what|in which) (?:year|date|decade|century|month|day)\b", re.I)),
+    ("person", re.compile(r"\b(?:who|whom|whose)\b", re.I)),
+    ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what|in which) (?:city|country|state|town|county|province|"
+                         r"region|place|location|continent|island|village)\b", re.I)),
+]
+# Words of a question that say what kind of answer it wants rather than what it is about.
+_FRAME = frozenset("much many long far old tall high big large heavy fast deep wide year date decade century month "
+                   "day city country state town county province region place location continent island village "
+                   "percentage proportion number amount name called".split())
+
+
+@functools.lru_cache(maxsize=1)
+def _snowball() -> Any:
+    import Stemmer  # PyStemmer: the Snowball English stemmer, in C
+
+    return Stemmer.Stemmer("english")
+
+
+@functools.lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """Snowball's English stem, and "-ght" meets its verb: "weight", "weighed", "weighs" -> "weigh"."""
+    out: str = _snowball().stemWord(word.casefold())
+    return out[:-1] if out.endswith("ght") else out
+
+
+_STOP = QUESTION_STOPWORDS | {"he", "she", "him", "his", "her", "hers", "made", "make", "makes", "one", "ones"}
+
+
+def terms(text: str) -> set[str]:
+    """Content words of a text, stemmed."""
+    return {stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1}
+
+
+@dataclass(frozen=True)
+class Question:
+    text: str
+    kind: str  # quantity | date | person | place | "" (anything)
+    words: frozenset[str]  # content words, stemmed
+    topic_words: frozenset[str]  # content words that are not about the kind of answer ("weigh")
+
+    def answers(self, claim_text: str, claim_type: str = "") -> bool:
+        """Whether a claim states what the question asks: it shares the question's topic words
+        (at least half of them, at least one) and holds something of the kind asked for that the
+        question does not say."""
+        wanted = self.topic_words
+        have = terms(claim_text)
+        if wanted:
+            shared = len(wanted & have)
+            if shared == 0 or shared * 2 < len(wanted):
+                return False
+        elif not self.kind:
+            return False
+        return self.kind == "" or self.holds_kind(claim_text, claim_type)
+
+    def holds_kind(self, claim_text: str, claim_type: str = "") -> bool:
+        new = _strip(claim_text, self.text)
+        if self.kind == "quantity":
+            return claim_type == "quantity" or bool(_NUMBER.search(new))
+        if self.kind == "date":
+            return claim_type == "date" or bool(_YEAR.search(new) or _MONTH.search(new))
+        if self.kind in ("person", "place"):
+            return any(m.group(0).split()[0].casefold() not in LINK_STOPWORDS for m in _NAME.finditer(new))
+        return True
+
+
+def parse_question(text: str) -> Question:
+    """The question's answer kind and words; its topic words leave out the frame ("how much",
+    "what year") and the names in it (capitalised past the first word): "How much did ENIAC
+    weigh?" is about "weigh"."""
+    kind = next((name for name, pattern in _KINDS if pattern.search(text)), "")
+    words = frozenset(terms(text))
+    tokens = re.findall(r"[\w'’-]+", text)
+    named = {stem(w) for t in tokens[1:] if t[:1].isupper() or t[:1].isdigit() for w in _WORD.findall(t.casefold())}
+    return Question(text, kind, words, frozenset(w for w in words if w not in _FRAME and w not in named))
+
+
+def _strip(claim_text: str, question: str) -> str:
+    """The claim without the words the question already has (what it adds)."""
+    known = {w.casefold() for w in re.findall(r"[\w'’-]+", question)}
+    return " ".join(w for w in re.findall(r"[\w'’.,-]+", claim_text) if w.casefold().strip(".,") not in known)

@@ -1,0 +1,41 @@
+"""What a question asks for (kg/retrieve/question.py)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kg.retrieve.question import parse_question, stem, terms
+
+
+def test_inflections_meet() -> None:
+    assert {stem(w) for w in ("weigh", "weighed", "weighs", "weighing", "weight")} == {"weigh"}
+    assert stem("based") == stem("base") and stem("times") == stem("time")
+    assert terms("The machine weighed 27 tonnes") >= {"weigh", "machin"} and "the" not in terms("the")
+
+
+def test_answer_kinds_and_topic_words() -> None:
+    cases = {"How much did ENIAC weigh?": "quantity", "How many tubes did it use?": "quantity",
+             "When was EDVAC delivered?": "date", "In what year was he born?": "date", "Who designed Colossus?": "person",
+             "Where was ENIAC built?": "place", "Which city hosted it?": "place", "What is a transistor?": ""}
+    assert {q: parse_question(q).kind for q in cases} == cases
+    assert parse_question("How much did ENIAC weigh?").topic_words == {"weigh"}  # not the name, not the frame
+
+
+def test_a_claim_answers_with_the_words_and_a_value_of_the_kind_asked() -> None:
+    q = parse_question("How much did ENIAC weigh?")
+    assert q.answers("ENIAC weighed about 27 tonnes.", "quantity")
+    assert not q.answers("ENIAC was unveiled on February 15, 1946.", "date")  # not about weight
+    assert not q.answers("ENIAC's weight is disputed.", "fact")  # no amount
+    who = parse_question("Who designed Colossus?")
+    assert who.answers("Colossus was designed by Tommy Flowers.", "relation")
+    assert not who.answers("Colossus was designed in secret.", "fact")  # no name the question lacks
+    when = parse_question("When was EDVAC delivered?")
+    assert when.answers("EDVAC was delivered in August 1949.", "date")
+
+
+@given(st.text(max_size=80))
+def test_parse_question_never_fails_and_its_words_are_the_texts(text: str) -> None:
+    q = parse_question(text)
+    assert q.topic_words <= q.words == frozenset(terms(text))
+    assert q.kind in ("", "quantity", "date", "person", "place")
