@@ -39,6 +39,7 @@ from kg.graph.retrieval import (
     contradiction_rows,
     entity_claim_rows,
     entity_page_rows,
+    has_contradictions,
     source_claim_rows,
     source_slugs,
 )
@@ -145,6 +146,7 @@ class Navigator:
         self.walk = walk or GraphWalk(store)  # reads the graph on the first question
         self._names: dict[str, set[str]] | None = None
         self._entities: dict[str, dict[str, Any]] = {}
+        self._has_contradictions: bool | None = None
 
     # the index --------------------------------------------------------------------------
 
@@ -293,9 +295,16 @@ class Navigator:
         pages += [f"sources/{slugs[p]}" for p in sources[:10] if p in slugs]
         pages += sorted(page_score, key=lambda p: (-page_score[p], p))
         names = {e: (self._entities.get(e) or {}).get("name") or e for e in ranked_entities[:10]}
-        conflicts = [(r["first"], r["second"], float(r["confidence"] or 0)) for r in contradiction_rows(self.store, [c.id for c in kept])]
+        conflicts = [(r["first"], r["second"], float(r["confidence"] or 0))
+                     for r in (contradiction_rows(self.store, [c.id for c in kept]) if self.has_contradictions() else [])]
         return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names,
                                 answer_kind=asked.kind, contradictions=conflicts)
+
+    def has_contradictions(self) -> bool:
+        """Whether the graph has any CONTRADICTS edge (asked once: most questions then skip a query)."""
+        if self._has_contradictions is None:
+            self._has_contradictions = has_contradictions(self.store)
+        return self._has_contradictions
 
     def entity_claims(self, entities: list[str]) -> list[dict[str, Any]]:
         """Live claims about these entities: eid, id, text, conf."""
