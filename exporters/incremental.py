@@ -36,6 +36,7 @@ from kg.graph.pages import (
     entities_of_claims,
     mentioned_entities,
     mentioning_source_slugs,
+    retired_entities,
     source_slugs,
     source_slugs_of_claims,
 )
@@ -69,12 +70,25 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
     source_o = store.offsets("Source", changed_sources)
     touched = changed_claims(store, source_o)
     claim_o = sorted(touched.values()) or NO_OFFSETS
-    pages = {f"entities/{aliases.canon(e)}" for e in entities_of_claims(store, claim_o)}
+    claimed = set(entities_of_claims(store, claim_o))
+    pages = {f"entities/{aliases.canon(e)}" for e in claimed}
     pages |= {f"sources/{slug}" for slug in source_slugs_of_claims(store, claim_o)}
     pages |= {f"sources/{slug}" for slug in source_slugs(store, source_o)}
     # Entities the sources mention may have been updated (aliases, type, summary): those with a page.
     mentioned = {aliases.canon(e) for e in mentioned_entities(store, source_o)}
     pages |= {f"entities/{aliases.canon(e)}" for e in claimed_entities(store, store.offsets("Entity", aliases.expand(mentioned)))}
+    in_groups = sorted(aliases.expand({aliases.canon(e) for e in claimed | mentioned}))
+    if wiki is not None and any((wiki / f"entities/{e}.md").is_file() and aliases.canon(e) != e for e in in_groups):
+        raise WikiEdited("an entity joined another's group: its page and the links to it move")
+    retired = retired_entities(store, store.offsets("Entity", in_groups)) if wiki is not None and in_groups else []
+    for entity in retired:
+        # a retired entity that was its group's canonical one ("American" with "Americans": when the
+        # source saying "American" goes, the links to it move to "Americans"): render what links to it
+        page = f"entities/{entity}"
+        if wiki is not None and _had_group(wiki / f"{page}.md"):
+            parts = [wiki / f"{page}.md", *continuation_files(wiki, page)]
+            pages.add(page)
+            pages |= _page_kind(set().union(*(linking_pages(p.read_text(encoding="utf-8")) for p in parts)))
     if changed_entities:
         grouped = {aliases.canon(e) for e in changed_entities}
         shown = {aliases.canon(e) for e in claimed_entities(store, store.offsets("Entity", aliases.expand(grouped)))}
@@ -83,6 +97,16 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
             raise WikiEdited("an entity with a page joined another's group: its page and the links to it move")
         pages |= {f"entities/{e}" for e in shown}
     return pages
+
+
+def _had_group(page: Path) -> bool:
+    """Whether a rendered entity page lists aliases (its group's other names) in its front matter."""
+    if not page.is_file():
+        return False
+    with page.open(encoding="utf-8") as handle:
+        head = handle.read(4096)
+    aliases = re.search(r"^aliases: (.*)$", head, re.MULTILINE)
+    return aliases is not None and aliases.group(1).strip() not in ("[]", "")
 
 
 def _page_kind(pages: set[str]) -> set[str]:

@@ -171,3 +171,37 @@ def test_expletive_it_and_named_descriptions_are_not_references() -> None:
     believed = quoted(r, "It is believed")
     assert believed.subject == "ENIAC" and believed.text == believed.quotes[0]  # it names ENIAC already
     assert quoted(r, "The city of").subject == "Philadelphia"
+
+
+def names_of(text: str) -> dict[str, str]:
+    return {e.name: e.type for e in extract(f"# Notes\n\n{text}\n").entities}
+
+
+def test_nationalities_are_entities_but_never_subjects() -> None:
+    r = extract("# Physics\n\nAmerican physicist Richard Feynman won the Nobel Prize in 1965. Willi Schneider is a "
+                "German skeleton racer.\n")
+    assert entity(r, "American").type == entity(r, "German").type == "nationality"
+    assert quoted(r, "American physicist").subject == "Richard Feynman"
+
+
+def test_roles_titles_and_offices_are_not_part_of_the_name() -> None:
+    names = names_of("Vice Admiral James Greer met Prime Minister Tony Blair. He was the Speaker of the House of "
+                     "Commons until 2001. In 2003 the Governor of Texas agreed.")
+    assert names.get("James Greer") == "person" and names.get("Tony Blair") == "person"
+    assert "House of Commons" in names and "Texas" in names
+    assert not any(n.startswith(("Vice", "Prime", "Speaker", "Governor")) for n in names)
+
+
+def test_names_with_particles_ampersands_abbreviations_and_accents() -> None:
+    names = names_of("Mumford & Sons played in Sogn og Fjordane. The People's Republic of China joined the Second "
+                     "Vatican Council talks. U.S. Route 20 passes Çaykur Rizespor's stadium. She won the Grammy Award "
+                     "for Best Latin Pop Album at the 2002 Winter Olympics gala.")
+    for name in ("Mumford & Sons", "Sogn og Fjordane", "People's Republic of China", "Second Vatican Council",
+                 "U.S. Route 20", "Çaykur Rizespor", "Grammy Award for Best Latin Pop Album", "2002 Winter Olympics"):
+        assert name in names, (name, sorted(names))
+
+
+def test_quoted_titles_are_names_and_quoted_speech_is_not() -> None:
+    names = names_of('The band released "I Understand" in 1965. He said "We will win this war" to the crowd.')
+    assert names.get("I Understand") == "work"
+    assert not any("win" in n for n in names)

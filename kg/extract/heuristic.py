@@ -28,12 +28,53 @@ from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, Extract
 from kg.names import name_key, name_variants
 from kg.text import PlainText, sentences, to_plain
 
-# A capitalised word (a possessive 's ends it: "Cambridge's EDSAC" is two names) or an initial.
-_CAP_TOKEN = r"(?:[A-Z]\.(?=\s)|[A-Z][\w&-]*(?:['’](?!s\b)\w+)*)"  # an initial first: "Bruce R. Lindsey"
+# Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
+_UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
+# A name's words: an abbreviation ("U.S. Route 20", "St. Louis River"), a possessive that is part
+# of a name ("People's Republic"; otherwise 's ends a name: "Cambridge's EDSAC" is two), an
+# initial ("Bruce R. Lindsey") or a capitalised word.
+_CAP_TOKEN = (
+    rf"(?:(?:[{_UPPER}]\.){{2,}}|(?:St|Mt|Ft|Jr|Sr|Co|Bros|Inc|Ltd)\.|"
+    rf"(?:{'|'.join(sorted(V.NAMING_POSSESSORS))})['’]s(?=[ \t]+[{_UPPER}])|"
+    rf"[{_UPPER}]\.(?=\s)|[{_UPPER}][\w&-]*(?:['’](?!s\b)\w+)*)"
+)
+# Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
+# ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
+_JOIN = rf"(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&)[ \t]+)*|[ \t]+[-–][ \t]+)"
 _CAP_SEQ = re.compile(
-    rf"(?<![\w'’-]){_CAP_TOKEN}(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))})[ \t]+)*{_CAP_TOKEN})*"
+    rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_CAP_TOKEN})*"  # "20th Century Fox"
     r"(?:[ \t]+\d+[A-Za-z]?(?![\w,.]\d))?"  # "Intel 4004", "Mark 1": a number only at the end
 )
+_YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}[ \t]+(?={_CAP_TOKEN})")
+
+
+def _name_spans(sentence: str) -> list[tuple[int, int]]:
+    """Where the capitalised names of a sentence are: _CAP_SEQ's matches, a year before one kept
+    (dropped later unless the name is an event's), and two joined by "for"/"on" after an
+    institution or award ("Committee on Antarctic Names")."""
+    spans: list[tuple[int, int]] = []
+    years = {m.end(): m.start() for m in _YEAR_FIRST.finditer(sentence)}
+    for match in _CAP_SEQ.finditer(sentence):
+        start, end = years.get(match.start(), match.start()), match.end()
+        if spans:
+            gap = sentence[spans[-1][1] : start]
+            last = sentence[spans[-1][0] : spans[-1][1]].split()[-1].lower()
+            if last in _JOINED_BY_FOR and re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", gap):
+                spans[-1] = (spans[-1][0], end)
+                continue
+        spans.append((start, end))
+    return spans
+_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+_NOT_NAME_ENDS = {"he", "she", "it", "they", "we", "his", "her", "its", "their", "this", "that", "these", "those",
+                  "there", "after", "before", "when", "while", "then", "but", "and", "or", "so", "-", "&"}
+_YEAR_NAMED = {"olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
+               "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit"}
+# "Grammy Award for Best Latin Pop Album", "Advisory Committee on Antarctic Names": one name
+_JOINED_BY_FOR = {"award", "awards", "prize", "medal", "committee", "commission", "council", "hospital", "institute",
+                  "centre", "center", "society", "association", "foundation", "fund", "school", "academy", "office",
+                  "ministry", "department", "museum", "league", "union", "party", "movement", "campaign", "order"}
+_COMMA_QUALIFIED = re.compile(rf"([{_UPPER}][^,()]{{0,60}}?), ((?:[{_UPPER}][\w.’'-]*)(?: [{_UPPER}][\w.’'-]*){{0,2}})")
+_QUOTED = re.compile(r'(?:"([^"\n]{1,80})"|“([^”\n]{1,80})”)')
 _ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
 _DEFINED_TERM = re.compile(
     r"^(?:The|A|An)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})\s+(?:is|are|was|were)\s+(?:a|an|the)\b"
@@ -206,6 +247,9 @@ class HeuristicExtractor(Extractor):
         text = " ".join(heading.split()).strip()
         if not text or name_key(text) in V.GENERIC_HEADINGS or len(text) > 100:
             return None
+        place = _COMMA_QUALIFIED.fullmatch(text)
+        if place:  # a page title "Westmere, New York": the name is "Westmere", the title an alias
+            return registry.add(place.group(1), _guess_type(place.group(1)), alias=text)
         return _add_term(text, registry)
 
     def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: _Registry) -> None:
@@ -230,28 +274,43 @@ class HeuristicExtractor(Extractor):
             if used:
                 long_form = " ".join(words[-used:])
                 registry.add(long_form, _guess_type(long_form), alias=acronym)
+        for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
+            title = _quoted_title(match.group(1) or match.group(2) or "")
+            if title and not in_code(match.start(), match.end()):
+                registry.add(title, "work")
         mid_sentence_caps: set[str] = set()
         candidates: list[tuple[str, bool, str]] = []
         for start, end in spans:
             sentence = text[start:end]
-            for match in _CAP_SEQ.finditer(sentence):
-                if in_code(start + match.start(), start + match.end()):
+            for m_start, m_end in _name_spans(sentence):
+                if in_code(start + m_start, start + m_end):
                     continue
-                name = self._trim_name(match.group(0))
+                name, role, nationality = _split_name(self._trim_name(sentence[m_start:m_end]))
+                if nationality:  # "German Chancellor Angela Merkel": a nationality, then a name
+                    registry.add(nationality, "nationality")
                 if not name:
                     continue
-                at_start = sentence[: match.start()].strip() == "" or sentence[: match.start()].strip().lower() in V.STOP_CAPS
-                after = re.sub(r"^\s*\([^)]*\)", "", sentence[match.end() :])  # "Wangliang (望梁) is a town"
+                if role:
+                    registry.add(name, role)
+                    continue
+                opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
+                at_start = opening == "" or opening.lower() in V.STOP_CAPS
+                after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
                 follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
                     mid_sentence_caps.add(name_key(name))  # "Colossus was ..." is a name
-                candidates.append((name, at_start, sentence[: match.start()]))
+                candidates.append((name, at_start, sentence[:m_start]))
             defined = _DEFINED_TERM.match(sentence)
             if defined and defined.group(1).split()[-1] not in _GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
                 registry.add(defined.group(1), "concept")
         lowercase_words = {w for w in re.findall(r"(?<![\w'’-])[a-z][a-z-]+", text)}
         for name, at_start, before in candidates:
+            if name.lower() in V.NATIONALITIES or (name.endswith("s") and name[:-1].lower() in V.NATIONALITIES):
+                registry.add(name, "nationality")
+                continue
             single = " " not in name
+            if single and name.lower().strip(".") in V.ROLES:
+                continue  # "Prime minister Benazir Bhutto": a role, not a name
             plain_word = name[1:].islower() and not any(c.isdigit() for c in name)
             if single and plain_word and (
                 (at_start and name_key(name) not in mid_sentence_caps)  # a capitalised sentence opener
@@ -267,9 +326,13 @@ class HeuristicExtractor(Extractor):
         words = name.replace("’", "'").split()
         while words and (words[0].lower().strip(".") in V.STOP_CAPS or words[0].lower() in V.NAME_PARTICLES
                          or _is_section_label(words[0])):
+            if len(words) > 1 and words[0].lower() in _ORDINAL_WORDS and words[1][:1].isupper():
+                break  # "Second Vatican Council", "Third Republic" (a sentence's "First, ..." has its comma)
             words.pop(0)
-        while words and words[-1].lower() in V.NAME_PARTICLES:
-            words.pop()
+        while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
+            words.pop()  # "River Plate He moved ...": a sentence the splitter missed
+        if words and re.fullmatch(r"\d{4}", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):
+            words.pop(0)  # a year names "2002 Winter Olympics", not "1998 Toyota"
         if not words:
             return ""
         name = " ".join(words)
@@ -295,7 +358,9 @@ class HeuristicExtractor(Extractor):
             return None
         mentions = finder.find(sentence)
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.
-        outside = [m for m in mentions if sentence.count("(", 0, m.start) <= sentence.count(")", 0, m.start)]
+        # A nationality ("American physicist ...") is never the subject either.
+        outside = [m for m in mentions if sentence.count("(", 0, m.start) <= sentence.count(")", 0, m.start)
+                   and registry.entities[m.key].type != "nationality"]
         first_word = words[0].lower().strip(",")
         reference = reference_at_start(words, _is_verb)
         topic = referents[0] if referents else None
@@ -515,6 +580,51 @@ def _add_term(term: str, registry: _Registry, before: str = "") -> str | None:
         type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else _guess_type(qualified.group(1), before)
         return registry.add(qualified.group(1), type_, alias=text)
     return registry.add(text, _guess_type(text, before))
+
+
+_PRONOUN_OPENERS = {"i", "we", "you", "he", "she", "it", "they", "this", "that", "there", "what", "how", "why"}
+
+
+def _quoted_title(inner: str) -> str | None:
+    """A quoted span that reads as a title: 1-8 words, capitalised, not a quoted sentence ("We will
+    win" is speech; "I Understand" and "Aprite le finestre" are titles)."""
+    inner = inner.strip(" ,.;:")
+    words = inner.split()
+    if not 1 <= len(words) <= 8 or not inner[:1].isupper() or re.search(r"[.!?;:]\s", inner):
+        return None
+    title_case = all(w[:1].isupper() or len(w) <= 3 for w in words)
+    if not title_case and (words[0].lower() in _PRONOUN_OPENERS or len(words) > 4):
+        return None
+    if len(words) == 1 and words[0].lower() in V.STOP_CAPS:
+        return None
+    return inner
+
+
+def _split_name(name: str) -> tuple[str, str, str]:
+    """(name, type it is known to have, a nationality before it): "Vice Admiral James Greer" ->
+    ("James Greer", "person", ""), "Speaker of the House of Commons" -> ("House of Commons", "", ""),
+    "German Chancellor Angela Merkel" -> ("Angela Merkel", "person", "German")."""
+    words = name.split()
+    nationality = ""
+    if len(words) > 2 and words[0].lower() in V.NATIONALITIES and words[1].lower().strip(".") in V.ROLES:
+        nationality, words = words[0], words[1:]  # not "Soviet Union", "British Army"
+    roles = 0
+    while roles < len(words) - 1 and words[roles].lower().strip(".") in V.ROLES:
+        roles += 1
+    if not roles:
+        return " ".join(words) if nationality else name, "", nationality
+    rest = words[roles:]
+    if rest[0] == "of" and len(rest) > 1:  # "Governor of Texas", "Speaker of the House of Commons"
+        if not all(w.lower().strip(".") in V.OFFICES for w in words[:roles]):
+            return name, "", ""
+        rest = rest[2:] if rest[1] in ("the", "The") and len(rest) > 2 else rest[1:]
+        return (" ".join(rest), "", nationality) if rest[0][:1].isupper() else (name, "", "")
+    lowered = [w.lower() for w in rest]
+    person_like = len(rest) >= 2 and "of" not in lowered and not any(
+        w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered)
+    if person_like:
+        return " ".join(rest), "person", nationality
+    return " ".join(words), "", nationality
 
 
 def _is_section_label(word: str) -> bool:

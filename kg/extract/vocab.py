@@ -25,7 +25,11 @@ GENERIC_HEADINGS = SECTION_WORDS | {
     "features", "specifications", "reception", "trivia", "gallery", "personal life", "later life", "todo",
     "open questions", "questions", "key points", "takeaways", "highlights", "quotes", "next steps",
 }
-NAME_PARTICLES = {"of", "the", "de", "da", "del", "der", "di", "du", "van", "von", "la", "le", "y", "bin", "al"}
+NAME_PARTICLES = {"of", "the", "de", "da", "del", "der", "di", "du", "van", "von", "la", "le", "y", "bin", "al", "an", "am",
+                  "og", "och", "und", "des", "dos", "das", "do", "los", "las", "el", "zu", "zum", "zur", "ter", "ten", "et"}
+# Possessives that belong to a name: "People's Republic", "Queen's University".
+NAMING_POSSESSORS = {"People", "Children", "Women", "Men", "Workers", "Queen", "King", "Lord", "Saint", "Farmers",
+                     "Citizens", "Nations", "Veterans", "Christ", "Mother", "Father", "Devil", "Writers", "Artists"}
 
 ORG_WORDS = set(
     ["inc", "corp", "corporation", "company", "co", "ltd", "llc", "plc", "university", "institute", "institution", "laboratory", "laboratories", "labs", "lab", "society", "agency", "department", "association", "bank", "college", "school", "council", "committee", "foundation", "group", "navy", "army", "office", "ministry", "bureau", "commission", "academy", "museum", "library", "hospital", "church", "party", "club", "team", "records", "studios", "press"]
@@ -120,6 +124,44 @@ AUXILIARIES = set(
     ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly", "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its", "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who", "first"]
 )
 PRONOUN_STARTS = {"it", "he", "she", "they", "this", "these", "its", "his", "her", "their", "that", "those"}
+# Nationality adjectives: named entities of their own ("a German skeleton racer"), never a claim's
+# subject. The common ones; a list, since "-ian" also ends first names ("Brian", "Julian").
+NATIONALITIES = set(
+    ["afghan", "albanian", "algerian", "american", "andorran", "angolan", "argentine", "argentinian", "armenian",
+     "australian", "austrian", "azerbaijani", "bahraini", "bangladeshi", "belarusian", "belgian", "bolivian",
+     "bosnian", "brazilian", "british", "bulgarian", "burmese", "cambodian", "cameroonian", "canadian", "catalan",
+     "chilean", "chinese", "colombian", "congolese", "croatian", "cuban", "cypriot", "czech", "danish", "dutch",
+     "ecuadorian", "egyptian", "english", "estonian", "ethiopian", "european", "filipino", "finnish", "flemish",
+     "french", "georgian", "german", "ghanaian", "greek", "guatemalan", "haitian", "hawaiian", "honduran",
+     "hungarian", "icelandic", "indian", "indonesian", "iranian", "iraqi", "irish", "israeli", "italian",
+     "jamaican", "japanese", "jordanian", "kazakh", "kenyan", "korean", "kosovar", "kurdish", "kuwaiti", "latvian",
+     "lebanese", "liberian", "libyan", "lithuanian", "luxembourgish", "macedonian", "malaysian", "maltese",
+     "mexican", "moldovan", "mongolian", "montenegrin", "moroccan", "nepalese", "nigerian", "norwegian",
+     "pakistani", "palestinian", "panamanian", "paraguayan", "persian", "peruvian", "polish", "portuguese",
+     "puerto rican", "romanian", "russian", "rwandan", "salvadoran", "saudi", "scottish", "senegalese", "serbian",
+     "singaporean", "slovak", "slovenian", "somali", "south african", "soviet", "spanish", "sri lankan", "sudanese",
+     "swedish", "swiss", "syrian", "taiwanese", "tamil", "thai", "tibetan", "tunisian", "turkish", "ugandan",
+     "ukrainian", "uruguayan", "uzbek", "venezuelan", "vietnamese", "welsh", "yemeni", "zimbabwean", "african",
+     "asian", "arab", "latin american", "scandinavian", "byzantine", "ottoman", "yugoslav", "bavarian",
+     "prussian", "texan", "californian", "parisian", "roman", "hindi", "bengali", "punjabi", "urdu", "hebrew"]
+)
+# Offices and ranks before a person's name ("Vice Admiral James Greer") or before "of" ("Speaker of
+# the House of Commons"): the name is what follows.
+ROLES = set(
+    ["president", "vice", "prime", "minister", "governor", "mayor", "speaker", "senator", "chancellor", "secretary",
+     "admiral", "commander", "colonel", "lieutenant", "sergeant", "captain", "general", "king", "queen", "prince",
+     "princess", "duke", "duchess", "earl", "count", "baron", "bishop", "archbishop", "cardinal", "pope", "emperor",
+     "empress", "chairman", "chairwoman", "chief", "justice", "judge", "sir", "dame", "lord", "lady", "dr", "mr",
+     "mrs", "ms", "prof", "professor", "rev", "reverend", "coach", "representative", "congressman",
+     "congresswoman", "ambassador", "deputy", "premier", "sheriff", "marshal", "rear", "director", "managing",
+     "leader", "head", "dean", "rector", "founder", "commissioner", "executive", "assistant", "associate",
+     "officer", "attorney", "solicitor", "treasurer", "provost", "superintendent", "inspector"]
+)
+# The roles whose "<role> of X" names X ("Governor of Texas"), unlike "King of the Hill".
+OFFICES = {"president", "vice", "prime", "minister", "governor", "mayor", "speaker", "senator", "chancellor",
+           "secretary", "premier", "ambassador", "chief", "deputy", "chairman", "chairwoman", "director", "managing",
+           "leader", "head", "dean", "rector", "founder", "commissioner", "executive", "assistant", "associate",
+           "attorney", "solicitor", "treasurer", "provost", "superintendent", "inspector", "general", "professor"}
 DEMONYMS = set(
     ["american", "british", "english", "french", "german", "italian", "spanish", "russian", "chinese", "japanese", "european", "african", "asian", "canadian", "australian", "indian", "dutch", "swedish", "norwegian", "danish", "finnish", "polish", "greek", "roman", "irish", "scottish", "welsh"]
 )

@@ -242,6 +242,12 @@ def claimed_entities(store: Store, entity_offsets: list[int]) -> list[str]:
     return [r["id"] for r in store.query(_ENTITIES_WITH_CLAIMS, {"o": entity_offsets})]
 
 
+def retired_entities(store: Store, entity_offsets: list[int]) -> list[str]:
+    """The ids of those of these entities that are retired (no live claim or mention left)."""
+    return [r["id"] for r in store.query("MATCH (e:Entity) WHERE offset(id(e)) IN $o AND e.status = 'retired' "
+                                         "RETURN e.id AS id ORDER BY id", {"o": entity_offsets})]
+
+
 def log_entry_count(store: Store) -> int:
     """The number of log entries."""
     return store.query("MATCH (l:LogEntry) RETURN count(*) AS n")[0]["n"]
