@@ -119,6 +119,7 @@ class _Registry:
     def __init__(self) -> None:
         self.entities: dict[str, _Entity] = {}
         self.alias_to_key: dict[str, str] = {}
+        self.kept: set[str] = set()  # keys of names inside longer names, kept though never mentioned alone
 
     def key_of(self, name: str) -> str | None:
         for key in name_variants(name_key(name)):  # "Transistors" -> "transistor"
@@ -227,7 +228,7 @@ class HeuristicExtractor(Extractor):
         entities = [
             ExtractedEntity(name=e.name, type=e.type, aliases=sorted(e.aliases), description=e.description)
             for key, e in registry.entities.items()
-            if key in used or e.aliases or e.description
+            if key in used or key in registry.kept or e.aliases or e.description
         ]
         return ExtractionResult(entities=entities, claims=claims)
 
@@ -285,13 +286,14 @@ class HeuristicExtractor(Extractor):
             for m_start, m_end in _name_spans(sentence):
                 if in_code(start + m_start, start + m_end):
                     continue
-                name, role, nationality = _split_name(self._trim_name(sentence[m_start:m_end]))
-                if nationality:  # "German Chancellor Angela Merkel": a nationality, then a name
-                    registry.add(nationality, "nationality")
+                name, known_type, inner, inner_type = _split_name(self._trim_name(sentence[m_start:m_end]))
+                # "German Chancellor Angela Merkel", "Governor of Texas": a name in the name
+                if inner and (kept := registry.add(inner, inner_type or _guess_type(inner))):
+                    registry.kept.add(kept)
                 if not name:
                     continue
-                if role:
-                    registry.add(name, role)
+                if known_type:
+                    registry.add(name, known_type)
                     continue
                 opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
                 at_start = opening == "" or opening.lower() in V.STOP_CAPS
@@ -600,10 +602,11 @@ def _quoted_title(inner: str) -> str | None:
     return inner
 
 
-def _split_name(name: str) -> tuple[str, str, str]:
-    """(name, type it is known to have, a nationality before it): "Vice Admiral James Greer" ->
-    ("James Greer", "person", ""), "Speaker of the House of Commons" -> ("House of Commons", "", ""),
-    "German Chancellor Angela Merkel" -> ("Angela Merkel", "person", "German")."""
+def _split_name(name: str) -> tuple[str, str, str, str]:
+    """(name, type it is known to have, another name in it, that one's type): "Vice Admiral James
+    Greer" -> ("James Greer", "person", "", ""); "German Chancellor Angela Merkel" -> ("Angela Merkel",
+    "person", "German", "nationality"); "Speaker of the House of Commons" -> (itself, "office",
+    "House of Commons", "") (an office is a name of its own, and so is what it is of)."""
     words = name.split()
     nationality = ""
     if len(words) > 2 and words[0].lower() in V.NATIONALITIES and words[1].lower().strip(".") in V.ROLES:
@@ -612,19 +615,20 @@ def _split_name(name: str) -> tuple[str, str, str]:
     while roles < len(words) - 1 and words[roles].lower().strip(".") in V.ROLES:
         roles += 1
     if not roles:
-        return " ".join(words) if nationality else name, "", nationality
+        return " ".join(words), "", nationality, "nationality" if nationality else ""
     rest = words[roles:]
     if rest[0] == "of" and len(rest) > 1:  # "Governor of Texas", "Speaker of the House of Commons"
         if not all(w.lower().strip(".") in V.OFFICES for w in words[:roles]):
-            return name, "", ""
+            return name, "", "", ""
         rest = rest[2:] if rest[1] in ("the", "The") and len(rest) > 2 else rest[1:]
-        return (" ".join(rest), "", nationality) if rest[0][:1].isupper() else (name, "", "")
+        office = " ".join(words)
+        return (office, "office", " ".join(rest), "") if rest[0][:1].isupper() else (name, "", "", "")
     lowered = [w.lower() for w in rest]
     person_like = len(rest) >= 2 and "of" not in lowered and not any(
         w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered)
     if person_like:
-        return " ".join(rest), "person", nationality
-    return " ".join(words), "", nationality
+        return " ".join(rest), "person", nationality, "nationality" if nationality else ""
+    return " ".join(words), "", nationality, "nationality" if nationality else ""
 
 
 def _is_section_label(word: str) -> bool:

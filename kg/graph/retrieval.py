@@ -146,10 +146,10 @@ def mentioning_source_rows(store: Store, entity: str, limit: int) -> list[Row]:
 
 
 def entity_page_rows(store: Store) -> list[Row]:
-    """Entities that have a page (at least one claim): id, name, aliases, summary."""
+    """Entities that have a page (at least one claim): id, name, aliases, summary, type."""
     return store.table(
         "MATCH (e:Entity) WHERE EXISTS { MATCH (:Claim)-[:ABOUT]->(e) } "
-        "RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.summary AS summary").to_pylist()
+        "RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.summary AS summary, e.type AS type").to_pylist()
 
 
 def entity_claim_rows(store: Store, entities: Sequence[str]) -> list[Row]:
@@ -222,8 +222,9 @@ def source_slugs(store: Store, paths: Sequence[str]) -> dict[str, str]:
 
 
 def entity_name_table(store: Store) -> pa.Table:
-    """Every entity: columns id, name, aliases, by id."""
-    return store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases ORDER BY id")
+    """Every entity: columns id, name, aliases, type, by id."""
+    return store.table("MATCH (e:Entity) RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.type AS type "
+                       "ORDER BY id")
 
 
 def compiled_source_table(store: Store) -> pa.Table:

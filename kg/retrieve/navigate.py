@@ -48,7 +48,7 @@ from kg.kb import KnowledgeBase
 from kg.names import name_key
 from kg.retrieve.question import parse_question, terms
 from kg.retrieve.search import Hit, Searcher
-from kg.retrieve.walk import GraphWalk, WalkResult
+from kg.retrieve.walk import OFF_WALK_TYPES, GraphWalk, WalkResult
 from kg.text import QUESTION_STOPWORDS
 
 DEFAULT_BUDGET = 2000
@@ -156,6 +156,8 @@ class Navigator:
             names: dict[str, set[str]] = defaultdict(set)
             for row in entity_page_rows(self.store):
                 self._entities[row["id"]] = row
+                if row.get("type") in OFF_WALK_TYPES:
+                    continue  # a nationality named in a question is no entity to drill into (a hub)
                 for name in (row["name"], *(row["aliases"] or [])):
                     key = name_key(name)
                     if key and (len(key) >= 4 or (len(key) >= 2 and name.isupper())) and key not in QUESTION_STOPWORDS:

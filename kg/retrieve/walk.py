@@ -55,6 +55,8 @@ _WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
 _EDGE_PUNCT = ".,?!;:\"'’()"
 _TRAILING_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
 
+OFF_WALK_TYPES = frozenset({"nationality"})  # entity types that are not walked (see load_walk_graph)
+
 
 @dataclass(frozen=True)
 class WalkSettings:
@@ -155,8 +157,13 @@ def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
     entity_node = {entity: i for i, entity in enumerate(entity_ids)}
     source_node = {path: len(entity_ids) + i for i, path in enumerate(source_paths)}
 
+    # Nationalities ("American") connect everything said about a country's people: hubs that would
+    # draw the walk away from the question's own entities. They stay out of it.
+    off_walk = {i for i, type_ in enumerate(entities.column("type").to_pylist()) if type_ in OFF_WALK_TYPES}
     names: dict[str, set[int]] = defaultdict(set)
     for node, (name, aliases) in enumerate(zip(entity_names, entities.column("aliases").to_pylist(), strict=True)):
+        if node in off_walk:
+            continue
         for value in (name, *(aliases or [])):
             if key := name_key(value or ""):
                 names[key].add(node)
@@ -169,7 +176,7 @@ def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
     weights: list[float] = []
 
     def edge(a: int, b: int, weight: float) -> None:
-        if weight <= 0:  # a kind of edge switched off: not even a neighbour (degree)
+        if weight <= 0 or a in off_walk or b in off_walk:  # switched off: not even a neighbour (degree)
             return
         rows.append(a)
         cols.append(b)
@@ -306,7 +313,7 @@ class GraphWalk:
 # database files' signature (`Store.file_signature`) and the walk settings; loaded only when both
 # still match, else read again and saved again. A damaged or unwritable cache is read around.
 
-FORMAT = "kg-walk-graph 1"
+FORMAT = "kg-walk-graph 2"  # 2: nationalities left out
 _SEP = "\0"  # in no entity id, name, source path or name key
 
 
