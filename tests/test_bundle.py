@@ -229,3 +229,24 @@ def test_export_defaults_shard_id_and_key(compiled: KnowledgeBase, tmp_path: Pat
     assert json.loads(output)["shard_id"] == compiled.root.name
     assert run("bundle", "verify", str(tmp_path / "b2"), "--key",
                str(tmp_path / "config" / "kg" / dsse.PUBLIC_KEY_FILE))[0] == 0
+
+
+@pytest.mark.parametrize("statement", [
+    [], {"predicate": "x"}, {"predicate": {"buildDefinition": {"internalParameters": {"bundleFormat": True}}}},
+    {"_type": "https://in-toto.io/Statement/v1", "subject": "claims.parquet",
+     "predicate": {"buildDefinition": {"internalParameters": {"bundleFormat": 1}, "resolvedDependencies": [{"uri": []}]}}},
+    {"subject": [{"name": "../x", "digest": {"sha256": "0"}}, 3],
+     "predicate": {"buildDefinition": {"internalParameters": {"bundleFormat": 1}}}},
+])
+def test_odd_signed_statements_are_failures_not_crashes(statement: object, keys: dict[str, Path], tmp_path: Path) -> None:
+    payload = json.dumps(statement).encode()
+    envelope = dsse.sign(payload, bundle.PAYLOAD_TYPE, dsse.load_private(keys["private"]))
+    (tmp_path / "bundle.dsse.json").write_bytes(dsse.envelope_bytes(envelope))
+    report = bundle.verify(tmp_path, keys["public"])
+    assert not report.valid and report.failures
+
+
+def test_export_without_a_graph_says_to_compile(kb: KnowledgeBase, keys: dict[str, Path], tmp_path: Path) -> None:
+    code, output = run("bundle", "export", str(tmp_path / "b"), "--kb", str(kb.root), "--key", str(keys["private"]))
+    assert code == 1 and "kg compile" in output
+    assert not (tmp_path / "b").exists()

@@ -268,7 +268,11 @@ def verify(folder: Path, key_path: Path | None = None) -> VerifyReport:
 
     # Every file's digest.
     subjects: dict[str, str] = {}
-    for item in stmt.get("subject") or []:
+    listed = stmt.get("subject")
+    if not isinstance(listed, list):
+        fail(f"{ENVELOPE}: the statement has no list of subjects; {redo}.")
+        listed = []
+    for item in listed:
         name, digest = _get(item, "name"), _get(item, "digest", "sha256")
         if not isinstance(name, str) or not isinstance(digest, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
             fail(f"{ENVELOPE}: a subject is malformed ({item!r}); {redo}.")
@@ -280,7 +284,8 @@ def verify(folder: Path, key_path: Path | None = None) -> VerifyReport:
         if not path.is_file():
             fail(f"{name} is missing (the signed statement lists it); {redo}.")
             continue
-        actual = _sha256(path.read_bytes())
+        with path.open("rb") as fh:
+            actual = hashlib.file_digest(fh, "sha256").hexdigest()
         if actual != digest:
             fail(f"{name} was altered: its sha256 is {actual}, the signed statement says {digest}. Do not load it; {redo}.")
         else:
@@ -295,7 +300,11 @@ def verify(folder: Path, key_path: Path | None = None) -> VerifyReport:
 
     # Every evidence row's source hash is among resolvedDependencies.
     dependencies = _get(stmt, "predicate", "buildDefinition", "resolvedDependencies")
-    known = {(d.get("uri"), _get(d, "digest", "sha256")) for d in dependencies or [] if isinstance(d, dict)}
+    if not isinstance(dependencies, list):
+        fail(f"{ENVELOPE}: the statement has no resolvedDependencies; {redo}.")
+        dependencies = []
+    known = {(d.get("uri"), _get(d, "digest", "sha256")) for d in dependencies
+             if isinstance(d, dict) and isinstance(d.get("uri"), str) and isinstance(_get(d, "digest", "sha256"), str)}
     if file_name("evidence") in intact:
         try:
             rows = pq.read_table(folder / file_name("evidence"), columns=["source_path", "source_sha256"]).to_pylist()
