@@ -475,3 +475,24 @@ def export_slides(kb: KnowledgeBase, page: str, path: Path) -> Any:
     if kb.wiki.resolve() not in source.parents or not source.is_file():
         raise QueryError(f"No wiki page {page!r}: give an entity or answer page such as entities/<id> or answers/<id>.")
     return slides(source.read_text(encoding="utf-8"), name, target)
+
+
+def bundle_keygen(folder: Path | None = None) -> tuple[Path, Path, str]:
+    """A new Ed25519 key pair for signing bundles: (private key, public key, key id)."""
+    from kg.share.bundle import keygen
+
+    return keygen(folder)
+
+
+def bundle_export(kb: KnowledgeBase, folder: Path, key: Path | None = None, shard_id: str | None = None) -> Any:
+    """The knowledge base's compiled knowledge as a signed shard bundle in folder (new or empty)."""
+    from kg.share.bundle import export
+
+    return export(kb, folder, key, shard_id)
+
+
+def bundle_verify(folder: Path, key: Path | None = None) -> Any:
+    """Check a bundle's format, signature, file digests and evidence sources (a report, never raises)."""
+    from kg.share.bundle import verify
+
+    return verify(folder, key)

@@ -64,6 +64,10 @@ min_confidence = 0.0
 # the sources past their limit and `kg lint` lists them.
 # "news/**" = "30d"
 # "policies/**" = "365d"
+
+[bundle]
+# This knowledge base's id as a shard (`kg bundle export`; default: the folder's name).
+# shard_id = "lab-a"
 """
 
 
@@ -111,6 +115,8 @@ class Config:
     min_confidence: float = 0.0
     #: Glob over raw/ paths -> the age in days a source may reach ([freshness]).
     freshness: dict[str, int] = field(default_factory=dict)
+    #: The shard id `kg bundle export` writes as the builder ('': the knowledge base folder's name).
+    shard_id: str = ""
 
     @classmethod
     def load(cls, path: Path) -> Config:
@@ -142,8 +148,11 @@ class Config:
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
             raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
         freshness = {str(pattern): _age_days(origin, str(pattern), value) for pattern, value in data.get("freshness", {}).items()}
+        shard_id = data.get("bundle", {}).get("shard_id", "")
+        if not isinstance(shard_id, str) or shard_id != shard_id.strip() or any(ch.isspace() for ch in shard_id):
+            raise ConfigError(f"{origin}: [bundle] shard_id must be a string without spaces, such as \"lab-a\".")
         return cls(compile=compile_cfg, llm=llm_cfg, authority=authority, single_valued=single_valued,
-                   min_confidence=min_confidence, freshness=freshness)
+                   min_confidence=min_confidence, freshness=freshness, shard_id=shard_id)
 
 
 _AGE = re.compile(r"\s*(\d+)\s*([dwmy]?)\s*", re.IGNORECASE)

@@ -43,3 +43,7 @@ class ExtractionError(KgError):
 
 class QueryError(KgError):
     """A Cypher query or a search was malformed."""
+
+
+class BundleError(KgError):
+    """A shard bundle cannot be read, or fails verification (`kg bundle verify`)."""

@@ -12,7 +12,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LAYERS = [
     ("kg", "kg.text", "kg.names", "kg.errors", "kg.config", "kg.models", "kg.kb", "kg.cache", "kg.embed"),
     ("kg.graph",), ("kg.extract",), ("kg.compile",), ("kg.llm",), ("kg.retrieve",), ("exporters",),
-    ("kg.maintain",), ("kg.learn",), ("kg.api",), ("kg.serve",), ("kg.cli",),
+    ("kg.maintain",), ("kg.learn",), ("kg.share",), ("kg.api",), ("kg.serve",), ("kg.cli",),
 ]
 CYPHER = re.compile(r"\b(MATCH|MERGE|CREATE|UNWIND|COPY)\s*[(\[]|\bMATCH\s+\(")
 
