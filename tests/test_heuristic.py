@@ -206,3 +206,9 @@ def test_quoted_titles_are_names_and_quoted_speech_is_not() -> None:
     names = names_of('The band released "I Understand" in 1965. He said "We will win this war" to the crowd.')
     assert names.get("I Understand") == "work"
     assert not any("win" in n for n in names)
+
+
+def test_a_pronoun_after_a_fronted_phrase_is_the_subject() -> None:
+    r = extract("# UNIVAC I\n\nThe UNIVAC I was sold in 1951. Unlike ENIAC, it was a stored-program machine.\n")
+    unlike = quoted(r, "Unlike ENIAC")
+    assert unlike.subject == "UNIVAC I" and unlike.text == "UNIVAC I: Unlike ENIAC, it was a stored-program machine."

@@ -130,3 +130,11 @@ def test_extractive_answer_says_when_no_claim_answers(compiled: KnowledgeBase) -
     answer = extractive_answer(navigate(compiled, "When did Colossus win a singing contest?", 2000))
     assert answer.text.startswith("None of the claims found states what the question asks (a date)")
     assert answer.claims and not any(c.answers for c in answer.claims)
+
+
+def test_a_both_question_gets_a_yes_or_no_from_each_things_claims(compiled: KnowledgeBase) -> None:
+    yes = extractive_answer(navigate(compiled, "Are ENIAC and EDVAC both electronic computers?", 2000))
+    assert yes.text.startswith("**Yes**, as far as the wiki says") and "ENIAC [" in yes.text and "EDVAC [" in yes.text
+    # "ENIAC was not a stored-program machine" and "Colossus was not ...": negated claims are no yes
+    no = extractive_answer(navigate(compiled, "Are ENIAC and Colossus both stored-program machines?", 2000))
+    assert no.text.startswith("**No**, as far as the wiki says: no claim about")

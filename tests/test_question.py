@@ -17,7 +17,8 @@ def test_inflections_meet() -> None:
 def test_answer_kinds_and_topic_words() -> None:
     cases = {"How much did ENIAC weigh?": "quantity", "How many tubes did it use?": "quantity",
              "When was EDVAC delivered?": "date", "In what year was he born?": "date", "Who designed Colossus?": "person",
-             "Where was ENIAC built?": "place", "Which city hosted it?": "place", "What is a transistor?": ""}
+             "Where was ENIAC built?": "place", "Which city hosted it?": "place", "What is a transistor?": "definition",
+             "Tell me about ENIAC": "", "What happens when water boils?": ""}
     assert {q: parse_question(q).kind for q in cases} == cases
     assert parse_question("How much did ENIAC weigh?").topic_words == {"weigh"}  # not the name, not the frame
 
@@ -30,6 +31,11 @@ def test_a_claim_answers_with_the_words_and_a_value_of_the_kind_asked() -> None:
     who = parse_question("Who designed Colossus?")
     assert who.answers("Colossus was designed by Tommy Flowers.", "relation")
     assert not who.answers("Colossus was designed in secret.", "fact")  # no name the question lacks
+    assert not who.answers("Design work on Colossus began in 1943.", "date")  # a sentence's first word is no name
+    assert not parse_question("How much did ENIAC weigh?").answers("ENIAC was one of the heaviest machines to weigh.")
+    assert not parse_question("How tall is the Eiffel Tower?").answers("The Eiffel Tower opened in 1889.", "date")
+    assert parse_question("What is ENIAC?").answers("ENIAC was the first general-purpose computer.", "definition")
+    assert parse_question("Where is Zürich?").words == {"zürich"}  # one word, not "z" and "rich"
     when = parse_question("When was EDVAC delivered?")
     assert when.answers("EDVAC was delivered in August 1949.", "date")
 
@@ -38,4 +44,4 @@ def test_a_claim_answers_with_the_words_and_a_value_of_the_kind_asked() -> None:
 def test_parse_question_never_fails_and_its_words_are_the_texts(text: str) -> None:
     q = parse_question(text)
     assert q.topic_words <= q.words == frozenset(terms(text))
-    assert q.kind in ("", "quantity", "date", "person", "place")
+    assert q.kind in ("", "definition", "quantity", "date", "person", "place")

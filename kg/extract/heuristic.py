@@ -23,7 +23,7 @@ from kg.extract.facets import (
     unit_of,
     validity,
 )
-from kg.extract.reference import reference_at_start, referent, standalone
+from kg.extract.reference import Reference, reference_at_start, referent, standalone
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
 from kg.names import name_key, name_variants
 from kg.text import PlainText, sentences, to_plain
@@ -364,10 +364,13 @@ class HeuristicExtractor(Extractor):
         outside = [m for m in mentions if sentence.count("(", 0, m.start) <= sentence.count(")", 0, m.start)
                    and registry.entities[m.key].type != "nationality"]
         first_word = words[0].lower().strip(",")
-        reference = reference_at_start(words, _is_verb)
+        reference = reference_at_start(words, _is_verb) or _fronted_pronoun(sentence)
         topic = referents[0] if referents else None
         if reference is not None:
-            topic = referent(reference, [(k, registry.entities[k].type, registry.entities[k].name) for k in referents]) or topic
+            fitting = referent(reference, [(k, registry.entities[k].type, registry.entities[k].name) for k in referents])
+            if fitting is None:  # nothing at hand fits ("He" after a band): keep the subject, name it as a prefix
+                reference = Reference(reference.kind, reference.words, reference.wants, False)
+            topic = fitting or topic
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
@@ -585,6 +588,20 @@ def _add_term(term: str, registry: _Registry, before: str = "") -> str | None:
 
 
 _PRONOUN_OPENERS = {"i", "we", "you", "he", "she", "it", "they", "this", "that", "there", "what", "how", "why"}
+
+
+_FRONTED = re.compile(r"^(?:Unlike|Like|Apart from|Besides|After|Before|Despite|As with|Compared with|Compared to|"
+                      r"Following|Alongside)\b[^,;]{1,80},\s+(it|he|she|they|its|his|her|their)\s")
+
+
+def _fronted_pronoun(sentence: str) -> Reference | None:
+    """"Unlike ENIAC, it was ...": a fronted phrase names something else, the pronoun is the subject."""
+    found = _FRONTED.match(sentence)
+    if not found:
+        return None
+    pronoun = found.group(1)
+    wants = "person" if pronoun in ("he", "she", "his", "her") else "thing" if pronoun in ("it", "its") else ""
+    return Reference("pronoun", 1, wants, False)  # named as a prefix: the pronoun is mid-sentence
 
 
 def _quoted_title(inner: str) -> str | None:

@@ -43,11 +43,13 @@ DESCRIPTIONS: dict[str, str] = {
                      "program", "programme", "project", "product", "event", "war", "battle", "festival",
                      "tournament", "competition", "election", "award", "prize"], ""),
 }
-# "It is believed that ...", "It was not until 1950 that ...": "it" refers to nothing.
+# "It is believed that ...", "It was not until 1950 that ...": "it" refers to nothing. ("It is
+# known as ..." and "It was designed to ..." do refer.)
 _EXPLETIVE = re.compile(
     r"^it\s+(?:is|was|has been|had been|will be|would be|seems|seemed|appears|appeared|remains|became)\s+"
-    r"(?:\w+\s+)?(?:that|to|not until|possible|likely|unlikely|believed|thought|said|known|estimated|reported|"
-    r"clear|unclear|important|necessary|difficult|easy|true|hard|common|rare|argued|suggested|assumed|expected)\b",
+    r"(?:not\s+until\b|(?:\w+\s+)?(?:possible|likely|unlikely|believed|thought|said|known|estimated|reported|clear|"
+    r"unclear|important|necessary|difficult|easy|true|hard|common|rare|argued|suggested|assumed|expected|obvious|"
+    r"evident|apparent|unknown|uncertain|worth|time)\s+(?:that|to|whether|if)\b)",
     re.IGNORECASE,
 )
 
@@ -82,14 +84,15 @@ def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> 
         if following.lower() == "of" or following[:1].isupper():
             return None  # "The city of Paris", "The band Queen": a name follows
         if noun != second:  # "The film's director ..."
-            return Reference("possessive", 2, DESCRIPTIONS[noun], True)
-        return Reference("description", 2, DESCRIPTIONS[noun], bool(following) and is_verb(following))
+            return Reference("possessive", 2, DESCRIPTIONS[noun] or "thing", True)
+        # "the machine", "the program": not a person, whatever else it may be
+        return Reference("description", 2, DESCRIPTIONS[noun] or "thing", bool(following) and is_verb(following))
     if first in ("this", "these", "that", "those") and (not second or is_verb(second)):
         return Reference("pronoun", 1, "", False)  # "This led to ...": the paragraph's subject, loosely
     return None
 
 
-_PERSON_NAME = re.compile(r"(?:[A-Z][a-z'’-]+|[A-Z]\.)(?: (?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|da|di|du|bin|al)){1,3}")
+_PERSON_NAME = re.compile(r"(?!(?:The|A|An) )(?:[A-Z][a-z'’-]+|[A-Z]\.)(?: (?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|da|di|du|bin|al)){1,3}")
 
 
 def fit(reference: Reference, entity_type: str, name: str = "") -> int:
@@ -100,7 +103,7 @@ def fit(reference: Reference, entity_type: str, name: str = "") -> int:
     if entity_type == reference.wants:
         return 2
     if reference.wants == "person":
-        return (2 if _PERSON_NAME.fullmatch(name) else 1) if entity_type == "named" and not any(c.isdigit() for c in name) else 0
+        return 2 if entity_type == "named" and _PERSON_NAME.fullmatch(name) else 0
     return 1 if entity_type in ("named", "concept") else 0
 
 
@@ -119,7 +122,8 @@ def standalone(sentence: str, name: str, reference: Reference | None, names_subj
         tail = rest[reference.words] if len(rest) > reference.words else ""
         head = f"{name}'" if reference.kind == "possessive" and name.endswith("s") else \
             f"{name}'s" if reference.kind == "possessive" else name
-        return f"{head} {tail}".strip()
+        punctuation = re.search(r"[,;:]$", rest[reference.words - 1]) if len(rest) >= reference.words else None
+        return f"{head}{punctuation.group(0) if punctuation else ''} {tail}".strip()  # "It, however," keeps its comma
     if reference is not None or not names_subject:
         return f"{name}: {sentence}"
     return sentence

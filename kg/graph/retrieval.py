@@ -153,10 +153,11 @@ def entity_page_rows(store: Store) -> list[Row]:
 
 
 def entity_claim_rows(store: Store, entities: Sequence[str]) -> list[Row]:
-    """Live claims about these entities: eid, id, text, conf, type (by eid, id)."""
+    """Live claims about these entities: eid, id, text, conf, type, polarity, role (by eid, id)."""
     return store.query(
-        "MATCH (c:Claim)-[:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o AND c.status = 'live' "
-        "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf, c.claim_type AS type ORDER BY eid, id",
+        "MATCH (c:Claim)-[a:ABOUT]->(e:Entity) WHERE offset(id(e)) IN $o AND c.status = 'live' "
+        "RETURN e.id AS eid, c.id AS id, c.text AS text, c.confidence AS conf, c.claim_type AS type, "
+        "c.polarity AS polarity, a.role AS role ORDER BY eid, id",
         {"o": store.offsets("Entity", entities)})
 
 
@@ -182,13 +183,14 @@ def source_claim_rows(store: Store, paths: Sequence[str], entities: Sequence[str
 
 
 def claim_entity_and_citation_rows(store: Store, ids: Sequence[str]) -> tuple[list[Row], list[Row]]:
-    """For claims `ids`: one row per claim and entity it is about (id, text, conf, e, name, role;
+    """For claims `ids`: one row per claim and entity it is about (id, text, conf, type, e, name, role;
     e, name and role NULL for a claim about none), and their live evidence (id, path, slug, title,
     cs, ce, quote; by id, path, cs)."""
     where = {"o": store.offsets("Claim", ids)}  # keyed lookups: `c.id IN $ids` tests every claim
     rows = store.query(
         "MATCH (c:Claim) WHERE offset(id(c)) IN $o OPTIONAL MATCH (c)-[a:ABOUT]->(e:Entity) "
-        "RETURN c.id AS id, c.text AS text, c.confidence AS conf, e.id AS e, e.name AS name, a.role AS role", where)
+        "RETURN c.id AS id, c.text AS text, c.confidence AS conf, c.claim_type AS type, e.id AS e, e.name AS name, "
+        "a.role AS role", where)
     citations = store.query(
         "MATCH (c:Claim)-[x:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o AND x.retracted_at = '' "
         "RETURN c.id AS id, s.path AS path, s.slug AS slug, s.title AS title, x.char_start AS cs, "

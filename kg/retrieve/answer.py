@@ -77,7 +77,7 @@ class Answer:
         }
 
 
-_KIND_NAMES = {"quantity": "an amount", "date": "a date", "person": "a person", "place": "a place"}
+_KIND_NAMES = {"definition": "a definition", "quantity": "an amount", "date": "a date", "person": "a person", "place": "a place"}
 
 
 def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> Answer:
@@ -89,7 +89,7 @@ def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> An
         text = "The wiki has no claims that answer this question. Add sources about it to raw/ and run `kg compile`."
         return Answer(nav.question, "extractive", text, [], nav.tokens_read)
     parts = []
-    if not chosen[0].answers:
+    if not chosen[0].answers and nav.judged and not nav.verdict:
         wanted = f" ({_KIND_NAMES[nav.answer_kind]})" if nav.answer_kind in _KIND_NAMES else ""
         parts += [f"None of the claims found states what the question asks{wanted}; the closest ones:", ""]
     # the claims that answer, grouped by subject, first; then the others ("Also relevant")
@@ -98,6 +98,8 @@ def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> An
         groups.setdefault((claim.answers, claim.subject or ""), []).append(claim)
     chosen = [c for claims in groups.values() for c in claims]  # numbered in the order shown
     numbers = {c.id: n for n, c in enumerate(chosen, 1)}
+    if nav.verdict:
+        parts += [_verdict_line(nav, numbers), ""]
     for (answers, subject), claims in groups.items():  # first-seen order: the group of the best claim first
         if not answers and chosen[0].answers and claims[0] is next(c for c in chosen if not c.answers):
             parts.append("Also relevant:\n")
@@ -106,10 +108,21 @@ def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> An
         parts.extend(f"- {_inline(c.text)} [{numbers[c.id]}]" for c in claims)
         parts.append("")
     conflicts = [(numbers[a], numbers[b], conf) for a, b, conf in nav.contradictions if a in numbers and b in numbers]
-    for first, second, confidence in sorted((min(a, b), max(a, b), c) for a, b, c in conflicts):
+    pairs = {(min(a, b), max(a, b)): c for a, b, c in sorted(conflicts)}  # a pair once, either direction
+    for (first, second), confidence in sorted(pairs.items()):
         parts.append(f"Claims [{first}] and [{second}] contradict each other (confidence {confidence:.2f}): "
                      "see [[contradictions]].")
     return Answer(nav.question, "extractive", "\n".join(parts).rstrip() + "\n", chosen, nav.tokens_read)
+
+
+def _verdict_line(nav: NavigationResult, numbers: dict[str, int]) -> str:
+    """"Yes: ..." / "No: ..." for a "both" question, from the claims found about each thing."""
+    prop = " ".join(nav.compared_on)
+    if nav.verdict == "yes":
+        cited = ", ".join(f"{name} [{numbers[c]}]" if c in numbers else name for _, name, c in nav.compared)
+        return f"**Yes**, as far as the wiki says: a claim about each holds \"{prop}\": {cited}."
+    missing = ", ".join(name for _, name, c in nav.compared if not c)
+    return f"**No**, as far as the wiki says: no claim about {missing} holds \"{prop}\"."
 
 
 # the LLM path ---------------------------------------------------------------------------------

@@ -46,7 +46,7 @@ from kg.graph.retrieval import (
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
-from kg.retrieve.question import parse_question, terms
+from kg.retrieve.question import Question, is_both_question, parse_question, property_words, terms
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.walk import OFF_WALK_TYPES, GraphWalk, WalkResult
 from kg.text import QUESTION_STOPWORDS
@@ -93,6 +93,7 @@ class ClaimRef:
     citations: list[Citation] = field(default_factory=list)
     entities: list[str] = field(default_factory=list)
     answers: bool = False  # states what the question asks (its words, and a value of the kind asked for)
+    claim_type: str = ""
 
     def link(self) -> str:
         """The claim's block in its first source page (Obsidian block reference)."""
@@ -124,6 +125,12 @@ class NavigationResult:
     counting: str = "ceil(characters / 4) of every text the navigator read"
     answer_kind: str = ""  # what the question asks for: quantity, date, person, place, or "" (anything)
     contradictions: list[tuple[str, str, float]] = field(default_factory=list)  # among the claims read
+    judged: bool = True  # whether claims could be told to answer or not (a question with words or a kind)
+    # "Are A and B both C?": "yes" or "no", the entities compared, the property words, and per entity the
+    # id of a claim that says it has the property ("" when none does)
+    verdict: str = ""
+    compared: list[tuple[str, str, str]] = field(default_factory=list)  # (entity id, name, claim id)
+    compared_on: list[str] = field(default_factory=list)
 
     @property
     def sources_read(self) -> list[str]:
@@ -282,7 +289,7 @@ class Navigator:
             cited = ref.citations[0].source_path if ref and ref.citations else ""
             if ref is None or not read("claim", claim_id, ref.text, source=cited):
                 continue
-            ref.answers = claim_id in answering
+            ref.answers = claim_id in answering or asked.answers(ref.text, ref.claim_type)  # search hits too
             kept.append(ref)
             for citation in ref.citations[:1]:  # the cited span, when it says more than the claim
                 if _says_more(citation.quote, ref.text):
@@ -297,10 +304,48 @@ class Navigator:
         pages += [f"sources/{slugs[p]}" for p in sources[:10] if p in slugs]
         pages += sorted(page_score, key=lambda p: (-page_score[p], p))
         names = {e: (self._entities.get(e) or {}).get("name") or e for e in ranked_entities[:10]}
+        verdict, compared, prop = self.both(asked, matched, question)
+        if compared:  # the claims the verdict rests on are cited too
+            extra = [c for _, _, c in compared if c and c not in {k.id for k in kept}]
+            for ref in self.claim_refs(extra, claim_scores):
+                ref.answers = True
+                kept.insert(0, ref)
         conflicts = [(r["first"], r["second"], float(r["confidence"] or 0))
                      for r in (contradiction_rows(self.store, [c.id for c in kept]) if self.has_contradictions() else [])]
         return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names,
-                                answer_kind=asked.kind, contradictions=conflicts)
+                                answer_kind=asked.kind, contradictions=conflicts, judged=asked.judged,
+                                verdict=verdict, compared=compared, compared_on=sorted(prop))
+
+    def both(self, asked: Question, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], set[str]]:
+        """"Are A and B both C?": for the two entities the question names first, a claim about each
+        holding every word of C; "yes" when both have one, else "no" (as far as the wiki says)."""
+        if not is_both_question(question) or len(matched) < 2:
+            return "", [], set()
+        lowered = question.casefold()
+        spans: list[tuple[int, int, str, str]] = []  # where each matched entity's name or alias occurs
+        for entity in sorted(matched):
+            row = self._entities.get(entity) or {}
+            for name in (row.get("name") or entity, *(row.get("aliases") or [])):
+                at = lowered.find(name.casefold())
+                if at >= 0 and name.strip():
+                    spans.append((at, at + len(name), entity, row.get("name") or entity))
+        chosen: list[tuple[int, int, str, str]] = []
+        for span in sorted(spans, key=lambda s: (s[0] - s[1], s[0], s[2])):  # longest first, no overlaps
+            if all(span[1] <= c[0] or span[0] >= c[1] for c in chosen) and span[2] not in {c[2] for c in chosen}:
+                chosen.append(span)
+        chosen.sort()
+        pair = [c[2] for c in chosen[:2]]
+        names = {c[2]: c[3] for c in chosen[:2]}
+        prop = property_words(asked, [question[c[0]:c[1]] for c in chosen[:2]])
+        if len(pair) < 2 or not prop:
+            return "", [], set()
+        rows = entity_claim_rows(self.store, pair)
+        compared = []
+        for entity in pair:
+            having = sorted(r["id"] for r in rows if r["eid"] == entity and r["role"] == "subject" and (r["polarity"] or 0) >= 0
+                            and prop <= terms(r["text"]))  # "ENIAC was not a stored-program machine" is no yes
+            compared.append((entity, names[entity], having[0] if having else ""))
+        return ("yes" if all(c for _, _, c in compared) else "no"), compared, prop
 
     def has_contradictions(self) -> bool:
         """Whether the graph has any CONTRADICTS edge (asked once: most questions then skip a query)."""
@@ -334,7 +379,8 @@ class Navigator:
             if ref is None:
                 subject = r["e"] if r["role"] == "subject" else None
                 ref = refs[r["id"]] = ClaimRef(r["id"], r["text"], float(r["conf"] or 0), subject,
-                                               r["name"] if subject else "", round(scores.get(r["id"], 0.0), 4))
+                                               r["name"] if subject else "", round(scores.get(r["id"], 0.0), 4),
+                                               claim_type=r.get("type") or "")
             if r["e"] and r["e"] not in ref.entities:
                 ref.entities.append(r["e"])
         for r in citations:

@@ -16,16 +16,19 @@ from typing import Any
 
 from kg.text import LINK_STOPWORDS, QUESTION_STOPWORDS
 
-_WORD = re.compile(r"[a-z0-9]+")
+_WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: "Zürich" is one word
 _YEAR = re.compile(r"\b(?:1[0-9]{3}|20[0-9]{2})s?\b")
 _MONTH = re.compile(r"\b(?:january|february|march|april|may|june|july|august|september|october|november|december)\b", re.I)
-_NUMBER = re.compile(r"\b\d[\d,.]*\b|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-                     r"thirty|forty|fifty|hundred|thousand|million|billion|dozen|once|twice)\b", re.I)
+# an amount: a number that is not a year ("opened in 1889" is a date), or a number word ("one" and
+# "once" are too often no amount: "one of the heaviest")
+_NUMBER = re.compile(r"\b(?!(?:1[0-9]{3}|20[0-9]{2})s?\b)\d[\d,.]*\b|\b(?:two|three|four|five|six|seven|eight|nine|ten|"
+                     r"eleven|twelve|twenty|thirty|forty|fifty|hundred|thousand|million|billion|dozen|twice)\b", re.I)
 _NAME = re.compile(r"\b[A-Z][\w'’-]+(?:\s+(?:[A-Z][\w'’.-]*|of|de|van|von|the))*")
 _KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("quantity", re.compile(r"\bhow (?:much|many|long|far|old|tall|high|big|large|heavy|fast|deep|wide)\b|"
                             r"\bwhat (?:percentage|proportion|number|amount|population|size)\b", re.I)),
-    ("date", re.compile(r"\bwhen\b|\b(?:what|which|in what|in which) (?:year|date|decade|century|month|day)\b", re.I)),
+    ("date", re.compile(r"^\W*when\b|\bwhen (?:did|was|were|is|are|does|do|will|had|has)\b|"
+                        r"\b(?:what|which|in what|in which) (?:year|date|decade|century|month|day)\b", re.I)),
     ("person", re.compile(r"\b(?:who|whom|whose)\b", re.I)),
     ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what|in which) (?:city|country|state|town|county|province|"
                          r"region|place|location|continent|island|village)\b", re.I)),
@@ -50,7 +53,10 @@ def stem(word: str) -> str:
     return out[:-1] if out.endswith("ght") else out
 
 
-_STOP = QUESTION_STOPWORDS | {"he", "she", "him", "his", "her", "hers", "made", "make", "makes", "one", "ones"}
+_STOP = QUESTION_STOPWORDS | {"he", "she", "him", "his", "her", "hers", "made", "make", "makes", "one", "ones", "me",
+                              "tell", "describe", "explain", "know", "please"}
+# "What is ENIAC?", "Who was Alan Turing?": a definition answers
+_DEFINITION = re.compile(r"^\W*(?:what|who)\s+(?:is|are|was|were)\s+[^?]{1,80}\??\s*$", re.I)
 
 
 def terms(text: str) -> set[str]:
@@ -61,7 +67,7 @@ def terms(text: str) -> set[str]:
 @dataclass(frozen=True)
 class Question:
     text: str
-    kind: str  # quantity | date | person | place | "" (anything)
+    kind: str  # definition | quantity | date | person | place | "" (anything)
     words: frozenset[str]  # content words, stemmed
     topic_words: frozenset[str]  # content words that are not about the kind of answer ("weigh")
 
@@ -69,15 +75,21 @@ class Question:
         """Whether a claim states what the question asks: it shares the question's topic words
         (at least half of them, at least one) and holds something of the kind asked for that the
         question does not say."""
+        if self.kind == "definition":
+            return claim_type == "definition"
         wanted = self.topic_words
-        have = terms(claim_text)
         if wanted:
-            shared = len(wanted & have)
+            shared = len(wanted & terms(claim_text))
             if shared == 0 or shared * 2 < len(wanted):
                 return False
         elif not self.kind:
             return False
         return self.kind == "" or self.holds_kind(claim_text, claim_type)
+
+    @property
+    def judged(self) -> bool:
+        """Whether `answers` can tell anything: the question has topic words or asks for a kind."""
+        return bool(self.topic_words or self.kind)
 
     def holds_kind(self, claim_text: str, claim_type: str = "") -> bool:
         new = _strip(claim_text, self.text)
@@ -86,15 +98,34 @@ class Question:
         if self.kind == "date":
             return claim_type == "date" or bool(_YEAR.search(new) or _MONTH.search(new))
         if self.kind in ("person", "place"):
-            return any(m.group(0).split()[0].casefold() not in LINK_STOPWORDS for m in _NAME.finditer(new))
+            # a name: not a lone capitalised word opening the sentence ("Design work began ...")
+            return any(m.group(0).split()[0].casefold() not in LINK_STOPWORDS
+                       and (m.start() > 0 or sum(w[:1].isupper() for w in m.group(0).split()) >= 2)
+                       for m in _NAME.finditer(new))
         return True
+
+
+_BOTH = re.compile(r"^\W*(?:are|is|were|was|do|does|did)\b.*\bboth\b", re.I)
+
+
+def is_both_question(text: str) -> bool:
+    """"Are A and B both C?": a yes/no question about two things sharing a property."""
+    return bool(_BOTH.match(text))
+
+
+def property_words(question: Question, names: list[str]) -> set[str]:
+    """The property a "both" question asks about: its words less the names of the things compared
+    (a capitalised adjective such as "British" stays a property word)."""
+    named = {w for name in names for w in terms(name)}
+    return {w for w in terms(question.text) if w not in named and w not in {"both", "also", "same"} and w not in _FRAME}
 
 
 def parse_question(text: str) -> Question:
     """The question's answer kind and words; its topic words leave out the frame ("how much",
     "what year") and the names in it (capitalised past the first word): "How much did ENIAC
     weigh?" is about "weigh"."""
-    kind = next((name for name, pattern in _KINDS if pattern.search(text)), "")
+    kind = "definition" if _DEFINITION.match(text) and len(text.split()) <= 8 else \
+        next((name for name, pattern in _KINDS if pattern.search(text)), "")
     words = frozenset(terms(text))
     tokens = re.findall(r"[\w'’-]+", text)
     named = {stem(w) for t in tokens[1:] if t[:1].isupper() or t[:1].isdigit() for w in _WORD.findall(t.casefold())}
