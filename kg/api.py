@@ -496,3 +496,39 @@ def bundle_verify(folder: Path, key: Path | None = None) -> Any:
     from kg.share.bundle import verify
 
     return verify(folder, key)
+
+
+def merge_kb(kb: KnowledgeBase, folders: Sequence[Path], authority: Sequence[str] = ()) -> tuple[Any, Any]:
+    """`kg merge`: shard bundles into this knowledge base (kg/share/merge.py), then the wiki.
+
+    Every bundle is verified and every shard's key checked before anything is written; the
+    sources go through the compiler's writer and whole-graph steps as a compile's do, marked
+    pending until rendered (as in compile_kb)."""
+    from kg.share import merge
+
+    shares = merge.parse_authority(authority)
+    bundles = merge.load_bundles(kb, folders)
+    merge.check_authority(bundles, shares)
+    config = kb.config()
+    report = merge.MergeReport()
+    cache = ResponseCache(kb.cache_path)
+    try:
+        with open_store(kb) as store:
+            base = make_compiler(kb, store, config, None, cache)
+            plan, records = merge.plan_merge(base, bundles, shares, report)
+            compiler = merge.MergeCompiler(base, records)
+            sources, entities = kb.pending()
+            sources |= set(plan.to_compile) | set(plan.vanished)
+            if sources or entities:
+                kb.mark_pending(sources, entities)
+            report.compile = compiler.compile(plan, pending=entities,
+                                              mark=lambda touched: kb.mark_pending(sources, entities | touched))
+            merge.record_shards(kb, bundles, shares)
+            save_run(kb.ledger_path)
+            sources, entities = kb.pending()
+            rendered = None
+            if sources or entities or not (kb.wiki / "index.md").exists():
+                rendered = render_kb_wiki(store, kb, sources, entities)
+            return report, rendered
+    finally:
+        cache.close()

@@ -876,5 +876,29 @@ def bundle_verify_command(
     raise typer.Exit(0 if report.valid else 1)
 
 
+@app.command("merge")
+def merge_command(
+    bundles: Annotated[list[Path], typer.Argument(help="Bundle folders written by `kg bundle export`.")],
+    authority: Annotated[list[str] | None, typer.Option("--authority", help="SHARD=N: the authority of every source "
+                                                        "of that shard (remembered for its later bundles).")] = None,
+    kb: KbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Merge shard bundles into this (central) knowledge base: verified first, then resolved as one compile."""
+    with errors():
+        report, rendered = api.merge_kb(find_kb(kb), bundles, authority or [])
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    for b in report.bundles:
+        out.print(f"shard {b['shard']} (key id {b['keyid'][:16]}...): {b['sources']} sources from {b['folder']}",
+                  markup=False)
+    got = report.as_dict()
+    out.print(f"merged: {got['new']} new, {got['changed']} changed, {got['unchanged']} unchanged, "
+              f"{got['removed']} removed sources; {got.get('claims_added', 0)} claims and "
+              f"{got.get('entities_added', 0)} entities added, {got.get('contradictions_found', 0)} contradictions"
+              + (f"; rendered {rendered.pages} pages" if rendered is not None else ""), markup=False)
+
+
 if __name__ == "__main__":
     app()

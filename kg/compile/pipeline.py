@@ -22,7 +22,7 @@ from kg.compile.bulk import gc_paused
 from kg.compile.chunk import chunk_text
 from kg.compile.contradict import ContradictionJudge, RuleJudge, detect
 from kg.compile.groups import KeyIndex, Regrouped, regroup
-from kg.compile.resolve import EntityJudge, SourceEntities, fast_name_key
+from kg.compile.resolve import EntityJudge, Mention, SourceEntities, fast_name_key
 from kg.compile.sources import (
     in_selection,
     read_source,
@@ -177,6 +177,14 @@ def trusted_signature(stat: os.stat_result | None, before_ns: int) -> str | None
     return stat_signature(stat)
 
 
+SHARD_MARK = "shard:"  # Source.file_stat of a source a `kg merge` wrote: 'shard:<id>' (README "Shard bundles")
+
+
+def is_merged(file_stat: str | None) -> bool:
+    """Whether a Source row came from a shard's bundle (`kg merge`), not from raw/."""
+    return bool(file_stat) and str(file_stat).startswith(SHARD_MARK)
+
+
 def plan_compile(raw: Path, states: SourceStates | None = None, only: Sequence[str] | None = None) -> CompilePlan:
     """New, changed, unchanged, vanished and failed-before sources: all of raw/, or (`only`: paths
     relative to raw/, files or folders) those at or under these paths, the others left alone.
@@ -207,8 +215,10 @@ def plan_compile(raw: Path, states: SourceStates | None = None, only: Sequence[s
                 plan.retry.append(rel)
             else:
                 plan.unchanged.append(rel)
-    plan.vanished = sorted(p for p, status in zip(states.paths, statuses, strict=True)
-                           if status != "removed" and p not in on_disk and (only is None or in_selection(p, only)))
+    # A source a `kg merge` wrote (file_stat 'shard:<id>', kg/share/merge.py) is held by its shard, not raw/.
+    plan.vanished = sorted(p for p, status, file_stat in zip(states.paths, statuses, file_stats, strict=True)
+                           if status != "removed" and p not in on_disk and not is_merged(file_stat)
+                           and (only is None or in_selection(p, only)))
     return plan
 
 
@@ -345,6 +355,11 @@ class Compiler:
             batch.add("LogEntry", {"seq": seq, "at": now, "op": op, "subject": path, "detail": detail})
         same_size = stat is not None and stat.st_size == source_row["bytes"]
         source_row["file_stat"] = trusted_signature(stat, before) if same_size else None
+        self.put_source(batch, state, source_row)
+        return seq + 1
+
+    def put_source(self, batch: WriteBatch, state: SourceState | None, source_row: dict[str, Any]) -> None:
+        """Queue a compiled (or failed) source's row: created, or its changed columns SET."""
         if state is None:
             batch.add("Source", source_row)
         else:
@@ -354,7 +369,6 @@ class Compiler:
             if source_row["title"] == state.title:
                 del source_row["title"]
             batch.update("Source", source_row)
-        return seq + 1
 
     def _extract_into(
         self, doc: SourceDoc, slug: str, keys: KeyIndex | None, known: set[str] | None, created: set[str],
@@ -364,7 +378,6 @@ class Compiler:
         names = tuple(self._known_names(doc.text, keys)) if self.extractor.wants_known_entities else ()
         context = ExtractionContext(doc.path, doc.title, known_entities=names, frontmatter=doc.frontmatter)
         results = self.extractor.extract(chunks, context)
-        created_claims = set(batch_ids(batch, "Claim"))
         entities = SourceEntities()
         unverified = 0
         claims: dict[str, dict[str, Any]] = {}
@@ -402,7 +415,7 @@ class Compiler:
                     evidence.append({"src": cid, "dst": doc.path, "source_sha256": doc.sha256, "quote": span.quote,
                                      "char_start": span.char_start, "char_end": span.char_end,
                                      "recorded_at": now, "retracted_at": None})
-                if cid in claims or cid in created_claims:
+                if cid in claims:
                     continue
                 claims[cid] = {
                     "id": cid, "text": claim.text, "claim_type": claim.claim_type.value, "predicate": claim.predicate,
@@ -415,6 +428,28 @@ class Compiler:
                 if claim.object_entity and roles.get(local.get(name_key(claim.object_entity), ""), "") == "object":
                     related.append({"src": subject, "dst": local[name_key(claim.object_entity)],
                                     "predicate": claim.predicate, "claim_id": cid})
+        self.write_records(doc.path, claims, about, related, evidence, entities.mentions, known, created,
+                           batch, report, now)
+        source_row = {
+            "path": doc.path, "slug": slug, "sha256": doc.sha256, "title": doc.title, "kind": doc.kind,
+            "bytes": doc.bytes, "authority": doc.authority, "ingested_at": now, "compiled_at": now,
+            "status": "compiled", "error": None, "extractor": self.extractor.label, "chunks": len(chunks),
+            "unverified": unverified,
+        }
+        add_chunks(batch, doc.path, doc.sha256, chunks)  # search: the source's text, replacing old chunks
+        return source_row, unverified
+
+    def write_records(
+        self, path: str, claims: dict[str, dict[str, Any]], about: list[dict[str, Any]],
+        related: list[dict[str, Any]], evidence: list[dict[str, Any]], mentions: Mapping[str, Mention],
+        known: set[str] | None, created: set[str], batch: WriteBatch, report: CompileReport, now: str,
+    ) -> None:
+        """Queue what one source says (its claims by id, their ABOUT and RELATED rows, its evidence spans, and
+        its mentions by entity id) in batch: claims new to the graph are created, known ones made live again,
+        entities new to the graph created from what this source says of them. A compile's extraction and
+        `kg merge`'s bundle records (kg/share/merge.py) both write through here."""
+        batched = set(batch_ids(batch, "Claim"))  # written by an earlier source of this batch: that one's rows stand
+        claims = {cid: row for cid, row in claims.items() if cid not in batched}
         existing = self.store.existing_ids("Claim", sorted(claims))
         for cid in sorted(claims):
             if cid in existing:
@@ -432,27 +467,19 @@ class Compiler:
                 batch.relate("RELATED", row)
         for row in evidence:
             batch.relate("EXTRACTED_FROM", row)
-        fresh_entities = sorted(e for e in entities.mentions if e not in created)
+        fresh_entities = sorted(e for e in mentions if e not in created)
         exists = (known.__contains__ if known is not None else
                   self.store.existing_ids("Entity", fresh_entities).__contains__)
         for entity_id in fresh_entities:
             if not exists(entity_id):
-                mention = entities.mentions[entity_id]
+                mention = mentions[entity_id]
                 batch.add("Entity", {"id": entity_id, "key": mention.key, "name": mention.name, "type": mention.type,
                                      "aliases": [], "summary": mention.description, "status": "live",
                                      "created_at": now})
                 report.entities_added += 1
             created.add(entity_id)
-        for entity_id, mention in sorted(entities.mentions.items()):
-            batch.relate("MENTIONS", mention.row(doc.path, entity_id))
-        source_row = {
-            "path": doc.path, "slug": slug, "sha256": doc.sha256, "title": doc.title, "kind": doc.kind,
-            "bytes": doc.bytes, "authority": doc.authority, "ingested_at": now, "compiled_at": now,
-            "status": "compiled", "error": None, "extractor": self.extractor.label, "chunks": len(chunks),
-            "unverified": unverified,
-        }
-        add_chunks(batch, doc.path, doc.sha256, chunks)  # search: the source's text, replacing old chunks
-        return source_row, unverified
+        for entity_id, mention in sorted(mentions.items()):
+            batch.relate("MENTIONS", mention.row(path, entity_id))
 
     # removal -------------------------------------------------------------------------------
 

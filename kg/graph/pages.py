@@ -18,7 +18,10 @@ from kg.graph.store import NO_OFFSETS, Store
 
 SOURCE_FIELDS = ("s.path AS path, s.slug AS slug, s.title AS title, s.sha256 AS sha256, s.kind AS kind, s.bytes AS bytes, "
                  "s.authority AS authority, s.status AS status, s.error AS error, s.extractor AS extractor, "
-                 "s.chunks AS chunks, s.unverified AS unverified")
+                 "s.chunks AS chunks, s.unverified AS unverified, "
+                 # the shard holding a source `kg merge` wrote (file_stat 'shard:<id>'; kg/share/merge.py), else ''
+                 "CASE WHEN starts_with(s.file_stat, 'shard:') THEN substring(s.file_stat, 7, size(s.file_stat)) "
+                 "ELSE '' END AS shard")
 ENTITY_FIELDS = "e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.summary AS summary, e.status AS status"
 CLAIM_FIELDS = ("c.id AS id, c.text AS text, c.claim_type AS claim_type, c.predicate AS predicate, c.object AS object, "
                 "c.value AS value, c.unit AS unit, c.polarity AS polarity, c.confidence AS confidence, c.status AS status, "

@@ -3,12 +3,16 @@
 What a bundle holds is the live state of the graph: sources still in raw/ (compiled or failed; not
 removed), claims not retracted (live or superseded), their live evidence (the evidence of a
 source's current version), their ABOUT edges, the entities that are live or that an exported claim
-is about, and the contradictions between exported claims. Timestamps of this machine's compiles
+is about or a live source mentions, the contradictions between exported claims, and what each live
+source says of each name it mentions (its MENTIONS edges, from which `kg merge` resolves entities
+as a compile does). Timestamps of this machine's compiles
 (ingested_at, compiled_at, file_stat, detected_at) are left out: they are not knowledge. Every
 table has the explicit schema below, so an empty table keeps its column types.
 """
 
 from __future__ import annotations
+
+from typing import Any
 
 import pyarrow as pa
 import pyarrow.compute as pc
@@ -37,6 +41,9 @@ SCHEMAS: dict[str, pa.Schema] = {
                            ("char_start", _INT), ("char_end", _INT)]),
     "about": pa.schema([("claim_id", _STR), ("entity_id", _STR), ("role", _STR)]),
     "contradictions": pa.schema([("a", _STR), ("b", _STR), ("reason", _STR), ("confidence", _DBL), ("method", _STR)]),
+    # what each source says of each name (its MENTIONS edge): what `kg merge` resolves entities from
+    "mentions": pa.schema([("source_path", _STR), ("entity_id", _STR), ("count", _INT), ("name", _STR),
+                           ("type", _STR), ("description", _STR), ("aliases", pa.list_(_STR)), ("role", _STR)]),
 }
 # The row order of each table (its bytes must not depend on the order Kuzu returns rows in).
 SORT_KEYS: dict[str, list[str]] = {
@@ -46,6 +53,7 @@ SORT_KEYS: dict[str, list[str]] = {
     "evidence": ["claim_id", "source_path", "char_start", "char_end", "source_sha256", "quote"],
     "about": ["claim_id", "entity_id", "role"],
     "contradictions": ["a", "b", "method", "reason"],
+    "mentions": ["source_path", "entity_id"],
 }
 
 _LIVE_SOURCE = "s.status <> 'removed'"
@@ -76,9 +84,21 @@ def shard_tables(store: Store) -> dict[str, pa.Table]:
         "contradictions": _read(store, "contradictions", "MATCH (c:Claim)-[r:CONTRADICTS]->(d:Claim) "
                                 f"WHERE {_KEPT_CLAIM} AND d.status <> 'retracted' RETURN c.id AS a, d.id AS b, "
                                 "r.reason AS reason, r.confidence AS confidence, r.method AS method"),
+        "mentions": _read(store, "mentions", f"MATCH (s:Source)-[m:MENTIONS]->(e:Entity) WHERE {_LIVE_SOURCE} "
+                          "RETURN s.path AS source_path, e.id AS entity_id, m.count AS count, m.name AS name, "
+                          "m.type AS type, m.description AS description, m.aliases AS aliases, m.role AS role"),
     }
     entities = _read(store, "entities", "MATCH (e:Entity) RETURN " + ", ".join(f"e.{c} AS {c}" for c in ENTITY_COLUMNS))
-    about_ids = pa.array(sorted(set(tables["about"].column("entity_id").to_pylist())), _STR)
+    about_ids = pa.array(sorted(set(tables["about"].column("entity_id").to_pylist())
+                                | set(tables["mentions"].column("entity_id").to_pylist())), _STR)
     keep = pc.or_(pc.equal(entities.column("status"), "live"), pc.is_in(entities.column("id"), value_set=about_ids))
     tables["entities"] = entities.filter(pc.fill_null(keep, False))
     return {name: tables[name] for name in SCHEMAS}
+
+
+def source_holders(store: Store) -> list[dict[str, Any]]:
+    """Path, sha256, status, authority, kind and file_stat of every Source (a source a `kg merge` wrote has
+    file_stat 'shard:<id>': the shard that holds it), for a merge to compare a bundle with."""
+    return store.query("MATCH (s:Source) RETURN s.path AS path, s.sha256 AS sha256, s.status AS status, "
+                       "s.authority AS authority, s.kind AS kind, s.title AS title, s.file_stat AS file_stat "
+                       "ORDER BY s.path")
