@@ -45,3 +45,13 @@ def test_parse_question_never_fails_and_its_words_are_the_texts(text: str) -> No
     q = parse_question(text)
     assert q.topic_words <= q.words == frozenset(terms(text))
     assert q.kind in ("", "definition", "quantity", "date", "person", "place")
+
+
+def test_both_questions_are_property_checks_not_value_comparisons() -> None:
+    from kg.retrieve.question import is_both_question, property_words
+
+    assert is_both_question("Are Medici and Senet both board games?")
+    assert not is_both_question("Are Nantong and Jingdezhen both in the same province?")
+    assert not is_both_question("Who were both directors?")
+    q = parse_question("Are Medici and Senet both board games?")
+    assert property_words(q, ["Medici", "Senet"]) == {stem("board"), stem("games")}

@@ -109,8 +109,9 @@ _BOTH = re.compile(r"^\W*(?:are|is|were|was|do|does|did)\b.*\bboth\b", re.I)
 
 
 def is_both_question(text: str) -> bool:
-    """"Are A and B both C?": a yes/no question about two things sharing a property."""
-    return bool(_BOTH.match(text))
+    """"Are A and B both C?": a yes/no question about two things sharing a property (not "both in the
+    same state": that compares values, which a property check cannot)."""
+    return bool(_BOTH.match(text)) and not re.search(r"\bsame\b", text, re.I)  # "the same state" compares values
 
 
 def property_words(question: Question, names: list[str]) -> set[str]:
