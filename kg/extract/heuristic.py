@@ -45,7 +45,7 @@ _CAP_SEQ = re.compile(
     rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_CAP_TOKEN})*"  # "20th Century Fox"
     r"(?:[ \t]+\d+[A-Za-z]?(?![\w,.]\d))?"  # "Intel 4004", "Mark 1": a number only at the end
 )
-_YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}[ \t]+(?={_CAP_TOKEN})")
+_YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}(?:[–-]\d{{2,4}})?[ \t]+(?={_CAP_TOKEN})")  # "2016–17 Ranji Trophy"
 
 
 def _name_spans(sentence: str) -> list[tuple[int, int]]:
@@ -68,7 +68,9 @@ _ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seven
 _NOT_NAME_ENDS = {"he", "she", "it", "they", "we", "his", "her", "its", "their", "this", "that", "these", "those",
                   "there", "after", "before", "when", "while", "then", "but", "and", "or", "so", "-", "&"}
 _YEAR_NAMED = {"olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
-               "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit"}
+               "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit",
+               "trophy", "draft", "tournament", "final", "finals", "league", "paralympics", "marathon", "expo",
+               "act", "uprising", "riots", "earthquake", "hurricane", "floods", "contest", "show", "rally"}
 # "Grammy Award for Best Latin Pop Album", "Advisory Committee on Antarctic Names": one name
 _JOINED_BY_FOR = {"award", "awards", "prize", "medal", "committee", "commission", "council", "hospital", "institute",
                   "centre", "center", "society", "association", "foundation", "fund", "school", "academy", "office",
@@ -286,7 +288,10 @@ class HeuristicExtractor(Extractor):
             for m_start, m_end in _name_spans(sentence):
                 if in_code(start + m_start, start + m_end):
                     continue
-                name, known_type, inner, inner_type = _split_name(self._trim_name(sentence[m_start:m_end]))
+                name, tail = _split_of(self._trim_name(sentence[m_start:m_end]))
+                if tail:  # "Kansas City Chiefs of the National Football League": two names
+                    registry.add(tail, _guess_type(tail))
+                name, known_type, inner, inner_type = _split_name(name)
                 # "German Chancellor Angela Merkel", "Governor of Texas": a name in the name
                 if inner and (kept := registry.add(inner, inner_type or _guess_type(inner))):
                     registry.kept.add(kept)
@@ -326,14 +331,15 @@ class HeuristicExtractor(Extractor):
     @staticmethod
     def _trim_name(name: str) -> str:
         words = name.replace("’", "'").split()
-        while words and (words[0].lower().strip(".") in V.STOP_CAPS or words[0].lower() in V.NAME_PARTICLES
-                         or _is_section_label(words[0])):
-            if len(words) > 1 and words[0].lower() in _ORDINAL_WORDS and words[1][:1].isupper():
-                break  # "Second Vatican Council", "Third Republic" (a sentence's "First, ..." has its comma)
+        # a capitalised particle starts a name ("Los Angeles", "La Paz", "Le Monde"); "The" does not
+        while words and (words[0].lower().strip(".") in V.STOP_CAPS or _is_section_label(words[0])):
+            if len(words) > 1 and words[1][:1].isupper() and (
+                    words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
+                break  # "Second Vatican Council", "Saint Lucia", "St. Louis" (a sentence's "First, ..." has its comma)
             words.pop(0)
         while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
             words.pop()  # "River Plate He moved ...": a sentence the splitter missed
-        if words and re.fullmatch(r"\d{4}", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):
+        if words and re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):
             words.pop(0)  # a year names "2002 Winter Olympics", not "1998 Toyota"
         if not words:
             return ""
@@ -619,6 +625,35 @@ def _quoted_title(inner: str) -> str | None:
     return inner
 
 
+# Words that make "<word> of X" one name: institutions, places, events, offices, works' heads.
+_OF_HEADS = V.ORG_WORDS | V.PLACE_WORDS | V.EVENT_WORDS | V.ROLES | {
+    "house", "states", "republic", "kingdom", "union", "federation", "emirates", "church", "order", "league",
+    "people", "duchy", "principality", "isle", "gulf", "cape", "strait", "straits", "sea", "port", "board",
+    "court", "history", "list", "age", "book", "life", "knights", "sisters", "brothers", "daughters", "sons",
+    "friends", "hall", "tower", "castle", "palace", "temple", "basilica", "abbey", "archdiocese", "diocese",
+    "dynasty", "empire", "siege", "treaty", "act", "bill", "declaration", "convention", "charter", "statute",
+    "lord", "lady", "lords", "master", "masters", "son", "daughter", "legend", "tale", "tales", "return",
+    "rise", "fall", "night", "day", "days", "year", "land", "city", "town", "province", "county", "district",
+    "region", "state", "center", "centre", "institute", "school", "college", "faculty", "department"}
+
+
+def _split_of(name: str) -> tuple[str, str]:
+    """"Kansas City Chiefs of the National Football League" -> two names; not "Bank of America",
+    "House of Commons", "Battle of Hastings" (the word before "of" heads one name)."""
+    words = name.split()
+    if "of" not in words:
+        return name, ""
+    at = words.index("of")
+    head, rest = words[:at], words[at + 1 :]
+    if rest and rest[0].lower() == "the":
+        rest = rest[1:]
+    if len(head) < 2 or not rest or not rest[0][:1].isupper() or head[-1].lower().strip(".,") in _OF_HEADS:
+        return name, ""
+    if any(w.lower() in V.NAME_PARTICLES - {"of", "the"} for w in head):
+        return name, ""  # "Charles de Gaulle of ..." is rare; keep what is unclear whole
+    return " ".join(head), " ".join(rest)
+
+
 def _split_name(name: str) -> tuple[str, str, str, str]:
     """(name, type it is known to have, another name in it, that one's type): "Vice Admiral James
     Greer" -> ("James Greer", "person", "", ""); "German Chancellor Angela Merkel" -> ("Angela Merkel",
@@ -663,13 +698,17 @@ def _fold_surnames(registry: _Registry) -> None:
     for key, entity in registry.entities.items():
         words = entity.name.split()
         if (len(words) >= 2 and entity.type in ("person", "named") and not any(w.lower() in ("of", "the") for w in words)
+                and words[0].lower() not in V.NAME_PARTICLES  # "Von Neumann" is a surname, not a full name
                 and _SURNAME.fullmatch(words[-1])
                 and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
             by_last.setdefault(name_key(words[-1]), []).append(key)
     for key in list(registry.entities):
         entity = registry.entities[key]
-        owners = by_last.get(key, [])
-        if " " in entity.name or len(owners) != 1 or owners[0] == key:
+        words = entity.name.split()
+        # "Neumann", or "Von Neumann" (particles before a surname) for "John von Neumann"
+        lone = len(words) == 1 or all(w.lower() in V.NAME_PARTICLES for w in words[:-1])
+        owners = by_last.get(name_key(words[-1]) if words else key, [])
+        if not lone or len(owners) != 1 or owners[0] == key:
             continue
         owner = registry.entities[owners[0]]
         owner.aliases.add(entity.name)
