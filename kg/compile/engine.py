@@ -19,12 +19,16 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any, Protocol, TypeVar
 
-from kg.errors import ConfigError
+from kg.errors import ConfigError, KgError
 
 T = TypeVar("T")
 R = TypeVar("R")
 
 ENGINES = ("local", "ray")
+
+
+class EngineError(KgError):
+    """The engine lost work it was given (exit 1): what was written stands, the next compile redoes the rest."""
 
 
 class Engine(Protocol):
@@ -73,10 +77,14 @@ class RayEngine:
         ray = self._ray
         if ray.is_initialized():  # a caller (a test, a notebook) started it: use it, leave it running
             return
-        if self.address:
-            ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
-        else:
-            ray.init(num_cpus=self.num_cpus, include_dashboard=False, log_to_driver=False)
+        try:
+            if self.address:
+                ray.init(address=self.address, log_to_driver=False)
+            else:
+                ray.init(num_cpus=self.num_cpus, include_dashboard=False, log_to_driver=False)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            where = f"the Ray cluster at {self.address}" if self.address else "a local Ray"
+            raise ConfigError(f"--engine ray could not start or reach {where}: {exc}") from None
         self._started = True
 
     def map(self, fn: Callable[[T], R], items: Iterable[T]) -> Iterator[R]:
@@ -89,6 +97,13 @@ class RayEngine:
         pending: deque[Any] = deque()
         group: list[T] = []
 
+        def results(ref: Any) -> list[Any]:
+            try:
+                return list(ray.get(ref))
+            except ray.exceptions.RayError as exc:  # a worker died, the cluster went away...
+                raise EngineError(f"--engine ray: a task failed ({type(exc).__name__}: {exc}). The batches "
+                                  "written so far stand; run the compile again to finish.") from None
+
         def submit() -> None:
             pending.append(remote.remote(fn_ref, list(group)))
             group.clear()
@@ -98,11 +113,11 @@ class RayEngine:
             if len(group) >= self.group:
                 submit()
                 while len(pending) >= window:  # results in submission order: the first is waited for
-                    yield from ray.get(pending.popleft())
+                    yield from results(pending.popleft())
         if group:
             submit()
         while pending:
-            yield from ray.get(pending.popleft())
+            yield from results(pending.popleft())
 
     def close(self) -> None:
         if self._started:
