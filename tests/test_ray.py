@@ -5,6 +5,7 @@ Ray starts once for the module (local, 2 CPUs); the tests that need it skip when
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import sys
@@ -94,6 +95,24 @@ def test_ray_compile_is_a_plain_compile(ray_local: None, tmp_path: Path) -> None
     assert run("compile", "--kb", str(fanned.root), "-x", "heuristic", "--engine", "ray")[0] == 1
     assert graph(plain) == graph(fanned)
     assert wiki(plain) == wiki(fanned)
+
+
+def test_ray_compile_of_100_hotpotqa_passages_is_a_plain_compile(ray_local: None, tmp_path: Path) -> None:
+    """Issue 20's check: `kg compile --engine ray` on 100 passages gives the same wiki as `kg compile`."""
+    data = Path(os.environ.get("KG_DATA_DIR") or ROOT.parent / "shared" / "data") / "hotpotqa-100" / "corpus.jsonl"
+    if not data.is_file():
+        pytest.skip(f"no benchmark data at {data} (set KG_DATA_DIR)")
+    rows = [json.loads(line) for line in data.read_text(encoding="utf-8").splitlines()[:100]]
+    kbs = []
+    for name in ("plain", "ray"):
+        kb, _ = init(tmp_path / name)
+        for row in rows:
+            (kb.raw / f"{row['id']}.md").write_text(f"# {row['title']}\n\n{row['text']}\n", encoding="utf-8")
+        kbs.append(kb)
+    assert run("compile", "--kb", str(kbs[0].root), "-x", "heuristic", "-q")[0] == 0
+    assert run("compile", "--kb", str(kbs[1].root), "-x", "heuristic", "-q", "--engine", "ray")[0] == 0
+    assert graph(kbs[0]) == graph(kbs[1])
+    assert wiki(kbs[0]) == wiki(kbs[1])
 
 
 def test_ray_engine_yields_in_order_with_few_tasks_in_flight(ray_local: None) -> None:
