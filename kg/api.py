@@ -14,6 +14,7 @@ from typing import Any
 
 from kg.cache import ResponseCache
 from kg.compile.bulk import gc_paused
+from kg.compile.engine import Engine
 from kg.compile.pipeline import CompileReport, load_source_states, plan_compile
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
 from kg.errors import ConfigError, GraphOutdated, KgError, QueryError
@@ -76,12 +77,16 @@ def _check_selection(kb: KnowledgeBase, only: Sequence[str], plan: Any) -> None:
 
 
 def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = None, render: bool = True,
-               on_plan: Any = None, only: Sequence[str] | None = None) -> tuple[CompileReport, Any]:
+               on_plan: Any = None, only: Sequence[str] | None = None,
+               engine: Engine | None = None) -> tuple[CompileReport, Any]:
     """Compile new and changed sources, then re-render the pages that depend on them.
 
     `only`: paths relative to raw/ (see select_sources); the sources at or under them are
     compiled, and the rest of raw/ is not even looked at (a one-file edit at 50k sources skips
     stat-ing the other files and reading their rows).
+
+    `engine`: where each source's extraction runs (kg/compile/engine.py; default: this process).
+    Whichever it is, this process writes the results in the same order: the same graph and wiki.
 
     A marker in .kg/ records which sources changed before anything is written, and is removed
     only after the wiki has been rendered: a compile killed half-way renders on the next run.
@@ -100,6 +105,8 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
     try:
         with opened as store:
             compiler = make_compiler(kb, store, config, extractor, cache)
+            if engine is not None:
+                compiler.engine = engine
             plan = compiler.plan(only)
             if only is not None:
                 _check_selection(kb, only, plan)

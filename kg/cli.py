@@ -11,9 +11,11 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kg import __version__, api
+from kg.compile.engine import Engine, make_engine
 from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
@@ -39,7 +41,7 @@ def errors() -> Iterator[None]:
     try:
         yield
     except KgError as exc:
-        err.print(f"[red]error:[/red] {exc}")
+        err.print(f"[red]error:[/red] {escape(str(exc))}")  # a message's [brackets] are text, not markup
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         err.print("interrupted: nothing half-written is kept; run the command again to finish.")
@@ -85,7 +87,7 @@ def init_command(
 
 
 def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, quiet: bool,
-                       only: list[str] | None = None) -> int:
+                       only: list[str] | None = None, engine: Engine | None = None) -> int:
     show_bar = not as_json and not quiet and err.is_terminal
     with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, disable=not show_bar) as bar:
@@ -97,7 +99,7 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
         def progress(path: str, done: int) -> None:
             bar.update(task, completed=done, description=path[-40:])
 
-        report, rendered = api.compile_kb(kb, extractor, progress=progress, on_plan=on_plan, only=only)
+        report, rendered = api.compile_kb(kb, extractor, progress=progress, on_plan=on_plan, only=only, engine=engine)
     data = report.as_dict()
     if rendered is not None:
         data["rendered_pages"] = rendered.pages
@@ -134,6 +136,10 @@ def compile_command(
     explain: Annotated[bool, typer.Option("--explain", help="Print what would be compiled and which pages rewritten; change nothing.")] = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build a new graph from all of raw/ (LLM replies from the cache), "
                                           "then restore merges, answers and the log; the old graph is moved to .kg/broken/.")] = False,
+    engine: Annotated[str, typer.Option("--engine", help="Where extraction runs: local (this process) | ray (a Ray cluster; "
+                                        "heuristic extractor only; pip install 'kg[ray]'). One writer either way.")] = "local",
+    address: Annotated[str | None, typer.Option("--address", help="With --engine ray: the cluster's address "
+                                                "(default: a local Ray on this machine's cores).")] = None,
 ) -> None:
     """Compile new and changed sources in raw/ into the graph, then render the wiki.
 
@@ -144,11 +150,18 @@ def compile_command(
     configuration error, 3 when another process holds the knowledge base.
     """
     from kg.llm import run as llm_run
+    from kg.llm.backends import extractor_name
     from kg.maintain import doctor
 
     with errors():
         base = find_kb(kb)
         only = api.select_sources(base, [str(p) for p in paths or []])
+        if engine != "local" and (rebuild or batch or dry_run):
+            raise ConfigError("--engine goes with a plain compile, not --rebuild, --batch or --dry-run.")
+        if engine == "ray" and (name := extractor_name(base.config(), extractor)) != "heuristic":
+            raise ConfigError(f"--engine ray runs the offline heuristic extractor only, not {name} (an LLM extractor "
+                              "writes a reply cache and sees the graph's known names, which Ray workers do not share "
+                              "with the writer). Use -x heuristic, or leave out --engine.")
         if explain:
             _print_explain(api.explain(base, only), as_json)
             raise typer.Exit(0)
@@ -171,7 +184,11 @@ def compile_command(
             if sent.batch_id:
                 err.print(f"batch {sent.batch_id}: {sent.succeeded}/{sent.submitted} chunk(s) extracted"
                           + (f", {len(sent.failed)} left for the regular path" if sent.failed else ""))
-        code = _compile_and_print(base, extractor, as_json, quiet, only)
+        runner = make_engine(engine, address)
+        try:
+            code = _compile_and_print(base, extractor, as_json, quiet, only, runner)
+        finally:
+            runner.close()
         if (summary := llm_run.run_summary()) is not None:
             err.print(summary)
     raise typer.Exit(code)

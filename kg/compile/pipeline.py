@@ -7,6 +7,9 @@ loses at most the batch in flight, and the next compile redoes it.
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import functools
 import hashlib
 import os
 import re
@@ -21,6 +24,7 @@ import pyarrow as pa
 from kg.compile.bulk import gc_paused
 from kg.compile.chunk import chunk_text
 from kg.compile.contradict import ContradictionJudge, RuleJudge, detect
+from kg.compile.engine import Engine, LocalEngine
 from kg.compile.groups import KeyIndex, Regrouped, regroup
 from kg.compile.resolve import EntityJudge, Mention, SourceEntities, fast_name_key
 from kg.compile.sources import (
@@ -34,7 +38,7 @@ from kg.compile.sources import (
 )
 from kg.compile.verify import ChunkVerifier
 from kg.config import Config
-from kg.errors import KgError, SourceError
+from kg.errors import ConfigError, KgError, SourceError
 from kg.extract import ExtractionContext, Extractor
 from kg.graph.entities import all_entity_ids, entity_names, live_entity_keys, mentioned_by
 from kg.graph.fts import add_chunks, drop_indexes, refresh_indexes
@@ -47,7 +51,7 @@ from kg.graph.sources import (
 )
 from kg.graph.store import Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
-from kg.models import SourceDoc
+from kg.models import Chunk, SourceDoc
 from kg.names import name_key, unique_slug
 
 Progress = Callable[[str, int], None]  # (source path just done, sources done so far)
@@ -222,15 +226,133 @@ def plan_compile(raw: Path, states: SourceStates | None = None, only: Sequence[s
     return plan
 
 
+def source_error(path: str, exc: Exception, extractor: str) -> SourceError:
+    """Any failure of one source as the SourceError its row and the report carry."""
+    if isinstance(exc, SourceError):
+        return exc
+    if isinstance(exc, KgError):
+        return SourceError(f"{path}: {exc}")
+    # a bug in a backend: say so plainly, keep going
+    return SourceError(f"{path}: the {extractor} extractor failed ({type(exc).__name__}: {exc}). "
+                       "Please report this with the file; the other sources were compiled.")
+
+
+@dataclass
+class Extracted:
+    """What one source says, worked out without the graph (`SourceWork`): the writer adds the
+    timestamps (rows' `recorded_at` is None until then) and writes it."""
+
+    path: str
+    before: int  # wall-clock ns before the stat, itself before the read (trusted_signature)
+    stat: os.stat_result | None
+    error: str | None = None  # why the source failed (a SourceError's message)
+    doc: SourceDoc | None = None  # without its text (the chunks carry it)
+    chunks: list[Chunk] = field(default_factory=list)
+    claims: dict[str, dict[str, Any]] = field(default_factory=dict)
+    about: list[dict[str, Any]] = field(default_factory=list)
+    related: list[dict[str, Any]] = field(default_factory=list)
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    mentions: dict[str, Mention] = field(default_factory=dict)
+    unverified: int = 0
+
+
+@dataclass(frozen=True)
+class SourceWork:
+    """The pure per-source step: read -> chunk -> extract -> verify -> claims by id, for a path
+    relative to raw/. It reads raw/ (and the converted-document cache) and nothing of the graph,
+    so an engine may run it in another process (kg/compile/engine.py); `known_names` (an LLM
+    extractor's view of the graph's names) is given only in the writer's process."""
+
+    raw: Path
+    converted: Path
+    max_bytes: int
+    authority: dict[str, int]
+    chunk_chars: int
+    extractor: Extractor
+    known_names: Callable[[str], Sequence[str]] | None = None
+
+    def __call__(self, path: str) -> Extracted:
+        before = time.time_ns()
+        try:  # the stat recorded with the row is taken before the bytes are read (see plan_compile)
+            stat: os.stat_result | None = os.stat(self.raw / path)
+        except OSError:
+            stat = None
+        try:
+            doc = read_source(self.raw, self.raw / path, self.max_bytes, self.authority, self.converted)
+            return self.extract(doc, Extracted(path, before, stat))
+        except Exception as exc:  # one source's failure never stops the others
+            return Extracted(path, before, stat, error=str(source_error(path, exc, self.extractor.name)))
+
+    def extract(self, doc: SourceDoc, out: Extracted) -> Extracted:
+        chunks = chunk_text(doc.path, doc.text, self.chunk_chars)
+        names = tuple(self.known_names(doc.text)) if self.known_names is not None else ()
+        context = ExtractionContext(doc.path, doc.title, known_entities=names, frontmatter=doc.frontmatter)
+        results = self.extractor.extract(chunks, context)
+        entities = SourceEntities()
+        unverified = 0
+        claims = out.claims
+        for chunk, result in zip(chunks, results, strict=True):
+            verifier = ChunkVerifier(chunk)
+            local: dict[str, str] = {}
+            for entity in result.entities:
+                entity_id = entities.add(entity)
+                if entity_id is None:
+                    continue
+                for name in (entity.name, *entity.aliases):
+                    local.setdefault(name_key(name), entity_id)
+            for claim in result.claims:
+                spans = verifier.verify(claim)
+                if not spans:
+                    unverified += 1
+                    continue
+                subject = local.get(name_key(claim.subject))
+                if subject is None:
+                    unverified += 1
+                    continue
+                cid = claim_id(subject, claim.claim_type.value, claim.predicate, claim.text)
+                roles = {subject: "subject"}
+                if claim.object_entity and (obj := local.get(name_key(claim.object_entity))):
+                    roles.setdefault(obj, "object")
+                for name in claim.mentions:
+                    if (other := local.get(name_key(name))) is not None:
+                        roles.setdefault(other, "mention")
+                for entity_id in roles:
+                    entities.count(entity_id)
+                for span in spans:
+                    out.evidence.append({"src": cid, "dst": doc.path, "source_sha256": doc.sha256, "quote": span.quote,
+                                         "char_start": span.char_start, "char_end": span.char_end,
+                                         "recorded_at": None, "retracted_at": None})
+                if cid in claims:
+                    continue
+                claims[cid] = {
+                    "id": cid, "text": claim.text, "claim_type": claim.claim_type.value, "predicate": claim.predicate,
+                    "object": claim.object, "value": claim.value, "unit": claim.unit, "polarity": claim.polarity,
+                    "confidence": claim.confidence, "extractor": self.extractor.label,
+                    "prompt_version": self.extractor.version, "valid_from": claim.valid_from,
+                    "valid_to": claim.valid_to, "recorded_at": None, "retracted_at": None, "status": "live",
+                }
+                out.about.extend({"src": cid, "dst": e, "role": r} for e, r in roles.items())
+                if claim.object_entity and roles.get(local.get(name_key(claim.object_entity), ""), "") == "object":
+                    out.related.append({"src": subject, "dst": local[name_key(claim.object_entity)],
+                                        "predicate": claim.predicate, "claim_id": cid})
+        out.doc = dataclasses.replace(doc, text="")
+        out.chunks = chunks
+        out.mentions = dict(entities.mentions)
+        out.unverified = unverified
+        return out
+
+
 class Compiler:
     def __init__(self, kb: KnowledgeBase, store: Store, extractor: Extractor, config: Config | None = None,
-                 judge: ContradictionJudge | None = None, entity_judge: EntityJudge | None = None) -> None:
+                 judge: ContradictionJudge | None = None, entity_judge: EntityJudge | None = None,
+                 engine: Engine | None = None) -> None:
         self.kb = kb
         self.store = store
         self.extractor = extractor
         self.config = config or kb.config()
         self.judge = judge or RuleJudge()
         self.entity_judge = entity_judge  # ambiguous entity-resolution cases (kg/compile/resolve.py); None: rules only
+        self.engine: Engine = engine or LocalEngine()  # where SourceWork runs (kg/compile/engine.py)
         self._planned: tuple[CompilePlan, SourceStates] | None = None
 
     def plan(self, only: Sequence[str] | None = None) -> CompilePlan:
@@ -280,10 +402,12 @@ class Compiler:
         size = max(1, self.config.compile.batch_sources)
         done = 0
         created: set[str] = set()  # entities written by this compile
+        works = self.extractions(todo, keys)  # in todo's order, whichever engine runs them
         for offset in range(0, len(todo), size):
             batch = WriteBatch()
             for path in todo[offset : offset + size]:
-                seq = self._compile_source(path, states.get(path), keys, known, created, slugs, batch, report, seq)
+                seq = self._compile_source(path, states.get(path), keys, known, created, slugs, batch, report, seq,
+                                           next(works))
                 done += 1
                 if progress:
                     progress(path, done)
@@ -314,31 +438,46 @@ class Compiler:
 
     # one source ----------------------------------------------------------------------------
 
+    def extractions(self, todo: Sequence[str], keys: KeyIndex | None) -> Iterator[Extracted | None]:
+        """Each source's pure work (`SourceWork`), in todo's order, run by the engine. A remote
+        engine gets the extractor without its reply cache and no view of the graph, so only an
+        extractor that needs neither runs there (the heuristic one)."""
+        extractor = self.extractor
+        if self.engine.remote:
+            if extractor.cacheable or extractor.wants_known_entities:
+                raise ConfigError(
+                    f"--engine {self.engine.name} runs the offline heuristic extractor only: the {extractor.name} "
+                    "extractor writes a reply cache and is shown the graph's known names, which workers do not "
+                    f"share with the writer. Use -x heuristic, or leave out --engine {self.engine.name}.")
+            extractor = copy.copy(extractor)
+            extractor.cache = None  # a live SQLite handle: not sent (and not used by a non-cacheable extractor)
+        return self.engine.map(self.source_work(extractor, keys), todo)
+
+    def source_work(self, extractor: Extractor, keys: KeyIndex | None) -> SourceWork:
+        names = (functools.partial(self._known_names, keys=keys)
+                 if extractor.wants_known_entities and not self.engine.remote else None)
+        return SourceWork(self.kb.raw, self.kb.converted_path, self.config.compile.max_source_bytes,
+                          self.config.authority, self.config.compile.chunk_chars, extractor, names)
+
     def _compile_source(
         self, path: str, state: SourceState | None, keys: KeyIndex | None, known: set[str] | None,
         created: set[str], slugs: set[str], batch: WriteBatch, report: CompileReport, seq: int,
+        work: Extracted | None = None,
     ) -> int:
         now = now_iso()
         slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), slugs, identity=path)
         slugs.add(slug)
         if state is not None:
             retract_source_evidence(batch, path, now)
-        before = time.time_ns()
-        try:  # the stat recorded with the row is taken before the bytes are read (see plan_compile)
-            stat: os.stat_result | None = os.stat(self.kb.raw / path)
-        except OSError:
-            stat = None
+        if work is None:  # no engine ran it: done here
+            work = self.source_work(self.extractor, keys)(path)
+        stat = work.stat
         try:
-            doc = read_source(self.kb.raw, self.kb.raw / path, self.config.compile.max_source_bytes, self.config.authority,
-                              self.kb.converted_path)
-            source_row, unverified = self._extract_into(doc, slug, keys, known, created, batch, report, now)
+            if work.error is not None:
+                raise SourceError(work.error)
+            source_row, unverified = self._write_extracted(work, slug, known, created, batch, report, now)
         except Exception as exc:  # one source's failure never stops the others
-            if not isinstance(exc, SourceError):
-                if isinstance(exc, KgError):
-                    exc = SourceError(f"{path}: {exc}")
-                else:  # a bug in a backend: say so plainly, keep going
-                    exc = SourceError(f"{path}: the {self.extractor.name} extractor failed ({type(exc).__name__}: {exc}). "
-                                      "Please report this with the file; the other sources were compiled.")
+            exc = source_error(path, exc, self.extractor.name)
             report.failed[path] = str(exc)
             data = (self.kb.raw / path).read_bytes() if (self.kb.raw / path).exists() else b""
             source_row = {
@@ -354,7 +493,7 @@ class Compiler:
             detail = f"{source_row['chunks']} chunks, sha256 {source_row['sha256'][:12]}"
             batch.add("LogEntry", {"seq": seq, "at": now, "op": op, "subject": path, "detail": detail})
         same_size = stat is not None and stat.st_size == source_row["bytes"]
-        source_row["file_stat"] = trusted_signature(stat, before) if same_size else None
+        source_row["file_stat"] = trusted_signature(stat, work.before) if same_size else None
         self.put_source(batch, state, source_row)
         return seq + 1
 
@@ -370,74 +509,27 @@ class Compiler:
                 del source_row["title"]
             batch.update("Source", source_row)
 
-    def _extract_into(
-        self, doc: SourceDoc, slug: str, keys: KeyIndex | None, known: set[str] | None, created: set[str],
-        batch: WriteBatch, report: CompileReport, now: str,
+    def _write_extracted(
+        self, work: Extracted, slug: str, known: set[str] | None, created: set[str], batch: WriteBatch,
+        report: CompileReport, now: str,
     ) -> tuple[dict[str, Any], int]:
-        chunks = chunk_text(doc.path, doc.text, self.config.compile.chunk_chars)
-        names = tuple(self._known_names(doc.text, keys)) if self.extractor.wants_known_entities else ()
-        context = ExtractionContext(doc.path, doc.title, known_entities=names, frontmatter=doc.frontmatter)
-        results = self.extractor.extract(chunks, context)
-        entities = SourceEntities()
-        unverified = 0
-        claims: dict[str, dict[str, Any]] = {}
-        evidence: list[dict[str, Any]] = []
-        about: list[dict[str, Any]] = []
-        related: list[dict[str, Any]] = []
-        for chunk, result in zip(chunks, results, strict=True):
-            verifier = ChunkVerifier(chunk)
-            local: dict[str, str] = {}
-            for entity in result.entities:
-                entity_id = entities.add(entity)
-                if entity_id is None:
-                    continue
-                for name in (entity.name, *entity.aliases):
-                    local.setdefault(name_key(name), entity_id)
-            for claim in result.claims:
-                spans = verifier.verify(claim)
-                if not spans:
-                    unverified += 1
-                    continue
-                subject = local.get(name_key(claim.subject))
-                if subject is None:
-                    unverified += 1
-                    continue
-                cid = claim_id(subject, claim.claim_type.value, claim.predicate, claim.text)
-                roles = {subject: "subject"}
-                if claim.object_entity and (obj := local.get(name_key(claim.object_entity))):
-                    roles.setdefault(obj, "object")
-                for name in claim.mentions:
-                    if (other := local.get(name_key(name))) is not None:
-                        roles.setdefault(other, "mention")
-                for entity_id in roles:
-                    entities.count(entity_id)
-                for span in spans:
-                    evidence.append({"src": cid, "dst": doc.path, "source_sha256": doc.sha256, "quote": span.quote,
-                                     "char_start": span.char_start, "char_end": span.char_end,
-                                     "recorded_at": now, "retracted_at": None})
-                if cid in claims:
-                    continue
-                claims[cid] = {
-                    "id": cid, "text": claim.text, "claim_type": claim.claim_type.value, "predicate": claim.predicate,
-                    "object": claim.object, "value": claim.value, "unit": claim.unit, "polarity": claim.polarity,
-                    "confidence": claim.confidence, "extractor": self.extractor.label,
-                    "prompt_version": self.extractor.version, "valid_from": claim.valid_from,
-                    "valid_to": claim.valid_to, "recorded_at": now, "retracted_at": None, "status": "live",
-                }
-                about.extend({"src": cid, "dst": e, "role": r} for e, r in roles.items())
-                if claim.object_entity and roles.get(local.get(name_key(claim.object_entity), ""), "") == "object":
-                    related.append({"src": subject, "dst": local[name_key(claim.object_entity)],
-                                    "predicate": claim.predicate, "claim_id": cid})
-        self.write_records(doc.path, claims, about, related, evidence, entities.mentions, known, created,
+        doc = work.doc
+        assert doc is not None
+        claims = work.claims
+        for row in claims.values():
+            row["recorded_at"] = now
+        for row in work.evidence:
+            row["recorded_at"] = now
+        self.write_records(doc.path, claims, work.about, work.related, work.evidence, work.mentions, known, created,
                            batch, report, now)
         source_row = {
             "path": doc.path, "slug": slug, "sha256": doc.sha256, "title": doc.title, "kind": doc.kind,
             "bytes": doc.bytes, "authority": doc.authority, "ingested_at": now, "compiled_at": now,
-            "status": "compiled", "error": None, "extractor": self.extractor.label, "chunks": len(chunks),
-            "unverified": unverified,
+            "status": "compiled", "error": None, "extractor": self.extractor.label, "chunks": len(work.chunks),
+            "unverified": work.unverified,
         }
-        add_chunks(batch, doc.path, doc.sha256, chunks)  # search: the source's text, replacing old chunks
-        return source_row, unverified
+        add_chunks(batch, doc.path, doc.sha256, work.chunks)  # search: the source's text, replacing old chunks
+        return source_row, work.unverified
 
     def write_records(
         self, path: str, claims: dict[str, dict[str, Any]], about: list[dict[str, Any]],

@@ -20,9 +20,10 @@ raw/, so `kg compile` leaves it alone), and its page says which shard holds it.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -233,9 +234,12 @@ class MergeCompiler(Compiler):
         super().__init__(base.kb, base.store, _Replay(), base.config, base.judge, base.entity_judge)
         self.records = records
 
+    def extractions(self, todo: Sequence[str], keys: Any) -> Iterator[None]:
+        return itertools.repeat(None)  # nothing to read or extract: the bundles say it
+
     def _compile_source(
         self, path: str, state: SourceState | None, keys: Any, known: set[str] | None, created: set[str],
-        slugs: set[str], batch: WriteBatch, report: CompileReport, seq: int,
+        slugs: set[str], batch: WriteBatch, report: CompileReport, seq: int, work: Any = None,
     ) -> int:
         now = now_iso()
         rec = self.records[path]
