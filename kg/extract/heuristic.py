@@ -64,6 +64,10 @@ def _name_spans(sentence: str) -> list[tuple[int, int]]:
                 continue
         spans.append((start, end))
     return spans
+# Capitalised mid-sentence yet no part of a name: "the" (names are compared without it anyway),
+# pronouns and conjunctions after a missed sentence break.
+_ALWAYS_TRIMMED = {"the", "a", "an", "he", "she", "it", "they", "we", "i", "this", "that", "and", "but", "or", "so",
+                   "in", "on", "at", "of", "for", "with", "to", "as", "by", "from"}
 _ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
 _NOT_NAME_ENDS = {"he", "she", "it", "they", "we", "his", "her", "its", "their", "this", "that", "these", "those",
                   "there", "after", "before", "when", "while", "then", "but", "and", "or", "so", "-", "&"}
@@ -288,7 +292,9 @@ class HeuristicExtractor(Extractor):
             for m_start, m_end in _name_spans(sentence):
                 if in_code(start + m_start, start + m_end):
                     continue
-                name, tail = _split_of(self._trim_name(sentence[m_start:m_end]))
+                before_name = sentence[:m_start].rstrip()
+                opens = not before_name or before_name[-1] in "\"“”‘'([:;—–-" or before_name.endswith(("...", " -"))
+                name, tail = _split_of(self._trim_name(sentence[m_start:m_end], opens))
                 if tail:  # "Kansas City Chiefs of the National Football League": two names
                     registry.add(tail, _guess_type(tail))
                 name, known_type, inner, inner_type = _split_name(name)
@@ -329,10 +335,13 @@ class HeuristicExtractor(Extractor):
         _fold_surnames(registry)
 
     @staticmethod
-    def _trim_name(name: str) -> str:
+    def _trim_name(name: str, opens: bool = True) -> str:
+        """`opens`: the name opens its sentence (or follows a quote, bracket or colon), where any word
+        is capitalised; mid-sentence, a capitalised "My" or "Two" is the name's ("the BBC's My Family")."""
         words = name.replace("’", "'").split()
         # a capitalised particle starts a name ("Los Angeles", "La Paz", "Le Monde"); "The" does not
-        while words and (words[0].lower().strip(".") in V.STOP_CAPS or _is_section_label(words[0])):
+        while words and (((opens or words[0].lower() in _ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
+                         or _is_section_label(words[0])):
             if len(words) > 1 and words[1][:1].isupper() and (
                     words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
                 break  # "Second Vatican Council", "Saint Lucia", "St. Louis" (a sentence's "First, ..." has its comma)
