@@ -43,7 +43,8 @@ _CAP_TOKEN = (
 _JOIN = rf"(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&)[ \t]+)*|[ \t]+[-–][ \t]+)"
 _CAP_SEQ = re.compile(
     rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_CAP_TOKEN})*"  # "20th Century Fox"
-    r"(?:[ \t]+\d+[A-Za-z]?(?![\w,.]\d))?"  # "Intel 4004", "Mark 1": a number only at the end
+    # "Intel 4004", "Mark 1": a number only at the end, and not a year ("Sweden 1994" is two things)
+    r"(?:[ \t]+(?!(?:1[0-9]{3}|20[0-9]{2})(?![\w]))\d+[A-Za-z]?(?![\w,.]\d))?"
 )
 _YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}(?:[–-]\d{{2,4}})?[ \t]+(?={_CAP_TOKEN})")  # "2016–17 Ranji Trophy"
 
