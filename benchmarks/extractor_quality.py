@@ -406,43 +406,29 @@ def redocred_source(doc: dict[str, Any], setting: str) -> str:
 
 
 def kg_document(rel: str, text: str, extractor: Any, chunk_chars: int) -> dict[str, Any]:
-    """The entities and verified claims the compiler would record for one source, as
-    `Compiler._extract_into` finds them, without a store.
+    """The entities and verified claims the compiler would record for one source: its own per-source
+    step (`kg.compile.pipeline.SourceWork.extract`), without a store.
 
     entities: the source's named entities (canonical name, type, aliases, id); keys: every name
     and alias key -> entity id; claims: (subject id, ids of its object entity and mentions)."""
-    from kg.compile.chunk import chunk_text
-    from kg.compile.resolve import SourceEntities
+    from kg.compile.pipeline import Extracted, SourceWork
     from kg.compile.sources import parse_source
-    from kg.compile.verify import ChunkVerifier
-    from kg.extract import ExtractionContext
     from kg.names import name_key
 
     doc = parse_source(rel, text.encode("utf-8"), {})
-    chunks = chunk_text(doc.path, doc.text, chunk_chars)
-    results = extractor.extract(chunks, ExtractionContext(doc.path, doc.title, frontmatter=doc.frontmatter))
-    entities = SourceEntities()
+    work = SourceWork(Path("."), Path("."), 0, {}, chunk_chars, extractor)
+    out = work.extract(doc, Extracted(rel, 0, None))
     keys: dict[str, str] = {}
-    claims: list[tuple[str, frozenset[str]]] = []
-    for chunk, result in zip(chunks, results, strict=True):
-        verifier = ChunkVerifier(chunk)
-        local: dict[str, str] = {}
-        for entity in result.entities:
-            entity_id = entities.add(entity)
-            if entity_id is None:
-                continue
-            for name in (entity.name, *entity.aliases):
-                local.setdefault(name_key(name), entity_id)
-        for claim in result.claims:
-            subject = local.get(name_key(claim.subject))
-            if subject is None or not verifier.verify(claim):
-                continue  # not stored by the compiler
-            others = {local.get(name_key(n)) for n in (claim.object_entity, *claim.mentions) if n}
-            claims.append((subject, frozenset(o for o in others if o is not None and o != subject)))
-        for key, entity_id in local.items():
-            keys.setdefault(key, entity_id)
+    for entity_id, mention in out.mentions.items():
+        for name in (mention.name, *mention.aliases):
+            keys.setdefault(name_key(name), entity_id)
+    roles: dict[str, dict[str, str]] = {}
+    for row in out.about:
+        roles.setdefault(row["src"], {})[row["dst"]] = row["role"]
+    claims = [(subject, frozenset(e for e, r in about.items() if r != "subject"))
+              for about in roles.values() for subject, r in about.items() if r == "subject"]
     named = [{"id": entity_id, "name": m.name, "type": m.type, "aliases": sorted(set(m.aliases))}
-             for entity_id, m in entities.mentions.items() if not m.declared_only]
+             for entity_id, m in out.mentions.items() if not m.declared_only]
     return {"entities": named, "keys": keys, "claims": claims}
 
 

@@ -82,3 +82,14 @@ def tree_digest(folder: Path) -> dict[str, str]:
         for p in sorted(folder.rglob("*"))
         if p.is_file()
     }
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    """`kg ARGS` through typer's CliRunner: (exit code, stdout + stderr); a traceback fails the test."""
+    from typer.testing import CliRunner
+
+    from kg.cli import app
+
+    result = CliRunner().invoke(app, list(args))
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output + (result.stderr if result.stderr_bytes is not None else "")

@@ -9,19 +9,10 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
-from kg.cli import app
 from kg.kb import KnowledgeBase
 from kg.share import bundle, dsse
-
-runner = CliRunner()
-
-
-def run(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output + (result.stderr if result.stderr_bytes is not None else "")
+from tests.conftest import run_cli as run
 
 
 @pytest.fixture(scope="module")

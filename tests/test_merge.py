@@ -9,24 +9,17 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-from typer.testing import CliRunner
 
 from kg import api
-from kg.cli import app
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase, init
 from kg.share import bundle
 from tests.conftest import EXAMPLES, is_log, tree_digest
+from tests.conftest import run_cli as run
 
-runner = CliRunner()
 NOTES = sorted(EXAMPLES.iterdir())
 HALVES = {"lab-a": NOTES[:7], "lab-b": NOTES[7:]}
 
-
-def run(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output + (result.stderr if result.stderr_bytes is not None else "")
 
 
 def shard_kb(root: Path, notes: list[Path]) -> KnowledgeBase:

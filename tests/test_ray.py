@@ -13,22 +13,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from kg.cli import app
 from kg.compile.engine import RayEngine
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase, init
 from tests.conftest import EXAMPLES, is_log, tree_digest
+from tests.conftest import run_cli as run
 
 ROOT = Path(__file__).resolve().parent.parent
-runner = CliRunner()
 
-
-def run(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result.exit_code, result.output + (result.stderr if result.stderr_bytes is not None else "")
 
 
 @pytest.fixture(scope="module")
