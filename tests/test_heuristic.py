@@ -212,3 +212,19 @@ def test_a_pronoun_after_a_fronted_phrase_is_the_subject() -> None:
     r = extract("# UNIVAC I\n\nThe UNIVAC I was sold in 1951. Unlike ENIAC, it was a stored-program machine.\n")
     unlike = quoted(r, "Unlike ENIAC")
     assert unlike.subject == "UNIVAC I" and unlike.text == "UNIVAC I: Unlike ENIAC, it was a stored-program machine."
+
+
+def test_of_and_and_possessives_and_hyphens_join_one_name_or_split_two() -> None:
+    names = names_of(
+        "In 1990 the dam was listed on the National Register of Historic Places. Gustav III of Sweden and Prince "
+        "Eugene of Savoy met at St. Patrick's Academy. The Lewis and Clark Expedition reached the Office of "
+        "Management and Budget, then Atari, Inc. hired Kim Jong - un to design the Blu - ray Disc. She joined the "
+        "Thirty - first Congress and left for Paris - based Le Monde. He was born in Uerdingen – November 14, 1934 "
+        "– and left the Grand Committee 31 July 1815.")
+    for name in ("National Register of Historic Places", "Gustav III", "Sweden", "Prince Eugene", "Savoy",
+                 "St. Patrick's Academy", "Lewis and Clark Expedition", "Office of Management and Budget",
+                 "Atari, Inc", "Kim Jong - un", "Blu - ray Disc", "Thirty - first Congress", "Uerdingen", "Grand Committee"):
+        assert name in names, (name, sorted(names))
+    for wrong in ("Historic Places", "Gustav III of Sweden", "Inc", "Academy", "Clark Expedition", "Budget",
+                  "Paris - based", "Paris - based Le Monde", "Uerdingen – November", "Grand Committee 31"):
+        assert wrong not in names, (wrong, sorted(names))

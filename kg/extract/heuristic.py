@@ -36,15 +36,25 @@ _UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
 _CAP_TOKEN = (
     rf"(?:(?:[{_UPPER}]\.){{2,}}|(?:St|Mt|Ft|Jr|Sr|Co|Bros|Inc|Ltd)\.|"
     rf"(?:{'|'.join(sorted(V.NAMING_POSSESSORS))})['’]s(?=[ \t]+[{_UPPER}])|"
-    rf"[{_UPPER}]\.(?=\s)|[{_UPPER}][\w&-]*(?:['’](?!s\b)\w+)*)"
+    rf"[{_UPPER}]\.(?=\s)|[{_UPPER}][\w&-]*(?:['’](?!s\b)\w+)*"
+    # a hyphen written with spaces around it, as tokenised text has it, continues a name through a
+    # lowercase word that another hyphen or a capital follows ("Book - of - the - Month Club", "Blu -
+    # ray Disc") or through a short last syllable ("Kim Jong - un"); a dash does not ("FK Teleoptik - a")
+    rf"(?:[ \t]+-[ \t]+(?!(?:{'|'.join(sorted(V.HYPHEN_SUFFIXES))})\b)"
+    rf"(?:[a-z]\w*(?=[ \t]+-[ \t]+\w)|(?!(?:{'|'.join(sorted(V.HYPHEN_STOPS))})\b)"
+    rf"(?:[a-z]\w*(?=[ \t]+[{_UPPER}])|[a-z]\w{{0,3}}(?![\w'’-]))))*)"
 )
 # Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
 # ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
 _JOIN = rf"(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&)[ \t]+)*|[ \t]+[-–][ \t]+)"
+_MONTH_NAMES = "|".join(m.capitalize() for m in V.MONTHS)
+# A date is no part of a name: "Uerdingen – November 14", "the Storting 31 July", "Anoia 800 m"
+_NOT_JOINED = rf"(?!(?:{_MONTH_NAMES})[ \t]+\d)"
+_NUMBER_ENDS = rf"(?![ \t]+(?:{_MONTH_NAMES}|m|km|mi|ft|kg|t|MW|GW|kW|km2|sq|per|percent|%)(?![\w]))"
 _CAP_SEQ = re.compile(
-    rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_CAP_TOKEN})*"  # "20th Century Fox"
+    rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_NOT_JOINED}{_CAP_TOKEN})*"  # "20th Century Fox"
     # "Intel 4004", "Mark 1": a number only at the end, and not a year ("Sweden 1994" is two things)
-    r"(?:[ \t]+(?!(?:1[0-9]{3}|20[0-9]{2})(?![\w]))\d+[A-Za-z]?(?![\w,.]\d))?"
+    rf"(?:[ \t]+(?!(?:1[0-9]{{3}}|20[0-9]{{2}})(?![\w]))\d+(?!\d)[A-Za-z]?(?![\w,.]\d){_NUMBER_ENDS})?"
 )
 _YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}(?:[–-]\d{{2,4}})?[ \t]+(?={_CAP_TOKEN})")  # "2016–17 Ranji Trophy"
 
@@ -63,8 +73,35 @@ def _name_spans(sentence: str) -> list[tuple[int, int]]:
             if last in _JOINED_BY_FOR and re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", gap):
                 spans[-1] = (spans[-1][0], end)
                 continue
+            if gap.startswith(",") and gap[1:].strip(" \t") == "" and _CORPORATE.fullmatch(sentence[start:end]):
+                spans[-1] = (spans[-1][0], end)  # "Atari, Inc.", "Grand Wing Servo - Tech Co., Ltd."
+                continue
+            following = sentence[start:end].split()
+            if gap in (" and ", " & ") and _joined_by_and(sentence[spans[-1][0] : spans[-1][1]].split(), following,
+                                                           sentence[: spans[-1][0]]):
+                spans[-1] = (spans[-1][0], end)
+                continue
+            if (re.fullmatch(r"['’]s[ \t]+", gap) and len(following) <= 2
+                    and following[-1].lower() in V.POSSESSED_HEADS):  # "St. Patrick's Academy", "Martha's River"
+                spans[-1] = (spans[-1][0], end)
+                continue
         spans.append((start, end))
     return spans
+
+
+def _joined_by_and(before: list[str], after: list[str], prefix: str) -> bool:
+    """Two capitalised spans around "and" are one name: "Lewis and Clark Expedition" (one word, then a
+    name its head ends), "Academy of Sciences and Humanities" (an institution of one field, then another)."""
+    if prefix.rstrip().endswith(","):
+        return False  # "Paris, Lyon and Lille Railway": a list
+    if before and before[0].lower() in _ALWAYS_TRIMMED:
+        before = before[1:]  # "The Lewis and Clark Expedition"
+    if len(before) == 1 and after[-1].lower() in V.AND_HEADS and before[0][1:].islower() and "of" not in after:
+        return True
+    return (len(before) >= 3 and before[-2] in ("of", "for") and before[-1].lower() in V.FIELDS
+            and len(after) == 1 and after[0].lower() in V.FIELDS)
+
+
 # Capitalised mid-sentence yet no part of a name: "the" (names are compared without it anyway),
 # pronouns and conjunctions after a missed sentence break.
 _ALWAYS_TRIMMED = {"the", "a", "an", "he", "she", "it", "they", "we", "i", "this", "that", "and", "but", "or", "so",
@@ -80,6 +117,7 @@ _YEAR_NAMED = {"olympics", "games", "championship", "championships", "cup", "ope
 _JOINED_BY_FOR = {"award", "awards", "prize", "medal", "committee", "commission", "council", "hospital", "institute",
                   "centre", "center", "society", "association", "foundation", "fund", "school", "academy", "office",
                   "ministry", "department", "museum", "league", "union", "party", "movement", "campaign", "order"}
+_CORPORATE = re.compile(r"(?:Inc|Ltd|LLC|Corp|Co|PLC|plc|AG|GmbH|LLP|L\.P|S\.A)\.?")
 _COMMA_QUALIFIED = re.compile(rf"([{_UPPER}][^,()]{{0,60}}?), ((?:[{_UPPER}][\w.’'-]*)(?: [{_UPPER}][\w.’'-]*){{0,2}})")
 _QUOTED = re.compile(r'(?:"([^"\n]{1,80})"|“([^”\n]{1,80})”)')
 _ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
@@ -347,6 +385,8 @@ class HeuristicExtractor(Extractor):
                     words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
                 break  # "Second Vatican Council", "Saint Lucia", "St. Louis" (a sentence's "First, ..." has its comma)
             words.pop(0)
+        while words and words[0] in ("-", "–"):  # "Two - thirds" after "Two" went: no name is left of it
+            words = words[2:]
         while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
             words.pop()  # "River Plate He moved ...": a sentence the splitter missed
         if words and re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):
@@ -647,16 +687,26 @@ _OF_HEADS = V.ORG_WORDS | V.PLACE_WORDS | V.EVENT_WORDS | V.ROLES | {
     "region", "state", "center", "centre", "institute", "school", "college", "faculty", "department"}
 
 
+_REGNAL = re.compile(r"[IVX]{1,5}")
+
+
 def _split_of(name: str) -> tuple[str, str]:
-    """"Kansas City Chiefs of the National Football League" -> two names; not "Bank of America",
-    "House of Commons", "Battle of Hastings" (the word before "of" heads one name)."""
+    """"Kansas City Chiefs of the National Football League", "Charles VII of France", "Prince Eugene of
+    Savoy" -> two names; not "Bank of America", "House of Commons", "Battle of Hastings" (the word
+    before "of" heads one name), nor "National Register of Historic Places" (without "the", "X of Y"
+    is one name unless X is a ruler's)."""
     words = name.split()
     if "of" not in words:
         return name, ""
     at = words.index("of")
     head, rest = words[:at], words[at + 1 :]
-    if rest and rest[0].lower() == "the":
+    if not rest or not rest[-1][:1].isupper():
+        return name, ""
+    if rest[0].lower() == "the":
         rest = rest[1:]
+    elif not (_REGNAL.fullmatch(head[-1]) or any(w.lower() in V.ROLES for w in head[:-1])
+              or (len(rest) == 1 and rest[0].lower() in V.NATIONALITIES)):
+        return name, ""  # only a ruler's name ("Gustav III", "King James III") or "of Bulgarian" splits
     if len(head) < 2 or not rest or not rest[0][:1].isupper() or head[-1].lower().strip(".,") in _OF_HEADS:
         return name, ""
     if any(w.lower() in V.NAME_PARTICLES - {"of", "the"} for w in head):
@@ -674,8 +724,13 @@ def _split_name(name: str) -> tuple[str, str, str, str]:
     if len(words) > 2 and words[0].lower() in V.NATIONALITIES and words[1].lower().strip(".") in V.ROLES:
         nationality, words = words[0], words[1:]  # not "Soviet Union", "British Army"
     roles = 0
-    while roles < len(words) - 1 and words[roles].lower().strip(".") in V.ROLES:
-        roles += 1
+    while roles < len(words) - 1:
+        if words[roles].lower().strip(".") in V.ROLES:
+            roles += 1
+        elif roles and roles + 2 < len(words) and words[roles] in ("-", "–"):
+            roles += 2  # "Prince - elector John Sigismund", "Lieutenant - General Sir ...": a hyphenated role
+        else:
+            break
     if not roles:
         return " ".join(words), "", nationality, "nationality" if nationality else ""
     rest = words[roles:]

@@ -181,3 +181,39 @@ COMMON_VERBS = set(
     exacerbate abolish hinder weaken strengthen
     """.split()
 )
+
+
+# Name boundaries (kg.extract.heuristic) ----------------------------------------------------
+
+# Words that make "<Name>-<word>" an adjective, not a name: "Paris-based", "Canadian-born".
+HYPHEN_SUFFIXES = {
+    "based", "born", "led", "owned", "era", "style", "speaking", "language", "class", "type", "like", "made", "run",
+    "funded", "backed", "controlled", "specific", "wide", "related", "inspired", "influenced", "oriented", "centric",
+    "area", "american", "dominated", "occupied", "ruled", "held", "affiliated", "sponsored", "produced",
+    "directed", "written", "winning", "nominated", "certified", "level", "grade", "sized", "shaped", "themed", "only",
+    "free", "friendly", "compatible", "exclusive", "bound", "native", "trained", "educated"}
+HYPHEN_SUFFIXES |= ROLES | {"side", "sided", "size", "sized", "shirt", "thirds", "half", "tailed", "threat", "turned"}
+# Short words that end a phrase after a dash, not a hyphenated name: "FK Teleoptik - a ..."
+HYPHEN_STOPS = {"a", "an", "the", "and", "or", "but", "was", "is", "are", "were", "in", "on", "at", "to", "by", "for",
+                 "with", "from", "as", "one", "two", "four", "five", "six", "nine", "ten", "year", "old", "up", "out",
+                 "off", "day", "time", "term", "its", "his", "her", "who", "which", "that", "this", "not", "all"}
+# "Delaware and Hudson Railroad", "Fish and Wildlife Service": one name whose head ends it
+AND_HEADS = ORG_WORDS | {
+    "railroad", "railway", "expedition", "service", "services", "authority", "union", "cemetery", "lines", "line",
+    "canal", "zoo", "aquarium", "gardens", "museum", "trust", "commission", "corporation", "company", "partners",
+    "brothers", "sons", "associates"}
+# "Ministry of Education and Research", "Office of Management and Budget": fields an institution is of
+FIELDS = {
+    "arts", "sciences", "science", "humanities", "technology", "industry", "commerce", "development", "research",
+    "culture", "tourism", "sport", "sports", "youth", "justice", "security", "planning", "health", "welfare",
+    "environment", "trade", "transport", "communications", "information", "education", "training", "employment",
+    "labour", "labor", "agriculture", "fisheries", "forestry", "mines", "energy", "innovation", "finance", "economy",
+    "affairs", "architecture", "sculpture", "design", "engineering", "medicine", "law", "letters", "music", "drama",
+    "budget", "order", "reform", "reconstruction", "literature", "history", "religion", "mathematics", "statistics",
+    "infrastructure", "housing", "heritage", "broadcasting", "media", "resources", "water", "power", "technologies",
+    "management", "administration", "peace", "defence", "defense", "navigation", "enterprise"}
+# A place or institution named after its owner or patron: "St. Joseph's Cemetery", "Martha's River".
+POSSESSED_HEADS = (ORG_WORDS | PLACE_WORDS | {
+    "cemetery", "cathedral", "chapel", "abbey", "priory", "harbor", "harbour", "point", "creek", "gate", "square",
+    "bridge", "hall", "castle", "palace", "tower", "well", "field", "wood", "island", "cove", "inn", "theatre",
+    "theater", "stadium", "market"}) - {"state", "kingdom", "republic", "team", "group", "records", "press", "navy", "army"}
