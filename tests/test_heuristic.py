@@ -228,3 +228,12 @@ def test_of_and_and_possessives_and_hyphens_join_one_name_or_split_two() -> None
     for wrong in ("Historic Places", "Gustav III of Sweden", "Inc", "Academy", "Clark Expedition", "Budget",
                   "Paris - based", "Paris - based Le Monde", "Uerdingen – November", "Grand Committee 31"):
         assert wrong not in names, (wrong, sorted(names))
+
+
+def test_occupations_participles_and_bare_roles_are_not_names() -> None:
+    names = names_of("Guitarist Jimmy Page met the Brigadier General. Joining SC Freiburg in 2016, Lars Ulrich "
+                     "became Art Director of the firm; the Prime Minister agreed. Then John Major spoke in London.")
+    for name in ("Jimmy Page", "SC Freiburg", "Lars Ulrich", "John Major"):
+        assert name in names, (name, sorted(names))
+    for wrong in ("Guitarist Jimmy Page", "Brigadier General", "Joining SC Freiburg", "Art Director", "Prime Minister"):
+        assert wrong not in names, (wrong, sorted(names))

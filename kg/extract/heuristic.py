@@ -361,8 +361,8 @@ class HeuristicExtractor(Extractor):
                 registry.add(name, "nationality")
                 continue
             single = " " not in name
-            if single and name.lower().strip(".") in V.ROLES:
-                continue  # "Prime minister Benazir Bhutto": a role, not a name
+            if all(w.lower().strip(".") in V.ROLES or w.lower() in V.ROLE_MODIFIERS for w in name.split()):
+                continue  # "Prime minister Benazir Bhutto", "Brigadier General": a role, not a name
             plain_word = name[1:].islower() and not any(c.isdigit() for c in name)
             if single and plain_word and (
                 (at_start and name_key(name) not in mid_sentence_caps)  # a capitalised sentence opener
@@ -387,6 +387,8 @@ class HeuristicExtractor(Extractor):
             words.pop(0)
         while words and words[0] in ("-", "–"):  # "Two - thirds" after "Two" went: no name is left of it
             words = words[2:]
+        if opens and len(words) > 1 and words[0].lower().endswith("ing") and _is_verb(words[0]):
+            words.pop(0)  # "Joining SC Freiburg in 2016, he ...": a participle opens the sentence
         while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
             words.pop()  # "River Plate He moved ...": a sentence the splitter missed
         if words and re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):

@@ -155,8 +155,18 @@ ROLES = set(
      "mrs", "ms", "prof", "professor", "rev", "reverend", "coach", "representative", "congressman",
      "congresswoman", "ambassador", "deputy", "premier", "sheriff", "marshal", "rear", "director", "managing",
      "leader", "head", "dean", "rector", "founder", "commissioner", "executive", "assistant", "associate",
-     "officer", "attorney", "solicitor", "treasurer", "provost", "superintendent", "inspector"]
+     "officer", "attorney", "solicitor", "treasurer", "provost", "superintendent", "inspector",
+     # occupations written before a name ("Guitarist Jimmy Page", "Environmentalist Ma Jun")
+     "guitarist", "drummer", "bassist", "pianist", "violinist", "cellist", "vocalist", "singer", "songwriter",
+     "saxophonist", "trumpeter", "composer", "conductor", "producer", "writer", "author", "poet", "novelist",
+     "playwright", "painter", "sculptor", "architect", "actor", "actress", "journalist", "editor", "historian",
+     "philosopher", "scientist", "physicist", "chemist", "biologist", "economist", "environmentalist", "activist",
+     "midshipman", "doge", "chamberlain", "kapellmeister", "coordinator", "constable", "magistrate"]
 )
+# Words that make a run of roles one role, no name: "Brigadier General", "Senior Editor", "Art Director".
+ROLE_MODIFIERS = {"senior", "junior", "art", "creative", "artistic", "musical", "brigadier", "district", "village",
+                  "regiment", "public", "relations", "acting", "interim", "honorary", "first", "lord", "grand",
+                  "state", "county", "city", "regional", "national", "general", "marketing", "sales", "technical"}
 # The roles whose "<role> of X" names X ("Governor of Texas"), unlike "King of the Hill".
 OFFICES = {"president", "vice", "prime", "minister", "governor", "mayor", "speaker", "senator", "chancellor",
            "secretary", "premier", "ambassador", "chief", "deputy", "chairman", "chairwoman", "director", "managing",
@@ -178,7 +188,7 @@ COMMON_VERBS = set(
     bind express produce form contain lack display exhibit demonstrate confer exert modulate alter determine depend
     play result occur differ respond decline rise drive enable facilitate trigger limit enhance accelerate delay
     encourage stimulate restore worsen diminish attenuate disrupt perpetuate deactivate upregulate downregulate
-    exacerbate abolish hinder weaken strengthen
+    exacerbate abolish hinder weaken strengthen join encompass foresee
     """.split()
 )
 
