@@ -361,6 +361,8 @@ class HeuristicExtractor(Extractor):
                 registry.add(name, "nationality")
                 continue
             single = " " not in name
+            if name.strip(".") in V.GENERIC_ABBREVIATIONS:
+                continue  # "a TV series", "an MBA from", "320 BCE"
             if all(w.lower().strip(".") in V.ROLES or w.lower() in V.ROLE_MODIFIERS for w in name.split()):
                 continue  # "Prime minister Benazir Bhutto", "Brigadier General": a role, not a name
             plain_word = name[1:].islower() and not any(c.isdigit() for c in name)

@@ -227,3 +227,10 @@ POSSESSED_HEADS = (ORG_WORDS | PLACE_WORDS | {
     "cemetery", "cathedral", "chapel", "abbey", "priory", "harbor", "harbour", "point", "creek", "gate", "square",
     "bridge", "hall", "castle", "palace", "tower", "well", "field", "wood", "island", "cove", "inn", "theatre",
     "theater", "stadium", "market"}) - {"state", "kingdom", "republic", "team", "group", "records", "press", "navy", "army"}
+# Abbreviations that name a kind of thing, not one thing: formats, degrees, honours, eras, units, roles.
+GENERIC_ABBREVIATIONS = {
+    "TV", "CD", "CDs", "DVD", "DVDs", "LP", "LPs", "EP", "EPs", "HD", "FM", "AM", "PC", "RC", "RPG", "GPS", "MP3",
+    "BA", "MA", "BS", "BSc", "MSc", "MBA", "MFA", "BFA", "PhD", "Ph", "MD", "LLB", "LLM", "DPhil",
+    "OBE", "MBE", "CBE", "KBE", "CEO", "CFO", "CTO", "COO", "MP", "MPs", "MEP", "Jr", "Sr",
+    "BC", "BCE", "AD", "CE", "BP", "Ma", "Mya", "Lit", "MW", "GW", "KW", "kW",
+    "Jan", "Feb", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"}
