@@ -86,7 +86,19 @@ def _name_spans(sentence: str) -> list[tuple[int, int]]:
                 spans[-1] = (spans[-1][0], end)
                 continue
         spans.append((start, end))
-    return spans
+    return [(start, _extended_end(sentence, start, end)) for start, end in spans]
+
+
+_TRAILING_YEAR = re.compile(r"[ \t]+(?:1[5-9][0-9]{2}|20[0-9]{2})(?![\w'’-]|[.,]\d)")
+
+
+def _extended_end(sentence: str, start: int, end: int) -> int:
+    """A year after an event's name belongs to it: "Eurovision Song Contest 1995", "UEFA Euro 2008"."""
+    words = sentence[start:end].split()
+    year = _TRAILING_YEAR.match(sentence, end)
+    if year and (words[-1].lower() in _YEAR_NAMED or words[0] == "Miss"):
+        return year.end()
+    return end
 
 
 def _joined_by_and(before: list[str], after: list[str], prefix: str) -> bool:
@@ -109,7 +121,7 @@ _ALWAYS_TRIMMED = {"the", "a", "an", "he", "she", "it", "they", "we", "i", "this
 _ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
 _NOT_NAME_ENDS = {"he", "she", "it", "they", "we", "his", "her", "its", "their", "this", "that", "these", "those",
                   "there", "after", "before", "when", "while", "then", "but", "and", "or", "so", "-", "&"}
-_YEAR_NAMED = {"olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
+_YEAR_NAMED = {"euro", "olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
                "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit",
                "trophy", "draft", "tournament", "final", "finals", "league", "paralympics", "marathon", "expo",
                "act", "uprising", "riots", "earthquake", "hurricane", "floods", "contest", "show", "rally"}
@@ -117,7 +129,7 @@ _YEAR_NAMED = {"olympics", "games", "championship", "championships", "cup", "ope
 _JOINED_BY_FOR = {"award", "awards", "prize", "medal", "committee", "commission", "council", "hospital", "institute",
                   "centre", "center", "society", "association", "foundation", "fund", "school", "academy", "office",
                   "ministry", "department", "museum", "league", "union", "party", "movement", "campaign", "order"}
-_CORPORATE = re.compile(r"(?:Inc|Ltd|LLC|Corp|Co|PLC|plc|AG|GmbH|LLP|L\.P|S\.A)\.?")
+_CORPORATE = re.compile(r"(?:Inc|Ltd|LLC|Corp|Co|PLC|plc|AG|GmbH|LLP|L\.P|S\.A|D\.C)\.?")  # and "Washington, D.C."
 _COMMA_QUALIFIED = re.compile(rf"([{_UPPER}][^,()]{{0,60}}?), ((?:[{_UPPER}][\w.’'-]*)(?: [{_UPPER}][\w.’'-]*){{0,2}})")
 _QUOTED = re.compile(r'(?:"([^"\n]{1,80})"|“([^”\n]{1,80})”)')
 _ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
