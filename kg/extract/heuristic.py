@@ -46,7 +46,10 @@ _CAP_TOKEN = (
 )
 # Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
 # ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
-_JOIN = rf"(?:[ \t]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&)[ \t]+)*|[ \t]+[-–][ \t]+)"
+# A nickname between a person's names: 'Wilfried "Willi" Schneider', "Conrad S. (Gus) Shinn".
+_NICKNAME = rf"(?:[\"“][{_UPPER}][\w.'’-]*[\"”]|\([{_UPPER}][a-z][\w.'’-]*\))"
+_JOIN = (rf"(?:[ \t\xa0]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&|{_NICKNAME})[ \t\xa0]+)*"
+         r"|[ \t\xa0]+[-–][ \t\xa0]+)")
 _MONTH_NAMES = "|".join(m.capitalize() for m in V.MONTHS)
 # A date is no part of a name: "Uerdingen – November 14", "the Storting 31 July", "Anoia 800 m"
 _NOT_JOINED = rf"(?!(?:{_MONTH_NAMES})[ \t]+\d)"
@@ -334,7 +337,9 @@ class HeuristicExtractor(Extractor):
                 registry.add(long_form, _guess_type(long_form), alias=acronym)
         for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
             title = _quoted_title(match.group(1) or match.group(2) or "")
-            if title and not in_code(match.start(), match.end()):
+            nickname = (re.search(rf"[{_UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
+                        and re.match(rf"[ \t][{_UPPER}]", text[match.end() : match.end() + 2]) and " " not in title)
+            if title and not nickname and not in_code(match.start(), match.end()):
                 registry.add(title, "work")
         mid_sentence_caps: set[str] = set()
         candidates: list[tuple[str, bool, str]] = []
@@ -399,8 +404,8 @@ class HeuristicExtractor(Extractor):
                     words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
                 break  # "Second Vatican Council", "Saint Lucia", "St. Louis" (a sentence's "First, ..." has its comma)
             words.pop(0)
-        while words and words[0] in ("-", "–"):  # "Two - thirds" after "Two" went: no name is left of it
-            words = words[2:]
+        while words and (words[0] in ("-", "–") or words[0][0] in "(\"“"):
+            words = words[2:] if words[0] in ("-", "–") else words[1:]  # "Two - thirds", "The (Austrian) Ost"
         if opens and len(words) > 1 and words[0].lower().endswith("ing") and _is_verb(words[0]):
             words.pop(0)  # "Joining SC Freiburg in 2016, he ...": a participle opens the sentence
         while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
