@@ -337,9 +337,12 @@ class HeuristicExtractor(Extractor):
                 registry.add(long_form, _guess_type(long_form), alias=acronym)
         for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
             title = _quoted_title(match.group(1) or match.group(2) or "")
-            nickname = (re.search(rf"[{_UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
-                        and re.match(rf"[ \t][{_UPPER}]", text[match.end() : match.end() + 2]) and " " not in title)
-            if title and not nickname and not in_code(match.start(), match.end()):
+            if not title or in_code(match.start(), match.end()):
+                continue
+            nickname = " " not in title and bool(
+                re.search(rf"[{_UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
+                and re.match(rf"[ \t][{_UPPER}]", text[match.end() : match.end() + 2]))
+            if not nickname:  # 'Jon "Bowzer" Bauman': a nickname, part of the name around it
                 registry.add(title, "work")
         mid_sentence_caps: set[str] = set()
         candidates: list[tuple[str, bool, str]] = []
