@@ -254,3 +254,10 @@ def test_nicknames_stay_inside_a_persons_name() -> None:
         assert name in names, (name, sorted(names))
     for wrong in ("Bowzer", "Jon", "Gus", "World War"):
         assert wrong not in names, (wrong, sorted(names))
+
+
+def test_a_full_name_and_its_headings_short_name_are_one_person() -> None:
+    result = extract("# Christopher Nolan\n\nChristopher Edward Nolan is a film director. Nolan was born in London.\n")
+    nolan = entity(result, "Christopher Nolan")
+    assert {"Christopher Edward Nolan", "Nolan"} <= set(nolan.aliases)
+    assert {c.subject for c in result.claims} == {"Christopher Nolan"}

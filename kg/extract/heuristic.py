@@ -791,6 +791,7 @@ def _fold_surnames(registry: _Registry) -> None:
                 and _SURNAME.fullmatch(words[-1])
                 and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
             by_last.setdefault(name_key(words[-1]), []).append(key)
+    _fold_full_names(registry, by_last)
     for key in list(registry.entities):
         entity = registry.entities[key]
         words = entity.name.split()
@@ -808,6 +809,37 @@ def _fold_surnames(registry: _Registry) -> None:
         for alias, target in list(registry.alias_to_key.items()):
             if target == key:
                 registry.alias_to_key[alias] = owners[0]
+
+
+def _fold_full_names(registry: _Registry, by_last: dict[str, list[str]]) -> None:
+    """A person's full name ("Christopher Edward Nolan") becomes an alias of the one shorter name with
+    its first and last words ("Christopher Nolan", often the page's heading), so the claims of the
+    first sentence and of the rest of the page have one subject. `by_last` loses the folded names."""
+    for last, keys in by_last.items():
+        if len(keys) < 2:
+            continue
+        words_of = {key: registry.entities[key].name.split() for key in keys}
+        for long_key in sorted(keys, key=lambda k: -len(words_of[k])):
+            words = words_of[long_key]
+            shorter = [k for k in keys if k != long_key and k in registry.entities
+                       and 2 <= len(words_of[k]) < len(words) and words_of[k][0] == words[0]
+                       and _is_subsequence(words_of[k], words)]
+            if len(shorter) != 1:
+                continue
+            owner = registry.entities[shorter[0]]
+            folded = registry.entities.pop(long_key)
+            owner.aliases.add(folded.name)
+            owner.aliases.update(folded.aliases)
+            owner.type = "person" if "person" in (owner.type, folded.type) else owner.type
+            for alias, target in list(registry.alias_to_key.items()):
+                if target == long_key:
+                    registry.alias_to_key[alias] = shorter[0]
+        by_last[last] = [k for k in keys if k in registry.entities]
+
+
+def _is_subsequence(part: list[str], whole: list[str]) -> bool:
+    remaining = iter(whole)
+    return all(word in remaining for word in part)
 
 
 def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: str, registry: _Registry) -> dict:
