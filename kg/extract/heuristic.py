@@ -250,7 +250,9 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
 
 class HeuristicExtractor(Extractor):
     name = "heuristic"
-    version = "heuristic-2"  # 2: subjects of pronouns and descriptions resolved; standalone text
+    # 2: subjects of pronouns and descriptions resolved; standalone text. 3: names' boundaries
+    # ("X of Y", "A and B Railroad", possessive places, nicknames, spaced hyphens), full names folded
+    version = "heuristic-3"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
