@@ -138,3 +138,35 @@ def test_a_both_question_gets_a_yes_or_no_from_each_things_claims(compiled: Know
     # "ENIAC was not a stored-program machine" and "Colossus was not ...": negated claims are no yes
     no = extractive_answer(navigate(compiled, "Are ENIAC and Colossus both stored-program machines?", 2000))
     assert no.text.startswith("**No**, as far as the wiki says: no claim about")
+
+
+@pytest.fixture(scope="module")
+def two_hop(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    """Notes where a question's answer sits one entity away from what it names."""
+    from kg.graph.fts import ensure_indexes
+    from kg.kb import init
+
+    kb, _ = init(tmp_path_factory.mktemp("two_hop") / "kb")
+    notes = {
+        "mira-holt.md": "# Mira Holt\n\nMira Holt is a fictional character from the radio drama Harbour Lights. "
+                        "Mira Holt was played by Ada Finch from 1990 to 1994.\n",
+        "harbour-lights.md": "# Harbour Lights\n\nHarbour Lights is a British radio drama set in a fishing town. It was "
+                             "created by the producer Edith Crane in 1986. The drama ran for twelve series.\n",
+        "tom-holt.md": "# Tom Holt\n\nTom Holt is a fictional character from the radio drama Harbour Lights, played by Ben Gray.\n",
+    }
+    for name, text in notes.items():
+        (kb.raw / name).write_text(text, encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
+    return kb
+
+
+@pytest.mark.parametrize("question", ["Mira Holt is a character from a radio drama created by who?",
+                                      "In what year was the radio drama Mira Holt is from created?"])
+def test_the_second_hop_answers_through_the_entity_the_first_claim_names(two_hop: KnowledgeBase, question: str) -> None:
+    # the claim about Mira Holt names Harbour Lights but says nothing of its creation; the claim about
+    # Harbour Lights says who created it and when, but names neither Mira Holt nor a character
+    answer = extractive_answer(navigate(two_hop, question, 2000))
+    first = answer.claims[0]
+    assert first.answers and first.subject == "harbour-lights" and "Edith Crane in 1986" in first.text
+    assert "None of the claims found" not in answer.text

@@ -55,3 +55,19 @@ def test_both_questions_are_property_checks_not_value_comparisons() -> None:
     assert not is_both_question("Who were both directors?")
     q = parse_question("Are Medici and Senet both board games?")
     assert property_words(q, ["Medici", "Senet"]) == {stem("board"), stem("games")}
+
+
+def test_a_relative_who_asks_for_no_person() -> None:
+    assert parse_question("What show does a retired player, who missed a season, host?").kind == ""
+    assert parse_question("Scott Howell is a consultant who worked with the mayor of what city?").kind == "place"
+    assert {parse_question(q).kind for q in ("Who designed Colossus?", "The drama was created by who?",
+                                             "A musician whose godfather is whom?", "To whom did she write?")} == {"person"}
+
+
+def test_a_claim_answers_the_second_hop_with_what_the_first_claim_lacks() -> None:
+    q = parse_question("Mira Holt is a character from a radio drama created by who?")
+    lead = "Mira Holt is a fictional character from the radio drama Harbour Lights."
+    assert q.answers_after("Harbour Lights was created by the producer Edith Crane.", "relation", lead)
+    assert not q.answers("Harbour Lights was created by the producer Edith Crane.", "relation")  # alone: half the words
+    assert not q.answers_after("Harbour Lights is a radio drama by Edith Crane.", "relation", lead)  # adds no word
+    assert not q.answers_after("Harbour Lights was created in a fishing town.", "fact", lead)  # no person

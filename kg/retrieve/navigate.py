@@ -62,6 +62,9 @@ SOURCE_EVIDENCE = 5  # top sources whose claims about reached entities are candi
 WHOLE_SOURCE_CHUNKS = 4  # ... all of their claims, for a source of at most this many chunks
 ANSWER_WEIGHT = 1.0  # a claim that states what the question asks (kg/retrieve/question.py)
 SOURCE_ANSWER_WEIGHT = 0.5  # ... more when it comes from one of the best sources
+FIRST_HOP = 3  # the best claims whose entities lead to the second hop of a question ...
+HUB_DEGREE = 100  # ... unless an entity is a hub (neighbours in the walk's graph): "United States"
+BRIDGE_ANSWERS = 3  # second-hop claims that answer, at most
 
 
 def tokens_of(text: str) -> int:
@@ -276,6 +279,12 @@ class Navigator:
             claim_scores[row["id"]] = max(claim_scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             claim_scores.setdefault(claim_id, 1.0 / (rank + 1))
+        # the second hop: claims about the entities the best claims name, answering what those lack
+        text_of = {row["id"]: row["text"] for row in candidates} | {h.id: h.text for h in hits if h.kind == "claim"}
+        for claim_id, score in self.second_hop(asked, set(matched), relevant, claim_scores, text_of):
+            claim_scores[claim_id] = max(claim_scores.get(claim_id, 0.0), score)
+            answering.add(claim_id)
+            relevant.add(claim_id)
         ordered = sorted(relevant, key=lambda c: (-claim_scores[c], c))[:60]
         # the best claim of each top source is the evidence behind the ranking
         best_of_source = [max(by_source[p], key=lambda r: (claim_scores[r["id"]], r["id"]))["id"]
@@ -347,6 +356,51 @@ class Navigator:
             compared.append((entity, names[entity], having[0] if having else ""))
         return ("yes" if all(c for _, _, c in compared) else "no"), compared, prop
 
+    def second_hop(self, asked: Question, named: set[str], relevant: set[str], scores: dict[str, float],
+                   text_of: dict[str, str]) -> list[tuple[str, float]]:
+        """Claims that answer a two-hop question through a bridge entity: "Who created the soap opera
+        Kate Ramsay is from?" is answered by a claim about Neighbours, which the best claim about Kate
+        Ramsay names. The entities of the best claims (those they are about, and the one their source
+        is about; not those the question names, nor hubs) are followed to their claims and to the
+        claims of the sources about them; a claim that answers after the claim that led to it
+        (`answers_after`) scores as that claim plus the share of the question's words it adds."""
+        if not asked.topic_words or asked.kind == "definition":
+            return []
+        first = [c for c in sorted(relevant, key=lambda c: (-scores[c], c))
+                 if c in text_of and asked.words & terms(text_of[c])][:FIRST_HOP]
+        about, sources = self.searcher.claim_entities(first)
+        via: dict[str, str] = {}  # bridge entity -> the best claim naming it
+        for claim in first:
+            title = re.sub(r"\s*\([^()]*\)\s*$", "", sources.get(claim, ("", ""))[1])  # "Charmed (TV series)"
+            home = self.names().get(name_key(title), set())
+            for entity in [*about.get(claim, []), *sorted(home)]:
+                if entity not in named and entity not in via and self.is_bridge(entity):
+                    via[entity] = claim
+        if not via:
+            return []
+        own_source = {sources[c][0] for c in first if c in sources}  # its claims are scored already
+        led_from: dict[str, str] = {}  # a bridge entity's own source -> the claim that led there
+        for entity, claim in via.items():
+            for path in self.walk.titled_sources((self._entities.get(entity) or {}).get("name") or ""):
+                led_from.setdefault(path, claim)
+        rows = [(row, via[row["eid"]]) for row in entity_claim_rows(self.store, sorted(via))]
+        # the claims of a bridge entity's own source (when short) that name it otherwise ("It is headquartered in ...")
+        rows += [(row, led_from[row["path"]]) for row in self.source_rows(sorted(set(led_from) - own_source), set())]
+        found: dict[str, float] = {}
+        for row, lead in rows:
+            if row["id"] in first or not asked.answers_after(row["text"], row.get("type") or "", text_of[lead]):
+                continue
+            known = asked.words & terms(text_of[lead])
+            gain = len(asked.words & terms(row["text"]) - known) / len(asked.words)
+            found[row["id"]] = max(found.get(row["id"], 0.0), scores[lead] + gain)
+        return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:BRIDGE_ANSWERS]
+
+    def is_bridge(self, entity: str) -> bool:
+        """Whether an entity can lead to a second hop: it has a page, is no nationality, is no hub."""
+        row = self._entities.get(entity)
+        return (row is not None and row.get("type") not in OFF_WALK_TYPES
+                and self.walk.entity_degree(entity) <= HUB_DEGREE)
+
     def has_contradictions(self) -> bool:
         """Whether the graph has any CONTRADICTS edge (asked once: most questions then skip a query)."""
         if self._has_contradictions is None:
@@ -368,6 +422,10 @@ class Navigator:
         for row in source_claim_rows(self.store, paths, entities, WHOLE_SOURCE_CHUNKS):
             out[row["path"]].append(row)
         return dict(out)
+
+    def source_rows(self, paths: list[str], entities: set[str]) -> list[dict[str, Any]]:
+        """Live claims of these sources about one of `entities`, all of them for a short source."""
+        return source_claim_rows(self.store, paths, entities, WHOLE_SOURCE_CHUNKS) if paths else []
 
     def claim_refs(self, ids: list[str], scores: dict[str, float]) -> list[ClaimRef]:
         if not ids:

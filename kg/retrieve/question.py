@@ -29,7 +29,10 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
                             r"\bwhat (?:percentage|proportion|number|amount|population|size)\b", re.I)),
     ("date", re.compile(r"^\W*when\b|\bwhen (?:did|was|were|is|are|does|do|will|had|has)\b|"
                         r"\b(?:what|which|in what|in which) (?:year|date|decade|century|month|day)\b", re.I)),
-    ("person", re.compile(r"\b(?:who|whom|whose)\b", re.I)),
+    # "who" that asks (first, after a preposition, or last), not a relative "who" after a noun: "What
+    # show does a player, who missed a season, host?" asks for a show
+    ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|to|with|for|from|of|is|was|are|were)\s+(?:who|whom)\b|"
+                          r"\b(?:who|whom)\W*$", re.I)),
     ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what|in which) (?:city|country|state|town|county|province|"
                          r"region|place|location|continent|island|village)\b", re.I)),
 ]
@@ -86,13 +89,28 @@ class Question:
             return False
         return self.kind == "" or self.holds_kind(claim_text, claim_type)
 
+    def answers_after(self, claim_text: str, claim_type: str, known_text: str) -> bool:
+        """Whether a claim answers the question's second hop, after a first claim (`known_text`) that
+        led to it: together they share the question's topic words (at least half), the claim adds one
+        of them the first lacks ("Neighbours was created by Reg Watson" after "Kate Ramsay is a
+        character from the soap opera Neighbours", for "Kate Ramsay is from a soap opera created by
+        who?"), and it holds something of the kind asked for."""
+        if self.kind == "definition" or not self.topic_words:
+            return False
+        known = terms(known_text)
+        own = self.topic_words & terms(claim_text)
+        if not own - known or len(own | (self.topic_words & known)) * 2 < len(self.topic_words):
+            return False
+        # a value neither the question nor the first claim says: not the bridge's own name
+        return self.kind == "" or self.holds_kind(claim_text, claim_type, known_text)
+
     @property
     def judged(self) -> bool:
         """Whether `answers` can tell anything: the question has topic words or asks for a kind."""
         return bool(self.topic_words or self.kind)
 
-    def holds_kind(self, claim_text: str, claim_type: str = "") -> bool:
-        new = _strip(claim_text, self.text)
+    def holds_kind(self, claim_text: str, claim_type: str = "", known_text: str = "") -> bool:
+        new = _strip(claim_text, f"{self.text} {known_text}")
         if self.kind == "quantity":
             return claim_type == "quantity" or bool(_NUMBER.search(new))
         if self.kind == "date":

@@ -293,6 +293,13 @@ class Searcher:
         roles.update(self._roles(about))
         return best, roles
 
+    def claim_entities(self, ids: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
+        """The entities each claim is about (its subject first), and the (path, title) of the source each
+        claim was first extracted from (from the claims kept in memory once loaded, see `_claim_data`)."""
+        best, roles = self._claim_data(list(ids))
+        return ({claim: [entity for _, entity in sorted(pairs)] for claim, pairs in roles.items()},
+                {claim: (row["path"], row["title"] or "") for claim, row in best.items() if row.get("path")})
+
     def entities_of(self, hits: Sequence[Hit]) -> list[str]:
         """Entities of hits, in hit order: claim entities, a chunk's source's most-mentioned
         entities, an answer page's entities."""
