@@ -170,3 +170,12 @@ def test_the_second_hop_answers_through_the_entity_the_first_claim_names(two_hop
     first = answer.claims[0]
     assert first.answers and first.subject == "harbour-lights" and "Edith Crane in 1986" in first.text
     assert "None of the claims found" not in answer.text
+
+
+def test_second_hop_sources_move_up_to_a_rank_and_keep_the_rest_in_order() -> None:
+    from kg.retrieve.navigate import promoted
+
+    ranked = ["a", "b", "c", "d", "e", "f", "g"]
+    assert promoted(ranked, ["g", "f"], 4) == ["a", "b", "c", "g", "f", "d", "e"]
+    assert promoted(ranked, ["b", "f"], 4) == ["a", "b", "c", "f", "d", "e", "g"]  # "b" is ranked better already
+    assert promoted(ranked, ["x"], 2) == ["a", "x", "b", "c", "d", "e", "f", "g"]  # not ranked at all before

@@ -64,7 +64,9 @@ ANSWER_WEIGHT = 1.0  # a claim that states what the question asks (kg/retrieve/q
 SOURCE_ANSWER_WEIGHT = 0.5  # ... more when it comes from one of the best sources
 FIRST_HOP = 3  # the best claims whose entities lead to the second hop of a question ...
 HUB_DEGREE = 100  # ... unless an entity is a hub (neighbours in the walk's graph): "United States"
-BRIDGE_ANSWERS = 3  # second-hop claims that answer, at most
+BRIDGE_ANSWERS = 3  # second-hop claims that answer, at most; the sources of the best ...
+HOP_SOURCES = 2  # ... two of them are ranked ...
+HOP_SOURCE_RANK = 4  # ... at least 4th (chosen on all 100 questions among 2nd-4th and 1 or 2 claims; both halves gain)
 
 
 def tokens_of(text: str) -> int:
@@ -281,10 +283,14 @@ class Navigator:
             claim_scores.setdefault(claim_id, 1.0 / (rank + 1))
         # the second hop: claims about the entities the best claims name, answering what those lack
         text_of = {row["id"]: row["text"] for row in candidates} | {h.id: h.text for h in hits if h.kind == "claim"}
-        for claim_id, score in self.second_hop(asked, set(matched), relevant, claim_scores, text_of):
+        second = self.second_hop(asked, set(matched), relevant, claim_scores, text_of)
+        for claim_id, score in second:
             claim_scores[claim_id] = max(claim_scores.get(claim_id, 0.0), score)
             answering.add(claim_id)
             relevant.add(claim_id)
+        if second:  # their sources are the answer's evidence: among the top 5, after the first hop's best
+            _, where = self.searcher.claim_entities([c for c, _ in second[:HOP_SOURCES]])
+            sources = promoted(sources, [where[c][0] for c, _ in second[:HOP_SOURCES] if c in where], HOP_SOURCE_RANK)
         ordered = sorted(relevant, key=lambda c: (-claim_scores[c], c))[:60]
         # the best claim of each top source is the evidence behind the ranking
         best_of_source = [max(by_source[p], key=lambda r: (claim_scores[r["id"]], r["id"]))["id"]
@@ -360,30 +366,37 @@ class Navigator:
                    text_of: dict[str, str]) -> list[tuple[str, float]]:
         """Claims that answer a two-hop question through a bridge entity: "Who created the soap opera
         Kate Ramsay is from?" is answered by a claim about Neighbours, which the best claim about Kate
-        Ramsay names. The entities of the best claims (those they are about, and the one their source
-        is about; not those the question names, nor hubs) are followed to their claims and to the
-        claims of the sources about them; a claim that answers after the claim that led to it
-        (`answers_after`) scores as that claim plus the share of the question's words it adds."""
+        Ramsay names.
+
+        The best claims that share a name with the question lead on to their entities (not those the
+        question names, nor hubs), and to the entity their source is about. A bridge entity's claims
+        are followed when it is their subject, or when it was the leading claim's subject (then a claim
+        that merely names it will do: "Hannah Gross is the daughter of Paul Gross"), and so are the
+        claims of its own short source. Two claims that only mention the same place are no chain. A
+        claim that answers after the claim that led to it (`answers_after`) scores as that claim plus
+        the share of the question's words it adds."""
         if not asked.topic_words or asked.kind == "definition":
             return []
+        start = asked.name_words or asked.words
         first = [c for c in sorted(relevant, key=lambda c: (-scores[c], c))
-                 if c in text_of and asked.words & terms(text_of[c])][:FIRST_HOP]
+                 if c in text_of and start & terms(text_of[c])][:FIRST_HOP]
         about, sources = self.searcher.claim_entities(first)
-        via: dict[str, str] = {}  # bridge entity -> the best claim naming it
+        via: dict[str, tuple[str, bool]] = {}  # bridge entity -> (the best claim naming it, whether its subject)
         for claim in first:
             title = re.sub(r"\s*\([^()]*\)\s*$", "", sources.get(claim, ("", ""))[1])  # "Charmed (TV series)"
-            home = self.names().get(name_key(title), set())
-            for entity in [*about.get(claim, []), *sorted(home)]:
+            home = [(entity, True) for entity in sorted(self.names().get(name_key(title), ()))]
+            for entity, subject in [*about.get(claim, []), *home]:
                 if entity not in named and entity not in via and self.is_bridge(entity):
-                    via[entity] = claim
+                    via[entity] = (claim, subject)
         if not via:
             return []
         own_source = {sources[c][0] for c in first if c in sources}  # its claims are scored already
         led_from: dict[str, str] = {}  # a bridge entity's own source -> the claim that led there
-        for entity, claim in via.items():
+        for entity, (claim, _) in via.items():
             for path in self.walk.titled_sources((self._entities.get(entity) or {}).get("name") or ""):
                 led_from.setdefault(path, claim)
-        rows = [(row, via[row["eid"]]) for row in entity_claim_rows(self.store, sorted(via))]
+        rows = [(row, via[row["eid"]][0]) for row in entity_claim_rows(self.store, sorted(via))
+                if row["role"] == "subject" or via[row["eid"]][1]]
         # the claims of a bridge entity's own source (when short) that name it otherwise ("It is headquartered in ...")
         rows += [(row, led_from[row["path"]]) for row in self.source_rows(sorted(set(led_from) - own_source), set())]
         found: dict[str, float] = {}
@@ -466,6 +479,15 @@ def navigate(kb_or_store: KnowledgeBase | Store, question: str, budget: int = DE
     """One question, start to finish (for many questions, keep a `Navigator`)."""
     with _store_of(kb_or_store) as store:
         return Navigator(store, embedder).navigate(question, budget, mode)
+
+
+def promoted(ranked: list[str], paths: list[str], rank: int) -> list[str]:
+    """`ranked` with each of `paths` moved up to `rank` (1-based) unless already ranked there or better;
+    the first of `paths` ends highest."""
+    for path in reversed(paths):
+        if path not in ranked[:rank]:
+            ranked = [*ranked[: rank - 1], path, *(p for p in ranked[rank - 1 :] if p != path)]
+    return ranked
 
 
 def _says_more(quote: str, text: str) -> bool:

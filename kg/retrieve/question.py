@@ -105,6 +105,11 @@ class Question:
         return self.kind == "" or self.holds_kind(claim_text, claim_type, known_text)
 
     @property
+    def name_words(self) -> frozenset[str]:
+        """The words of the names in the question ("Kate", "Ramsay"): what a first hop starts from."""
+        return frozenset(w for w in self.words - self.topic_words if w not in _FRAME)
+
+    @property
     def judged(self) -> bool:
         """Whether `answers` can tell anything: the question has topic words or asks for a kind."""
         return bool(self.topic_words or self.kind)

@@ -293,11 +293,12 @@ class Searcher:
         roles.update(self._roles(about))
         return best, roles
 
-    def claim_entities(self, ids: Sequence[str]) -> tuple[dict[str, list[str]], dict[str, tuple[str, str]]]:
-        """The entities each claim is about (its subject first), and the (path, title) of the source each
-        claim was first extracted from (from the claims kept in memory once loaded, see `_claim_data`)."""
+    def claim_entities(self, ids: Sequence[str]) -> tuple[dict[str, list[tuple[str, bool]]], dict[str, tuple[str, str]]]:
+        """The entities each claim is about, (entity, whether it is the subject), the subject first; and the
+        (path, title) of the source each claim was first extracted from (from the claims kept in memory
+        once loaded, see `_claim_data`)."""
         best, roles = self._claim_data(list(ids))
-        return ({claim: [entity for _, entity in sorted(pairs)] for claim, pairs in roles.items()},
+        return ({claim: [(entity, role == 0) for role, entity in sorted(pairs)] for claim, pairs in roles.items()},
                 {claim: (row["path"], row["title"] or "") for claim, row in best.items() if row.get("path")})
 
     def entities_of(self, hits: Sequence[Hit]) -> list[str]:
