@@ -179,3 +179,11 @@ def test_second_hop_sources_move_up_to_a_rank_and_keep_the_rest_in_order() -> No
     assert promoted(ranked, ["g", "f"], 4) == ["a", "b", "c", "g", "f", "d", "e"]
     assert promoted(ranked, ["b", "f"], 4) == ["a", "b", "c", "f", "d", "e", "g"]  # "b" is ranked better already
     assert promoted(ranked, ["x"], 2) == ["a", "x", "b", "c", "d", "e", "f", "g"]  # not ranked at all before
+
+
+def test_names_spotted_in_a_claim_start_with_a_capital(compiled: KnowledgeBase) -> None:
+    with Store(compiled.db_path, read_only=True) as store:
+        navigator = Navigator(store)
+        assert "eniac" in navigator.name_matches("the eniac was big")
+        assert "eniac" not in navigator.name_matches("the eniac was big", capitalised=True)
+        assert "eniac" in navigator.name_matches("The ENIAC was big", capitalised=True)

@@ -71,3 +71,11 @@ def test_a_claim_answers_the_second_hop_with_what_the_first_claim_lacks() -> Non
     assert not q.answers("Harbour Lights was created by the producer Edith Crane.", "relation")  # alone: half the words
     assert not q.answers_after("Harbour Lights is a radio drama by Edith Crane.", "relation", lead)  # adds no word
     assert not q.answers_after("Harbour Lights was created in a fishing town.", "fact", lead)  # no person
+
+
+def test_a_second_hop_needs_a_third_of_the_topic_words_with_the_first_claim() -> None:
+    q = parse_question("Jon Luther was the chairman of a restaurant holding company headquartered in what city?")
+    lead = "Jon Luther was the chairman of Dunkin Brands."
+    assert q.answers_after("Dunkin Brands is headquartered in Canton, Massachusetts.", "relation", lead)
+    assert not q.answers_after("Dunkin Brands is headquartered there.", "fact", lead)  # no place
+    assert not q.answers_after("Dunkin Brands opened in Canton, Massachusetts.", "fact", lead)  # adds no topic word

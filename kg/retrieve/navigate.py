@@ -177,13 +177,16 @@ class Navigator:
             self._names = dict(names)
         return self._names
 
-    def name_matches(self, question: str) -> dict[str, float]:
-        """Entities named in the question; longer names weigh more."""
+    def name_matches(self, question: str, capitalised: bool = False) -> dict[str, float]:
+        """Entities named in the question (with `capitalised`, only by words that start with a capital:
+        "electoral ward" names no "Ward"); longer names weigh more."""
         names = self.names()
         words = question.split()
         found: dict[str, float] = {}
         for size in range(min(6, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
+                if capitalised and not words[start][:1].isupper():
+                    continue
                 key = name_key(" ".join(words[start : start + size]))
                 for entity in sorted(names.get(key, ())):
                     found[entity] = max(found.get(entity, 0.0), 1.0 + 0.25 * (size - 1))
@@ -385,7 +388,9 @@ class Navigator:
         for claim in first:
             title = re.sub(r"\s*\([^()]*\)\s*$", "", sources.get(claim, ("", ""))[1])  # "Charmed (TV series)"
             home = [(entity, True) for entity in sorted(self.names().get(name_key(title), ()))]
-            for entity, subject in [*about.get(claim, []), *home]:
+            # and the names in its text, as a reader would spot them (the extractor may have split one)
+            spotted = [(entity, False) for entity in sorted(self.name_matches(text_of[claim], capitalised=True))]
+            for entity, subject in [*about.get(claim, []), *home, *spotted]:
                 if entity not in named and entity not in via and self.is_bridge(entity):
                     via[entity] = (claim, subject)
         if not via:
