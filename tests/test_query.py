@@ -151,8 +151,12 @@ def two_hop(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
         "mira-holt.md": "# Mira Holt\n\nMira Holt is a fictional character from the radio drama Harbour Lights. "
                         "Mira Holt was played by Ada Finch from 1990 to 1994.\n",
         "harbour-lights.md": "# Harbour Lights\n\nHarbour Lights is a British radio drama set in a fishing town. It was "
-                             "created by the producer Edith Crane in 1986. The drama ran for twelve series.\n",
+                             "created by the producer Edith Crane in 1986. The drama ran for twelve series. "
+                             "Harbour Lights was first broadcast by Radio Anglia.\n",
         "tom-holt.md": "# Tom Holt\n\nTom Holt is a fictional character from the radio drama Harbour Lights, played by Ben Gray.\n",
+        "ada-finch.md": "# Ada Finch\n\nAda Finch (born 1960) is an English actress. The role that made her famous was "
+                        "Mira Holt in Harbour Lights.\n",
+        "the-quay.md": "# The Quay\n\nThe Quay is a radio drama. The Quay was first broadcast by Radio Mercia in 1990.\n",
     }
     for name, text in notes.items():
         (kb.raw / name).write_text(text, encoding="utf-8")
@@ -187,3 +191,12 @@ def test_names_spotted_in_a_claim_start_with_a_capital(compiled: KnowledgeBase) 
         assert "eniac" in navigator.name_matches("the eniac was big")
         assert "eniac" not in navigator.name_matches("the eniac was big", capitalised=True)
         assert "eniac" in navigator.name_matches("The ENIAC was big", capitalised=True)
+
+
+def test_the_page_of_a_thing_the_question_names_opens_a_first_hop(two_hop: KnowledgeBase) -> None:
+    # "The role that made her famous was Mira Holt in Harbour Lights" shares no word with the question,
+    # but it is on Ada Finch's page, which the question names
+    answer = extractive_answer(navigate(two_hop, "Ada Finch starred in a drama first broadcast by which station?", 2000))
+    first = answer.claims[0]
+    assert first.answers and first.subject == "harbour-lights" and "Radio Anglia" in first.text
+    assert not any(c.answers for c in answer.claims if "Radio Mercia" in c.text)  # a drama she was not in

@@ -79,3 +79,11 @@ def test_a_second_hop_needs_a_third_of_the_topic_words_with_the_first_claim() ->
     assert q.answers_after("Dunkin Brands is headquartered in Canton, Massachusetts.", "relation", lead)
     assert not q.answers_after("Dunkin Brands is headquartered there.", "fact", lead)  # no place
     assert not q.answers_after("Dunkin Brands opened in Canton, Massachusetts.", "fact", lead)  # adds no topic word
+
+
+def test_with_no_kind_asked_a_second_hop_adds_two_of_the_questions_words() -> None:
+    q = parse_question("Ada Finch starred in a drama first broadcast by which station?")
+    assert q.kind == ""
+    lead = "The role that made her famous was Mira Holt in Harbour Lights."
+    assert q.answers_after("Harbour Lights was first broadcast by Radio Anglia.", "relation", lead)
+    assert not q.answers_after("Mira Holt is a character from the radio drama Harbour Lights.", "definition", lead)

@@ -99,9 +99,12 @@ class Question:
             return False
         known = terms(known_text)
         own = self.topic_words & terms(claim_text)
+        # with no kind of value to look for, one word more is too little evidence: two ("originally
+        # broadcast"), or all the first claim left
+        adds = min(1 if self.kind else 2, len(self.topic_words - known))
         # a third of the topic words, not half: the rest often describe the bridge ("a restaurant holding
         # company"), which a third claim would say (chosen on all 100 questions: both halves gain)
-        if not own - known or len(own | (self.topic_words & known)) * 3 < len(self.topic_words):
+        if len(own - known) < max(adds, 1) or len(own | (self.topic_words & known)) * 3 < len(self.topic_words):
             return False
         # a value neither the question nor the first claim says: not the bridge's own name
         return self.kind == "" or self.holds_kind(claim_text, claim_type, known_text)
