@@ -154,8 +154,9 @@ def two_hop(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
                              "created by the producer Edith Crane in 1986. The drama ran for twelve series. "
                              "Harbour Lights was first broadcast by Radio Anglia.\n",
         "tom-holt.md": "# Tom Holt\n\nTom Holt is a fictional character from the radio drama Harbour Lights, played by Ben Gray.\n",
-        "ada-finch.md": "# Ada Finch\n\nAda Finch (born 1960) is an English actress. The role that made her famous was "
+        "ada-finch.md": "# Ada Finch\n\nAda Finch (born 1960) is an English radio actor. The role that made her famous was "
                         "Mira Holt in Harbour Lights.\n",
+        "ben-gray.md": "# Ben Gray\n\nBenjamin Arthur Gray (born 1958) is an English radio actor and writer.\n",
         "the-quay.md": "# The Quay\n\nThe Quay is a radio drama. The Quay was first broadcast by Radio Mercia in 1990.\n",
     }
     for name, text in notes.items():
@@ -200,3 +201,12 @@ def test_the_page_of_a_thing_the_question_names_opens_a_first_hop(two_hop: Knowl
     first = answer.claims[0]
     assert first.answers and first.subject == "harbour-lights" and "Radio Anglia" in first.text
     assert not any(c.answers for c in answer.claims if "Radio Mercia" in c.text)  # a drama she was not in
+
+
+def test_a_both_question_reads_what_each_things_own_page_defines_it_as(two_hop: KnowledgeBase) -> None:
+    # the page "Ben Gray" defines "Benjamin Arthur Gray", which the extractor keeps apart from the
+    # "Ben Gray" the question names (and Tom Holt's page mentions)
+    nav = navigate(two_hop, "Are Ben Gray and Ada Finch both radio actors?", 2000)
+    assert nav.verdict == "yes" and [name for _, name, _ in nav.compared] == ["Ben Gray", "Ada Finch"]
+    assert extractive_answer(nav).text.startswith("**Yes**, as far as the wiki says")
+    assert navigate(two_hop, "Are Ben Gray and Ada Finch both radio writers?", 2000).verdict == "no"

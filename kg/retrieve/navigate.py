@@ -365,10 +365,16 @@ class Navigator:
         if len(pair) < 2 or not prop:
             return "", [], set()
         rows = entity_claim_rows(self.store, pair)
+        # and what each thing's own page defines it as, whatever subject the extractor gave that claim
+        # ("Christopher Edward Nolan is a film director" on the page "Christopher Nolan")
+        own_page = {entity: set(self.walk.titled_sources(names[entity])) for entity in pair}
+        defining = [r for r in self.source_rows(sorted(set().union(*own_page.values())), set())
+                    if r.get("type") == "definition" and (r["polarity"] or 0) >= 0 and prop <= terms(r["text"])]
         compared = []
         for entity in pair:
             having = sorted(r["id"] for r in rows if r["eid"] == entity and r["role"] == "subject" and (r["polarity"] or 0) >= 0
                             and prop <= terms(r["text"]))  # "ENIAC was not a stored-program machine" is no yes
+            having += sorted(r["id"] for r in defining if r["path"] in own_page[entity] and r["id"] not in having)
             compared.append((entity, names[entity], having[0] if having else ""))
         return ("yes" if all(c for _, _, c in compared) else "no"), compared, prop
 
