@@ -184,6 +184,18 @@ def source_claim_rows(store: Store, paths: Sequence[str], entities: Sequence[str
     return sorted(about + whole, key=lambda r: (r["path"], r["id"], r["eid"] or ""))
 
 
+def source_live_claim_rows(store: Store, paths: Sequence[str]) -> list[Row]:
+    """Every live claim with live evidence in these sources, once per source: path, chunks (the source's),
+    id, text, conf, type, polarity (by path, id). No join with ABOUT: reading a claim's entities from
+    the source side took three times as long as the claims alone."""
+    rows = store.query(
+        "MATCH (s:Source)<-[x:EXTRACTED_FROM]-(c:Claim) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
+        "AND x.retracted_at = '' RETURN DISTINCT s.path AS path, s.chunks AS chunks, c.id AS id, c.text AS text, "
+        "c.confidence AS conf, c.claim_type AS type, c.polarity AS polarity",
+        {"paths": store.offsets("Source", paths)})
+    return sorted(rows, key=lambda r: (r["path"], r["id"]))
+
+
 def claim_entity_and_citation_rows(store: Store, ids: Sequence[str]) -> tuple[list[Row], list[Row]]:
     """For claims `ids`: one row per claim and entity it is about (id, text, conf, type, e, name, role;
     e, name and role NULL for a claim about none), and their live evidence (id, path, slug, title,

@@ -41,6 +41,7 @@ from kg.graph.retrieval import (
     entity_page_rows,
     has_contradictions,
     source_claim_rows,
+    source_live_claim_rows,
     source_slugs,
 )
 from kg.graph.store import Store
@@ -446,13 +447,19 @@ class Navigator:
         return entity_claim_rows(self.store, entities)
 
     def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[dict[str, Any]]]:
-        """Per source, its live claims about one of `entities`, all of them for a short source (path, eid,
-        id, text, conf, type)."""
+        """Per source, its live claims about one of `entities` (a row per such entity, eid), and all of
+        them for a short source (eid None for the others): path, eid, id, text, conf, type."""
         if not paths:
             return {}
+        rows = source_live_claim_rows(self.store, paths)
+        about, _ = self.searcher.claim_entities([r["id"] for r in rows])  # in memory once the searcher holds them
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in source_claim_rows(self.store, paths, entities, WHOLE_SOURCE_CHUNKS):
-            out[row["path"]].append(row)
+        for row in rows:
+            reached = sorted({entity for entity, _ in about.get(row["id"], []) if entity in entities})
+            if reached:
+                out[row["path"]].extend(dict(row, eid=entity) for entity in reached)
+            elif (row["chunks"] or 0) <= WHOLE_SOURCE_CHUNKS:
+                out[row["path"]].append(dict(row, eid=None))
         return dict(out)
 
     def source_rows(self, paths: list[str], entities: set[str]) -> list[dict[str, Any]]:
