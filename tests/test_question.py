@@ -87,3 +87,9 @@ def test_with_no_kind_asked_a_second_hop_adds_two_of_the_questions_words() -> No
     lead = "The role that made her famous was Mira Holt in Harbour Lights."
     assert q.answers_after("Harbour Lights was first broadcast by Radio Anglia.", "relation", lead)
     assert not q.answers_after("Mira Holt is a character from the radio drama Harbour Lights.", "definition", lead)
+
+
+def test_nouns_meet_their_verbs() -> None:
+    assert stem("production") == stem("produced") == stem("producer")
+    assert stem("director") == stem("directed") and stem("creator") == stem("created") and stem("inventor") == stem("invented")
+    assert stem("actor") != stem("act")  # too short to tell an agent noun from a word ending in "tor"

@@ -51,9 +51,17 @@ def _snowball() -> Any:
 
 @functools.lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """Snowball's English stem, and "-ght" meets its verb: "weight", "weighed", "weighs" -> "weigh"."""
+    """Snowball's English stem, and a few nouns meet their verb as Snowball leaves them apart: "-ght"
+    ("weight", "weighed" -> "weigh"), "-duction" ("production", "produced" -> "produc") and the
+    agent "-tor" ("director", "directed" -> "direct"; "creator", "created" -> "creat")."""
     out: str = _snowball().stemWord(word.casefold())
-    return out[:-1] if out.endswith("ght") else out
+    if out.endswith("ght"):
+        return out[:-1]
+    if out.endswith("duct") and word.casefold().endswith("duction"):
+        return out[:-1]
+    if out.endswith("tor") and len(out) > 5:
+        return out[:-2]
+    return out
 
 
 _STOP = QUESTION_STOPWORDS | {"he", "she", "him", "his", "her", "hers", "made", "make", "makes", "one", "ones", "me",
