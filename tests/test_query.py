@@ -157,6 +157,9 @@ def two_hop(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
         "ada-finch.md": "# Ada Finch\n\nAda Finch (born 1960) is an English radio actor. The role that made her famous was "
                         "Mira Holt in Harbour Lights.\n",
         "ben-gray.md": "# Ben Gray\n\nBenjamin Arthur Gray (born 1958) is an English radio actor and writer.\n",
+        "port-ellis.md": "# Port Ellis\n\nPort Ellis is a fishing town in the province of Aster. Harbour Lights is set there.\n",
+        "dunmore.md": "# Dunmore\n\nDunmore is a market town in northern Aster province.\n",
+        "kell.md": "# Kell\n\nKell is a village in Bray province, on the coast of the United States.\n",
         "the-quay.md": "# The Quay\n\nThe Quay is a radio drama. The Quay was first broadcast by Radio Mercia in 1990.\n",
     }
     for name, text in notes.items():
@@ -210,3 +213,12 @@ def test_a_both_question_reads_what_each_things_own_page_defines_it_as(two_hop: 
     assert nav.verdict == "yes" and [name for _, name, _ in nav.compared] == ["Ben Gray", "Ada Finch"]
     assert extractive_answer(nav).text.startswith("**Yes**, as far as the wiki says")
     assert navigate(two_hop, "Are Ben Gray and Ada Finch both radio writers?", 2000).verdict == "no"
+
+
+def test_a_same_question_compares_the_value_each_things_claims_give(two_hop: KnowledgeBase) -> None:
+    yes = navigate(two_hop, "Are Port Ellis and Dunmore in the same province?", 2000)
+    assert (yes.verdict, yes.values, yes.compared_on) == ("yes", ["Aster", "Aster"], ["province"])
+    assert extractive_answer(yes).text.startswith("**Yes**, as far as the wiki says: the province of each: Port Ellis: Aster [")
+    no = navigate(two_hop, "Are Dunmore and Kell in the same province?", 2000)
+    assert (no.verdict, no.values) == ("no", ["Aster", "Bray"])
+    assert navigate(two_hop, "Are Dunmore and Kell in the same state?", 2000).verdict == ""  # "United States" is no state

@@ -93,3 +93,14 @@ def test_nouns_meet_their_verbs() -> None:
     assert stem("production") == stem("produced") == stem("producer")
     assert stem("director") == stem("directed") and stem("creator") == stem("created") and stem("inventor") == stem("invented")
     assert stem("actor") != stem("act")  # too short to tell an agent noun from a word ending in "tor"
+
+
+def test_a_same_question_names_the_property_and_a_claim_its_value() -> None:
+    from kg.retrieve.question import property_value, same_property
+
+    assert same_property("Are Nantong and Jingdezhen situated in the same province ?") == "province"
+    assert same_property("Who played in the same band as Ulrich?") == ""  # not a yes/no question
+    assert property_value("Nantong is a prefecture-level city in Jiangsu province, China.", "province", "Nantong") == "Jiangsu"
+    assert property_value("Marian Gold is the singer of the German band Alphaville.", "band", "Marian Gold") == "Alphaville"
+    assert property_value("It is a city in the state of Ohio.", "state") == "Ohio"
+    assert property_value("It is an airport in Louisiana, United States.", "state") == ""

@@ -47,7 +47,15 @@ from kg.graph.retrieval import (
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
-from kg.retrieve.question import Question, is_both_question, parse_question, property_words, terms
+from kg.retrieve.question import (
+    Question,
+    is_both_question,
+    parse_question,
+    property_value,
+    property_words,
+    same_property,
+    terms,
+)
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.walk import OFF_WALK_TYPES, GraphWalk, WalkResult
 from kg.text import QUESTION_STOPWORDS
@@ -139,6 +147,7 @@ class NavigationResult:
     verdict: str = ""
     compared: list[tuple[str, str, str]] = field(default_factory=list)  # (entity id, name, claim id)
     compared_on: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)  # "Are A and B in the same X?": each one's X, as the claims say
 
     @property
     def sources_read(self) -> list[str]:
@@ -331,6 +340,10 @@ class Navigator:
         pages += sorted(page_score, key=lambda p: (-page_score[p], p))
         names = {e: (self._entities.get(e) or {}).get("name") or e for e in ranked_entities[:10]}
         verdict, compared, prop = self.both(asked, matched, question)
+        values: list[str] = []
+        if not verdict:
+            verdict, compared, values = self.same(matched, question)
+            prop = {same_property(question)} if verdict else set()
         if compared:  # the claims the verdict rests on are cited too
             extra = [c for _, _, c in compared if c and c not in {k.id for k in kept}]
             for ref in self.claim_refs(extra, claim_scores):
@@ -340,13 +353,11 @@ class Navigator:
                      for r in (contradiction_rows(self.store, [c.id for c in kept]) if self.has_contradictions() else [])]
         return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names,
                                 answer_kind=asked.kind, contradictions=conflicts, judged=asked.judged,
-                                verdict=verdict, compared=compared, compared_on=sorted(prop))
+                                verdict=verdict, compared=compared, compared_on=sorted(prop), values=values)
 
-    def both(self, asked: Question, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], set[str]]:
-        """"Are A and B both C?": for the two entities the question names first, a claim about each
-        holding every word of C; "yes" when both have one, else "no" (as far as the wiki says)."""
-        if not is_both_question(question) or len(matched) < 2:
-            return "", [], set()
+    def compared_pair(self, matched: dict[str, float], question: str) -> tuple[list[str], dict[str, str], list[str]]:
+        """The two entities a comparison names first (longest names first, no overlaps): their ids, names
+        and the text naming them in the question."""
         lowered = question.casefold()
         spans: list[tuple[int, int, str, str]] = []  # where each matched entity's name or alias occurs
         for entity in sorted(matched):
@@ -360,24 +371,58 @@ class Navigator:
             if all(span[1] <= c[0] or span[0] >= c[1] for c in chosen) and span[2] not in {c[2] for c in chosen}:
                 chosen.append(span)
         chosen.sort()
-        pair = [c[2] for c in chosen[:2]]
-        names = {c[2]: c[3] for c in chosen[:2]}
-        prop = property_words(asked, [question[c[0]:c[1]] for c in chosen[:2]])
+        return [c[2] for c in chosen[:2]], {c[2]: c[3] for c in chosen[:2]}, [question[c[0]:c[1]] for c in chosen[:2]]
+
+    def defining_claims(self, pair: list[str], names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+        """Per entity, the live claims it is the subject of (not negated: "ENIAC was not a stored-program
+        machine" says no such thing), then what its own page defines it as, whatever subject the
+        extractor gave that claim ("Christopher Edward Nolan is a film director" on "Christopher Nolan")."""
+        own_page = {entity: set(self.walk.titled_sources(names[entity])) for entity in pair}
+        page_rows = [r for r in self.source_rows(sorted(set().union(*own_page.values())), set())
+                     if r.get("type") == "definition" and (r["polarity"] or 0) >= 0]
+        rows = entity_claim_rows(self.store, pair)
+        out: dict[str, list[dict[str, Any]]] = {}
+        for entity in pair:
+            about = [r for r in rows if r["eid"] == entity and r["role"] == "subject" and (r["polarity"] or 0) >= 0]
+            seen = {r["id"] for r in about}
+            out[entity] = about + [r for r in page_rows if r["path"] in own_page[entity] and r["id"] not in seen]
+        return out
+
+    def both(self, asked: Question, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], set[str]]:
+        """"Are A and B both C?": for the two entities the question names first, a claim about each
+        holding every word of C; "yes" when both have one, else "no" (as far as the wiki says)."""
+        if not is_both_question(question) or len(matched) < 2:
+            return "", [], set()
+        pair, names, named = self.compared_pair(matched, question)
+        prop = property_words(asked, named)
         if len(pair) < 2 or not prop:
             return "", [], set()
-        rows = entity_claim_rows(self.store, pair)
-        # and what each thing's own page defines it as, whatever subject the extractor gave that claim
-        # ("Christopher Edward Nolan is a film director" on the page "Christopher Nolan")
-        own_page = {entity: set(self.walk.titled_sources(names[entity])) for entity in pair}
-        defining = [r for r in self.source_rows(sorted(set().union(*own_page.values())), set())
-                    if r.get("type") == "definition" and (r["polarity"] or 0) >= 0 and prop <= terms(r["text"])]
+        claims = self.defining_claims(pair, names)
         compared = []
         for entity in pair:
-            having = sorted(r["id"] for r in rows if r["eid"] == entity and r["role"] == "subject" and (r["polarity"] or 0) >= 0
-                            and prop <= terms(r["text"]))  # "ENIAC was not a stored-program machine" is no yes
-            having += sorted(r["id"] for r in defining if r["path"] in own_page[entity] and r["id"] not in having)
+            having = [r["id"] for r in claims[entity] if prop <= terms(r["text"])]
             compared.append((entity, names[entity], having[0] if having else ""))
         return ("yes" if all(c for _, _, c in compared) else "no"), compared, prop
+
+    def same(self, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], list[str]]:
+        """"Are A and B in the same province?": for the two entities the question names first, the
+        first claim about each that names a province ("a city in Jiangsu province"); "yes" when the
+        two name the same one, "no" when not, nothing when either says none."""
+        word = same_property(question)
+        if not word or len(matched) < 2:
+            return "", [], []
+        pair, names, _ = self.compared_pair(matched, question)
+        if len(pair) < 2:
+            return "", [], []
+        claims = self.defining_claims(pair, names)
+        compared, values = [], []
+        for entity in pair:
+            found = [(r["id"], v) for r in claims[entity] if (v := property_value(r["text"], word, names[entity]))]
+            if not found:
+                return "", [], []
+            compared.append((entity, names[entity], found[0][0]))
+            values.append(found[0][1])
+        return ("yes" if name_key(values[0]) == name_key(values[1]) else "no"), compared, values
 
     def second_hop(self, asked: Question, named: set[str], relevant: set[str], scores: dict[str, float],
                    text_of: dict[str, str], openings: list[str]) -> list[tuple[str, float]]:

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from kg.names import name_key
 from kg.text import LINK_STOPWORDS, QUESTION_STOPWORDS
 
 _WORD = re.compile(r"[^\W_]+")  # letters and digits of any script: "Zürich" is one word
@@ -148,6 +149,30 @@ def is_both_question(text: str) -> bool:
     """"Are A and B both C?": a yes/no question about two things sharing a property (not "both in the
     same state": that compares values, which a property check cannot)."""
     return bool(_BOTH.match(text)) and not re.search(r"\bsame\b", text, re.I)  # "the same state" compares values
+
+
+_SAME = re.compile(r"^\W*(?:are|is|were|was|do|does|did)\b.*\bthe same ([a-z]+)\b", re.I)
+_NAMED = r"[A-Z][\w'’.-]*(?:\s+(?:of\s+|de\s+)?[A-Z][\w'’.-]*)*"
+
+
+def same_property(text: str) -> str:
+    """"Are Nantong and Jingdezhen in the same province?" -> "province": what a yes/no question compares
+    the values of ("" for any other question)."""
+    match = _SAME.match(text)
+    return match.group(1).casefold() if match else ""
+
+
+def property_value(claim_text: str, word: str, own_name: str = "") -> str:
+    """The name a claim gives next to a property word: "the province of Jiangsu" and "a city in Jiangsu
+    province" -> "Jiangsu" (for "province"); "" when none (or only the thing's own name)."""
+    plural = rf"{re.escape(word.casefold())}s?"  # lower case: "United States" names no state
+    # the name after the word first: "the German band Alphaville" is Alphaville
+    for pattern in (rf"\b{plural}\s+(?:of\s+)?({_NAMED})", rf"({_NAMED})\s+{plural}\b"):
+        for match in re.finditer(pattern, claim_text):
+            value = match.group(1).strip(" .,")
+            if value and name_key(value) != name_key(own_name) and value.split()[0].casefold() not in LINK_STOPWORDS:
+                return value
+    return ""
 
 
 def property_words(question: Question, names: list[str]) -> set[str]:
