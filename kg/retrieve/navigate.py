@@ -13,7 +13,10 @@
    about an entity the walk reached, scored by overlap with the question, search rank,
    confidence, entity and source rank. The best claim of each top source is read first (the
    evidence behind the ranking), then the rest by score, each with its cited source span when
-   that says more, until the budget is spent.
+   that says more, until the budget is spent;
+5. the second hop of a two-hop question: the entities the best claims name lead to their claims;
+   one that answers what the first claim lacks is read first, and its source joins the top 5
+   (`Navigator.second_hop`).
 
 Tokens read are counted as ceil(characters / 4) of every piece of text the navigator read
 (index lines, hit snippets, claims, source spans); name lookups, the search engine's ranking
