@@ -138,3 +138,87 @@ def test_a_both_question_gets_a_yes_or_no_from_each_things_claims(compiled: Know
     # "ENIAC was not a stored-program machine" and "Colossus was not ...": negated claims are no yes
     no = extractive_answer(navigate(compiled, "Are ENIAC and Colossus both stored-program machines?", 2000))
     assert no.text.startswith("**No**, as far as the wiki says: no claim about")
+
+
+@pytest.fixture(scope="module")
+def two_hop(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
+    """Notes where a question's answer sits one entity away from what it names."""
+    from kg.graph.fts import ensure_indexes
+    from kg.kb import init
+
+    kb, _ = init(tmp_path_factory.mktemp("two_hop") / "kb")
+    notes = {
+        "mira-holt.md": "# Mira Holt\n\nMira Holt is a fictional character from the radio drama Harbour Lights. "
+                        "Mira Holt was played by Ada Finch from 1990 to 1994.\n",
+        "harbour-lights.md": "# Harbour Lights\n\nHarbour Lights is a British radio drama set in a fishing town. It was "
+                             "created by the producer Edith Crane in 1986. The drama ran for twelve series. "
+                             "Harbour Lights was first broadcast by Radio Anglia.\n",
+        "tom-holt.md": "# Tom Holt\n\nTom Holt is a fictional character from the radio drama Harbour Lights, played by Ben Gray.\n",
+        "ada-finch.md": "# Ada Finch\n\nAda Finch (born 1960) is an English radio actor. The role that made her famous was "
+                        "Mira Holt in Harbour Lights.\n",
+        "ben-gray.md": "# Ben Gray\n\nBenjamin Arthur Gray (born 1958) is an English radio actor and writer.\n",
+        "port-ellis.md": "# Port Ellis\n\nPort Ellis is a fishing town in the province of Aster. Harbour Lights is set there.\n",
+        "dunmore.md": "# Dunmore\n\nDunmore is a market town in northern Aster province.\n",
+        "kell.md": "# Kell\n\nKell is a village in Bray province, on the coast of the United States.\n",
+        "the-quay.md": "# The Quay\n\nThe Quay is a radio drama. The Quay was first broadcast by Radio Mercia in 1990.\n",
+    }
+    for name, text in notes.items():
+        (kb.raw / name).write_text(text, encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
+    return kb
+
+
+@pytest.mark.parametrize("question", ["Mira Holt is a character from a radio drama created by who?",
+                                      "In what year was the radio drama Mira Holt is from created?"])
+def test_the_second_hop_answers_through_the_entity_the_first_claim_names(two_hop: KnowledgeBase, question: str) -> None:
+    # the claim about Mira Holt names Harbour Lights but says nothing of its creation; the claim about
+    # Harbour Lights says who created it and when, but names neither Mira Holt nor a character
+    answer = extractive_answer(navigate(two_hop, question, 2000))
+    first = answer.claims[0]
+    assert first.answers and first.subject == "harbour-lights" and "Edith Crane in 1986" in first.text
+    assert "None of the claims found" not in answer.text
+
+
+def test_second_hop_sources_move_up_to_a_rank_and_keep_the_rest_in_order() -> None:
+    from kg.retrieve.navigate import promoted
+
+    ranked = ["a", "b", "c", "d", "e", "f", "g"]
+    assert promoted(ranked, ["g", "f"], 4) == ["a", "b", "c", "g", "f", "d", "e"]
+    assert promoted(ranked, ["b", "f"], 4) == ["a", "b", "c", "f", "d", "e", "g"]  # "b" is ranked better already
+    assert promoted(ranked, ["x"], 2) == ["a", "x", "b", "c", "d", "e", "f", "g"]  # not ranked at all before
+
+
+def test_names_spotted_in_a_claim_start_with_a_capital(compiled: KnowledgeBase) -> None:
+    with Store(compiled.db_path, read_only=True) as store:
+        navigator = Navigator(store)
+        assert "eniac" in navigator.name_matches("the eniac was big")
+        assert "eniac" not in navigator.name_matches("the eniac was big", capitalised=True)
+        assert "eniac" in navigator.name_matches("The ENIAC was big", capitalised=True)
+
+
+def test_the_page_of_a_thing_the_question_names_opens_a_first_hop(two_hop: KnowledgeBase) -> None:
+    # "The role that made her famous was Mira Holt in Harbour Lights" shares no word with the question,
+    # but it is on Ada Finch's page, which the question names
+    answer = extractive_answer(navigate(two_hop, "Ada Finch starred in a drama first broadcast by which station?", 2000))
+    first = answer.claims[0]
+    assert first.answers and first.subject == "harbour-lights" and "Radio Anglia" in first.text
+    assert not any(c.answers for c in answer.claims if "Radio Mercia" in c.text)  # a drama she was not in
+
+
+def test_a_both_question_reads_what_each_things_own_page_defines_it_as(two_hop: KnowledgeBase) -> None:
+    # the page "Ben Gray" defines "Benjamin Arthur Gray", which the extractor keeps apart from the
+    # "Ben Gray" the question names (and Tom Holt's page mentions)
+    nav = navigate(two_hop, "Are Ben Gray and Ada Finch both radio actors?", 2000)
+    assert nav.verdict == "yes" and [name for _, name, _ in nav.compared] == ["Ben Gray", "Ada Finch"]
+    assert extractive_answer(nav).text.startswith("**Yes**, as far as the wiki says")
+    assert navigate(two_hop, "Are Ben Gray and Ada Finch both radio writers?", 2000).verdict == "no"
+
+
+def test_a_same_question_compares_the_value_each_things_claims_give(two_hop: KnowledgeBase) -> None:
+    yes = navigate(two_hop, "Are Port Ellis and Dunmore in the same province?", 2000)
+    assert (yes.verdict, yes.values, yes.compared_on) == ("yes", ["Aster", "Aster"], ["province"])
+    assert extractive_answer(yes).text.startswith("**Yes**, as far as the wiki says: the province of each: Port Ellis: Aster [")
+    no = navigate(two_hop, "Are Dunmore and Kell in the same province?", 2000)
+    assert (no.verdict, no.values) == ("no", ["Aster", "Bray"])
+    assert navigate(two_hop, "Are Dunmore and Kell in the same state?", 2000).verdict == ""  # "United States" is no state

@@ -55,3 +55,52 @@ def test_both_questions_are_property_checks_not_value_comparisons() -> None:
     assert not is_both_question("Who were both directors?")
     q = parse_question("Are Medici and Senet both board games?")
     assert property_words(q, ["Medici", "Senet"]) == {stem("board"), stem("games")}
+
+
+def test_a_relative_who_asks_for_no_person() -> None:
+    assert parse_question("What show does a retired player, who missed a season, host?").kind == ""
+    assert parse_question("Scott Howell is a consultant who worked with the mayor of what city?").kind == "place"
+    assert {parse_question(q).kind for q in ("Who designed Colossus?", "The drama was created by who?",
+                                             "A musician whose godfather is whom?", "To whom did she write?")} == {"person"}
+
+
+def test_a_claim_answers_the_second_hop_with_what_the_first_claim_lacks() -> None:
+    q = parse_question("Mira Holt is a character from a radio drama created by who?")
+    lead = "Mira Holt is a fictional character from the radio drama Harbour Lights."
+    assert q.answers_after("Harbour Lights was created by the producer Edith Crane.", "relation", lead)
+    assert not q.answers("Harbour Lights was created by the producer Edith Crane.", "relation")  # alone: half the words
+    assert not q.answers_after("Harbour Lights is a radio drama by Edith Crane.", "relation", lead)  # adds no word
+    assert not q.answers_after("Harbour Lights was created in a fishing town.", "fact", lead)  # no person
+
+
+def test_a_second_hop_needs_a_third_of_the_topic_words_with_the_first_claim() -> None:
+    q = parse_question("Jon Luther was the chairman of a restaurant holding company headquartered in what city?")
+    lead = "Jon Luther was the chairman of Dunkin Brands."
+    assert q.answers_after("Dunkin Brands is headquartered in Canton, Massachusetts.", "relation", lead)
+    assert not q.answers_after("Dunkin Brands is headquartered there.", "fact", lead)  # no place
+    assert not q.answers_after("Dunkin Brands opened in Canton, Massachusetts.", "fact", lead)  # adds no topic word
+
+
+def test_with_no_kind_asked_a_second_hop_adds_two_of_the_questions_words() -> None:
+    q = parse_question("Ada Finch starred in a drama first broadcast by which station?")
+    assert q.kind == ""
+    lead = "The role that made her famous was Mira Holt in Harbour Lights."
+    assert q.answers_after("Harbour Lights was first broadcast by Radio Anglia.", "relation", lead)
+    assert not q.answers_after("Mira Holt is a character from the radio drama Harbour Lights.", "definition", lead)
+
+
+def test_nouns_meet_their_verbs() -> None:
+    assert stem("production") == stem("produced") == stem("producer")
+    assert stem("director") == stem("directed") and stem("creator") == stem("created") and stem("inventor") == stem("invented")
+    assert stem("actor") != stem("act")  # too short to tell an agent noun from a word ending in "tor"
+
+
+def test_a_same_question_names_the_property_and_a_claim_its_value() -> None:
+    from kg.retrieve.question import property_value, same_property
+
+    assert same_property("Are Nantong and Jingdezhen situated in the same province ?") == "province"
+    assert same_property("Who played in the same band as Ulrich?") == ""  # not a yes/no question
+    assert property_value("Nantong is a prefecture-level city in Jiangsu province, China.", "province", "Nantong") == "Jiangsu"
+    assert property_value("Marian Gold is the singer of the German band Alphaville.", "band", "Marian Gold") == "Alphaville"
+    assert property_value("It is a city in the state of Ohio.", "state") == "Ohio"
+    assert property_value("It is an airport in Louisiana, United States.", "state") == ""

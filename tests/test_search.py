@@ -219,3 +219,15 @@ def test_expand_follows_a_filed_answer_to_its_entities(fresh: KnowledgeBase) -> 
     result = api.search_kb(fresh, "vacuum tubes ENIAC use", "bm25", k=5, expand=True)
     assert any(h.kind == "page" for h in result.hits)
     assert result.expanded and all(h.via for h in result.expanded)
+
+
+def test_claim_entities_within_a_query_do_not_load_every_claim(store: Store) -> None:
+    # a one-question `kg query` process must not read every claim of a large graph: only a second query does
+    searcher = Searcher(store)
+    hits = searcher.search("How many vacuum tubes did ENIAC use?", "bm25", 5).hits
+    claims = [h.id for h in hits if h.kind == "claim"]
+    about, sources = searcher.claim_entities(claims)
+    assert claims and searcher._meta is None
+    assert all(about[c] and sources[c][0] for c in claims) and about[claims[0]][0][1] is True  # subject first
+    searcher.search("Who designed Colossus?", "bm25", 5)
+    assert searcher._meta is not None and searcher.claim_entities(claims) == (about, sources)

@@ -68,6 +68,7 @@ CHECKPOINT_MB = 128
 CLOSE_CHECKPOINT_KB = 256
 _SCHEMA_CHANGE = re.compile(r"\s*(CREATE\s+(NODE|REL)|ALTER|DROP|CALL\s+(CREATE|DROP)_FTS_INDEX)", re.IGNORECASE)
 KEYED_LOOKUPS = 32  # up to this many keys are looked up one by one through the primary-key index
+OFFSET_CACHE = 200_000  # node offsets kept by a read-only Store (see Store.offsets), then forgotten at once
 NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
 
 
@@ -220,6 +221,7 @@ class Store:
                                       checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
         self._conn: Any = kuzu.Connection(self._db)
         self._prepared: dict[str, Any] = {}  # query text -> prepared statement (see _exec)
+        self._offsets: dict[tuple[str, str], int | None] = {}  # read-only: (table, key) -> offset (see offsets)
         # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
         # brings back a dropped full-text index ("Index with name claim_fts already exists").
         self._schema_changed = False
@@ -494,14 +496,25 @@ class Store:
         wanted = sorted(set(keys))
         if not wanted:
             return list(NO_OFFSETS)
+        if not self.read_only:
+            return sorted(self._lookup_offsets(table, wanted).values()) or list(NO_OFFSETS)
+        # Open read-only, nothing can write the graph (see file_signature), so an offset stays what it
+        # was: each key is looked up once per process (`kg query` asks for a claim's offset two or three times)
+        if missing := [k for k in wanted if (table, k) not in self._offsets]:
+            found = self._lookup_offsets(table, missing)
+            if len(self._offsets) > OFFSET_CACHE:
+                self._offsets.clear()
+            self._offsets.update({(table, k): found.get(k) for k in missing})
+        return sorted(o for k in wanted if (o := self._offsets.get((table, k))) is not None) or list(NO_OFFSETS)
+
+    def _lookup_offsets(self, table: str, wanted: list[str]) -> dict[str, int]:
+        """{key: offset(id(n))} of the rows of `table` with these keys (see `offsets`)."""
         key = KEYS[table]
         if len(wanted) <= KEYED_LOOKUPS:
-            cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN offset(id(n)) AS o"
-            found = [r["o"] for k in wanted for r in self.query(cypher, {"k": k})]
-        else:
-            found = [r["o"] for r in self.query(f"UNWIND $k AS k MATCH (n:{table} {{{key}: k}}) RETURN offset(id(n)) AS o",
-                                                {"k": wanted})]
-        return sorted(found) or list(NO_OFFSETS)
+            cypher = f"MATCH (n:{table} {{{key}: $k}}) RETURN n.{key} AS k, offset(id(n)) AS o"
+            return {r["k"]: r["o"] for k in wanted for r in self.query(cypher, {"k": k})}
+        return {r["k"]: r["o"] for r in self.query(
+            f"UNWIND $k AS k MATCH (n:{table} {{{key}: k}}) RETURN n.{key} AS k, offset(id(n)) AS o", {"k": wanted})}
 
     def counts(self) -> dict[str, int]:
         out = {}

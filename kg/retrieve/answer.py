@@ -118,6 +118,10 @@ def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> An
 def _verdict_line(nav: NavigationResult, numbers: dict[str, int]) -> str:
     """"Yes: ..." / "No: ..." for a "both" question, from the claims found about each thing."""
     prop = " ".join(nav.compared_on)
+    if nav.values:  # "the same province": each one's, as its claim says
+        said = "; ".join(f"{name}: {value}" + (f" [{numbers[c]}]" if c in numbers else "")
+                         for (_, name, c), value in zip(nav.compared, nav.values, strict=True))
+        return f"**{nav.verdict.capitalize()}**, as far as the wiki says: the {prop} of each: {said}."
     if nav.verdict == "yes":
         cited = ", ".join(f"{name} [{numbers[c]}]" if c in numbers else name for _, name, c in nav.compared)
         return f"**Yes**, as far as the wiki says: a claim about each holds \"{prop}\": {cited}."

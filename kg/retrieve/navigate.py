@@ -13,7 +13,10 @@
    about an entity the walk reached, scored by overlap with the question, search rank,
    confidence, entity and source rank. The best claim of each top source is read first (the
    evidence behind the ranking), then the rest by score, each with its cited source span when
-   that says more, until the budget is spent.
+   that says more, until the budget is spent;
+5. the second hop of a two-hop question: the entities the best claims name lead to their claims;
+   one that answers what the first claim lacks is read first, and its source joins the top 5
+   (`Navigator.second_hop`).
 
 Tokens read are counted as ceil(characters / 4) of every piece of text the navigator read
 (index lines, hit snippets, claims, source spans); name lookups, the search engine's ranking
@@ -41,12 +44,21 @@ from kg.graph.retrieval import (
     entity_page_rows,
     has_contradictions,
     source_claim_rows,
+    source_live_claim_rows,
     source_slugs,
 )
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.names import name_key
-from kg.retrieve.question import Question, is_both_question, parse_question, property_words, terms
+from kg.retrieve.question import (
+    Question,
+    is_both_question,
+    parse_question,
+    property_value,
+    property_words,
+    same_property,
+    terms,
+)
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.walk import OFF_WALK_TYPES, GraphWalk, WalkResult
 from kg.text import QUESTION_STOPWORDS
@@ -62,6 +74,13 @@ SOURCE_EVIDENCE = 5  # top sources whose claims about reached entities are candi
 WHOLE_SOURCE_CHUNKS = 4  # ... all of their claims, for a source of at most this many chunks
 ANSWER_WEIGHT = 1.0  # a claim that states what the question asks (kg/retrieve/question.py)
 SOURCE_ANSWER_WEIGHT = 0.5  # ... more when it comes from one of the best sources
+FIRST_HOP = 3  # the best claims whose entities lead to the second hop of a question ...
+OPENINGS = 2  # ... and the best claims of (at most) two sources the question names by title ...
+OPENING_CLAIMS = 6  # (chosen on all 100 questions among 1, 3 and 6: one more answer found, on odd)
+HUB_DEGREE = 100  # ... unless an entity is a hub (neighbours in the walk's graph): "United States"
+BRIDGE_ANSWERS = 3  # second-hop claims that answer, at most; the sources of the best ...
+HOP_SOURCES = 2  # ... two of them are ranked ...
+HOP_SOURCE_RANK = 4  # ... at least 4th (chosen on all 100 questions among 2nd-4th and 1 or 2 claims; both halves gain)
 
 
 def tokens_of(text: str) -> int:
@@ -131,6 +150,7 @@ class NavigationResult:
     verdict: str = ""
     compared: list[tuple[str, str, str]] = field(default_factory=list)  # (entity id, name, claim id)
     compared_on: list[str] = field(default_factory=list)
+    values: list[str] = field(default_factory=list)  # "Are A and B in the same X?": each one's X, as the claims say
 
     @property
     def sources_read(self) -> list[str]:
@@ -172,13 +192,16 @@ class Navigator:
             self._names = dict(names)
         return self._names
 
-    def name_matches(self, question: str) -> dict[str, float]:
-        """Entities named in the question; longer names weigh more."""
+    def name_matches(self, question: str, capitalised: bool = False) -> dict[str, float]:
+        """Entities named in the question (with `capitalised`, only by words that start with a capital:
+        "electoral ward" names no "Ward"); longer names weigh more."""
         names = self.names()
         words = question.split()
         found: dict[str, float] = {}
         for size in range(min(6, len(words)), 0, -1):
             for start in range(len(words) - size + 1):
+                if capitalised and not words[start][:1].isupper():
+                    continue
                 key = name_key(" ".join(words[start : start + size]))
                 for entity in sorted(names.get(key, ())):
                     found[entity] = max(found.get(entity, 0.0), 1.0 + 0.25 * (size - 1))
@@ -276,6 +299,21 @@ class Navigator:
             claim_scores[row["id"]] = max(claim_scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             claim_scores.setdefault(claim_id, 1.0 / (rank + 1))
+        # the second hop: claims about the entities the best claims name, answering what those lack
+        text_of = {row["id"]: row["text"] for row in candidates} | {h.id: h.text for h in hits if h.kind == "claim"}
+        # the best claim of each source the question names by its title opens a first hop too ("Drew
+        # Fuller" -> "He is best known for ... Charmed", which repeats no word of the question)
+        titled = sorted(walked.linked_sources, key=lambda p: (-walked.linked_sources[p], p))[:OPENINGS]
+        openings = [r["id"] for p in titled
+                    for r in sorted(by_source.get(p, []), key=lambda r: (-claim_scores[r["id"]], r["id"]))[:OPENING_CLAIMS]]
+        second = self.second_hop(asked, set(matched), relevant, claim_scores, text_of, list(dict.fromkeys(openings)))
+        for claim_id, score in second:
+            claim_scores[claim_id] = max(claim_scores.get(claim_id, 0.0), score)
+            answering.add(claim_id)
+            relevant.add(claim_id)
+        if second:  # their sources are the answer's evidence: among the top 5, after the first hop's best
+            _, where = self.searcher.claim_entities([c for c, _ in second[:HOP_SOURCES]])
+            sources = promoted(sources, [where[c][0] for c, _ in second[:HOP_SOURCES] if c in where], HOP_SOURCE_RANK)
         ordered = sorted(relevant, key=lambda c: (-claim_scores[c], c))[:60]
         # the best claim of each top source is the evidence behind the ranking
         best_of_source = [max(by_source[p], key=lambda r: (claim_scores[r["id"]], r["id"]))["id"]
@@ -305,6 +343,10 @@ class Navigator:
         pages += sorted(page_score, key=lambda p: (-page_score[p], p))
         names = {e: (self._entities.get(e) or {}).get("name") or e for e in ranked_entities[:10]}
         verdict, compared, prop = self.both(asked, matched, question)
+        values: list[str] = []
+        if not verdict:
+            verdict, compared, values = self.same(matched, question)
+            prop = {same_property(question)} if verdict else set()
         if compared:  # the claims the verdict rests on are cited too
             extra = [c for _, _, c in compared if c and c not in {k.id for k in kept}]
             for ref in self.claim_refs(extra, claim_scores):
@@ -314,13 +356,11 @@ class Navigator:
                      for r in (contradiction_rows(self.store, [c.id for c in kept]) if self.has_contradictions() else [])]
         return NavigationResult(question, budget, pages, sources, kept, spent, reads, hits, names,
                                 answer_kind=asked.kind, contradictions=conflicts, judged=asked.judged,
-                                verdict=verdict, compared=compared, compared_on=sorted(prop))
+                                verdict=verdict, compared=compared, compared_on=sorted(prop), values=values)
 
-    def both(self, asked: Question, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], set[str]]:
-        """"Are A and B both C?": for the two entities the question names first, a claim about each
-        holding every word of C; "yes" when both have one, else "no" (as far as the wiki says)."""
-        if not is_both_question(question) or len(matched) < 2:
-            return "", [], set()
+    def compared_pair(self, matched: dict[str, float], question: str) -> tuple[list[str], dict[str, str], list[str]]:
+        """The two entities a comparison names first (longest names first, no overlaps): their ids, names
+        and the text naming them in the question."""
         lowered = question.casefold()
         spans: list[tuple[int, int, str, str]] = []  # where each matched entity's name or alias occurs
         for entity in sorted(matched):
@@ -334,18 +374,113 @@ class Navigator:
             if all(span[1] <= c[0] or span[0] >= c[1] for c in chosen) and span[2] not in {c[2] for c in chosen}:
                 chosen.append(span)
         chosen.sort()
-        pair = [c[2] for c in chosen[:2]]
-        names = {c[2]: c[3] for c in chosen[:2]}
-        prop = property_words(asked, [question[c[0]:c[1]] for c in chosen[:2]])
+        return [c[2] for c in chosen[:2]], {c[2]: c[3] for c in chosen[:2]}, [question[c[0]:c[1]] for c in chosen[:2]]
+
+    def defining_claims(self, pair: list[str], names: dict[str, str]) -> dict[str, list[dict[str, Any]]]:
+        """Per entity, the live claims it is the subject of (not negated: "ENIAC was not a stored-program
+        machine" says no such thing), then what its own page defines it as, whatever subject the
+        extractor gave that claim ("Christopher Edward Nolan is a film director" on "Christopher Nolan")."""
+        own_page = {entity: set(self.walk.titled_sources(names[entity])) for entity in pair}
+        page_rows = [r for r in self.source_rows(sorted(set().union(*own_page.values())), set())
+                     if r.get("type") == "definition" and (r["polarity"] or 0) >= 0]
+        rows = entity_claim_rows(self.store, pair)
+        out: dict[str, list[dict[str, Any]]] = {}
+        for entity in pair:
+            about = [r for r in rows if r["eid"] == entity and r["role"] == "subject" and (r["polarity"] or 0) >= 0]
+            seen = {r["id"] for r in about}
+            out[entity] = about + [r for r in page_rows if r["path"] in own_page[entity] and r["id"] not in seen]
+        return out
+
+    def both(self, asked: Question, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], set[str]]:
+        """"Are A and B both C?": for the two entities the question names first, a claim about each
+        holding every word of C; "yes" when both have one, else "no" (as far as the wiki says)."""
+        if not is_both_question(question) or len(matched) < 2:
+            return "", [], set()
+        pair, names, named = self.compared_pair(matched, question)
+        prop = property_words(asked, named)
         if len(pair) < 2 or not prop:
             return "", [], set()
-        rows = entity_claim_rows(self.store, pair)
+        claims = self.defining_claims(pair, names)
         compared = []
         for entity in pair:
-            having = sorted(r["id"] for r in rows if r["eid"] == entity and r["role"] == "subject" and (r["polarity"] or 0) >= 0
-                            and prop <= terms(r["text"]))  # "ENIAC was not a stored-program machine" is no yes
+            having = [r["id"] for r in claims[entity] if prop <= terms(r["text"])]
             compared.append((entity, names[entity], having[0] if having else ""))
         return ("yes" if all(c for _, _, c in compared) else "no"), compared, prop
+
+    def same(self, matched: dict[str, float], question: str) -> tuple[str, list[tuple[str, str, str]], list[str]]:
+        """"Are A and B in the same province?": for the two entities the question names first, the
+        first claim about each that names a province ("a city in Jiangsu province"); "yes" when the
+        two name the same one, "no" when not, nothing when either says none."""
+        word = same_property(question)
+        if not word or len(matched) < 2:
+            return "", [], []
+        pair, names, _ = self.compared_pair(matched, question)
+        if len(pair) < 2:
+            return "", [], []
+        claims = self.defining_claims(pair, names)
+        compared, values = [], []
+        for entity in pair:
+            found = [(r["id"], v) for r in claims[entity] if (v := property_value(r["text"], word, names[entity]))]
+            if not found:
+                return "", [], []
+            compared.append((entity, names[entity], found[0][0]))
+            values.append(found[0][1])
+        return ("yes" if name_key(values[0]) == name_key(values[1]) else "no"), compared, values
+
+    def second_hop(self, asked: Question, named: set[str], relevant: set[str], scores: dict[str, float],
+                   text_of: dict[str, str], openings: list[str]) -> list[tuple[str, float]]:
+        """Claims that answer a two-hop question through a bridge entity: "Who created the soap opera
+        Kate Ramsay is from?" is answered by a claim about Neighbours, which the best claim about Kate
+        Ramsay names.
+
+        The best claims that share a name with the question lead on to their entities (not those the
+        question names, nor hubs), and to the entity their source is about. A bridge entity's claims
+        are followed when it is their subject, or when it was the leading claim's subject (then a claim
+        that merely names it will do: "Hannah Gross is the daughter of Paul Gross"), and so are the
+        claims of its own short source. Two claims that only mention the same place are no chain. A
+        claim that answers after the claim that led to it (`answers_after`) scores as that claim plus
+        the share of the question's words it adds."""
+        if not asked.topic_words or asked.kind == "definition":
+            return []
+        start = asked.name_words or asked.words
+        first = [c for c in sorted(relevant, key=lambda c: (-scores[c], c))
+                 if c in text_of and start & terms(text_of[c])][:FIRST_HOP]
+        first += [c for c in openings if c not in first and c in text_of]
+        about, sources = self.searcher.claim_entities(first)
+        via: dict[str, tuple[str, bool]] = {}  # bridge entity -> (the best claim naming it, whether its subject)
+        for claim in first:
+            title = re.sub(r"\s*\([^()]*\)\s*$", "", sources.get(claim, ("", ""))[1])  # "Charmed (TV series)"
+            home = [(entity, True) for entity in sorted(self.names().get(name_key(title), ()))]
+            # and the names in its text, as a reader would spot them (the extractor may have split one)
+            spotted = [(entity, False) for entity in sorted(self.name_matches(text_of[claim], capitalised=True))]
+            for entity, subject in [*about.get(claim, []), *home, *spotted]:
+                if entity not in named and entity not in via and self.is_bridge(entity):
+                    via[entity] = (claim, subject)
+        if not via:
+            return []
+        own_source = {sources[c][0] for c in first if c in sources}  # its claims are scored already
+        led_from: dict[str, str] = {}  # a bridge entity's own source -> the claim that led there
+        for entity, (claim, _) in via.items():
+            for path in self.walk.titled_sources((self._entities.get(entity) or {}).get("name") or ""):
+                led_from.setdefault(path, claim)
+        rows = [(row, via[row["eid"]][0]) for row in entity_claim_rows(self.store, sorted(via))
+                if row["role"] == "subject" or via[row["eid"]][1]]
+        # the claims of a bridge entity's own source (when short) that name it otherwise ("It is headquartered in ...")
+        rows += [(row, led_from[row["path"]]) for row in self.source_rows(sorted(set(led_from) - own_source), set())]
+        found: dict[str, float] = {}
+        for row, lead in rows:
+            if row["id"] in first or not asked.answers_after(row["text"], row.get("type") or "", text_of[lead]):
+                continue
+            known = asked.words & terms(text_of[lead])
+            gain = len(asked.words & terms(row["text"]) - known) / len(asked.words)
+            found[row["id"]] = max(found.get(row["id"], 0.0), scores[lead] + gain)
+        return sorted(found.items(), key=lambda kv: (-kv[1], kv[0]))[:BRIDGE_ANSWERS]
+
+    def is_bridge(self, entity: str) -> bool:
+        """Whether an entity can lead to a second hop: it has a page, is no nationality, is no hub."""
+        row = self._entities.get(entity)
+        return (row is not None and row.get("type") not in OFF_WALK_TYPES
+                and self.walk.entity_degree(entity) <= HUB_DEGREE)
 
     def has_contradictions(self) -> bool:
         """Whether the graph has any CONTRADICTS edge (asked once: most questions then skip a query)."""
@@ -360,14 +495,24 @@ class Navigator:
         return entity_claim_rows(self.store, entities)
 
     def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[dict[str, Any]]]:
-        """Per source, its live claims about one of `entities`, all of them for a short source (path, eid,
-        id, text, conf, type)."""
+        """Per source, its live claims about one of `entities` (a row per such entity, eid), and all of
+        them for a short source (eid None for the others): path, eid, id, text, conf, type."""
         if not paths:
             return {}
+        rows = source_live_claim_rows(self.store, paths)
+        about, _ = self.searcher.claim_entities([r["id"] for r in rows])  # in memory once the searcher holds them
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for row in source_claim_rows(self.store, paths, entities, WHOLE_SOURCE_CHUNKS):
-            out[row["path"]].append(row)
+        for row in rows:
+            reached = sorted({entity for entity, _ in about.get(row["id"], []) if entity in entities})
+            if reached:
+                out[row["path"]].extend(dict(row, eid=entity) for entity in reached)
+            elif (row["chunks"] or 0) <= WHOLE_SOURCE_CHUNKS:
+                out[row["path"]].append(dict(row, eid=None))
         return dict(out)
+
+    def source_rows(self, paths: list[str], entities: set[str]) -> list[dict[str, Any]]:
+        """Live claims of these sources about one of `entities`, all of them for a short source."""
+        return source_claim_rows(self.store, paths, entities, WHOLE_SOURCE_CHUNKS) if paths else []
 
     def claim_refs(self, ids: list[str], scores: dict[str, float]) -> list[ClaimRef]:
         if not ids:
@@ -408,6 +553,15 @@ def navigate(kb_or_store: KnowledgeBase | Store, question: str, budget: int = DE
     """One question, start to finish (for many questions, keep a `Navigator`)."""
     with _store_of(kb_or_store) as store:
         return Navigator(store, embedder).navigate(question, budget, mode)
+
+
+def promoted(ranked: list[str], paths: list[str], rank: int) -> list[str]:
+    """`ranked` with each of `paths` moved up to `rank` (1-based) unless already ranked there or better;
+    the first of `paths` ends highest."""
+    for path in reversed(paths):
+        if path not in ranked[:rank]:
+            ranked = [*ranked[: rank - 1], path, *(p for p in ranked[rank - 1 :] if p != path)]
+    return ranked
 
 
 def _says_more(quote: str, text: str) -> bool:

@@ -227,6 +227,7 @@ class GraphWalk:
         self.settings = settings or WalkSettings()
         self.cache = cache
         self._graph: WalkGraph | None = None
+        self._entity_node: dict[str, int] | None = None
 
     @property
     def graph(self) -> WalkGraph:
@@ -236,6 +237,19 @@ class GraphWalk:
             else:
                 self._graph = cached_graph(self.store, self.settings, self.cache)
         return self._graph
+
+    def entity_degree(self, entity: str) -> int:
+        """Neighbours of an entity in the walk's graph (0 when it is not in it): how much of a hub it is."""
+        if self._entity_node is None:
+            self._entity_node = {e: i for i, e in enumerate(self.graph.entity_ids)}
+        node = self._entity_node.get(entity)
+        return 0 if node is None else int(self.graph.degree[node])
+
+    def titled_sources(self, name: str) -> list[str]:
+        """Paths of the sources whose title (without a trailing parenthetical) is this name."""
+        graph = self.graph
+        n_e = len(graph.entity_ids)
+        return [graph.source_paths[node - n_e] for node in graph.names.get(name_key(name), []) or [] if node >= n_e]
 
     def link(self, question: str) -> dict[int, float]:
         """Question n-grams -> entity and source nodes, weighted by length and specificity."""
