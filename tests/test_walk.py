@@ -165,3 +165,17 @@ def test_a_damaged_saved_graph_is_read_around(tiny_copy: KnowledgeBase) -> None:
     with Store(tiny_copy.db_path, read_only=True) as store:
         assert same_graph(GraphWalk(store, cache=cache).graph, load_walk_graph(store, WalkSettings()))
     assert cache.read_bytes()[:2] == b"PK" and cache.stat().st_size > 100  # saved again
+
+
+def test_the_hub_degree_is_the_floor_or_the_top_share_of_a_large_graph() -> None:
+    from types import SimpleNamespace
+
+    import numpy as np
+
+    walk = GraphWalk.__new__(GraphWalk)
+    walk._hub_degree = {}
+    walk._graph = SimpleNamespace(entity_ids=[f"e{i}" for i in range(2000)],  # type: ignore[assignment]
+                                  degree=np.array([5] * 1990 + [400] * 10 + [1] * 50))  # then sources
+    assert walk.hub_degree(100) == 400  # 10 of 2,000 entities (0.5%) have 400 neighbours: above 0.1%
+    assert walk.hub_degree(100, share=0.01) == 100  # the top 1% starts at 5: the floor holds
+    assert walk.hub_degree(500) == 500

@@ -77,7 +77,8 @@ SOURCE_ANSWER_WEIGHT = 0.5  # ... more when it comes from one of the best source
 FIRST_HOP = 3  # the best claims whose entities lead to the second hop of a question ...
 OPENINGS = 2  # ... and the best claims of (at most) two sources the question names by title ...
 OPENING_CLAIMS = 6  # (chosen on all 100 questions among 1, 3 and 6: one more answer found, on odd)
-HUB_DEGREE = 100  # ... unless an entity is a hub (neighbours in the walk's graph): "United States"
+HUB_DEGREE = 100  # ... unless an entity is a hub (neighbours in the walk's graph): "United States"; or
+# more in a large graph, where the top 0.1% of entities by neighbours are its hubs (GraphWalk.hub_degree)
 BRIDGE_ANSWERS = 3  # second-hop claims that answer, at most; the sources of the best ...
 HOP_SOURCES = 2  # ... two of them are ranked ...
 HOP_SOURCE_RANK = 4  # ... at least 4th (chosen on all 100 questions among 2nd-4th and 1 or 2 claims; both halves gain)
@@ -480,7 +481,7 @@ class Navigator:
         """Whether an entity can lead to a second hop: it has a page, is no nationality, is no hub."""
         row = self._entities.get(entity)
         return (row is not None and row.get("type") not in OFF_WALK_TYPES
-                and self.walk.entity_degree(entity) <= HUB_DEGREE)
+                and self.walk.entity_degree(entity) <= self.walk.hub_degree(HUB_DEGREE))
 
     def has_contradictions(self) -> bool:
         """Whether the graph has any CONTRADICTS edge (asked once: most questions then skip a query)."""

@@ -228,6 +228,7 @@ class GraphWalk:
         self.cache = cache
         self._graph: WalkGraph | None = None
         self._entity_node: dict[str, int] | None = None
+        self._hub_degree: dict[float, int] = {}
 
     @property
     def graph(self) -> WalkGraph:
@@ -244,6 +245,16 @@ class GraphWalk:
             self._entity_node = {e: i for i, e in enumerate(self.graph.entity_ids)}
         node = self._entity_node.get(entity)
         return 0 if node is None else int(self.graph.degree[node])
+
+    def hub_degree(self, floor: int, share: float = 0.001) -> int:
+        """The degree above which an entity is a hub: `floor`, or more in a graph so large that over
+        `share` of its entities have more neighbours (hubs grow with the knowledge base)."""
+        if share not in self._hub_degree:
+            graph = self.graph
+            degrees = graph.degree[: len(graph.entity_ids)]
+            top = float(np.quantile(degrees, 1.0 - share)) if len(degrees) else 0.0
+            self._hub_degree[share] = int(top)
+        return max(floor, self._hub_degree[share])
 
     def titled_sources(self, name: str) -> list[str]:
         """Paths of the sources whose title (without a trailing parenthetical) is this name."""
