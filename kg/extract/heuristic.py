@@ -42,18 +42,18 @@ _CAP_TOKEN = (
     # ray Disc") or through a short last syllable ("Kim Jong - un"); a dash does not ("FK Teleoptik - a")
     rf"(?:[ \t]+-[ \t]+(?!(?:{'|'.join(sorted(V.HYPHEN_SUFFIXES))})\b)"
     rf"(?:[a-z]\w*(?=[ \t]+-[ \t]+\w)|(?!(?:{'|'.join(sorted(V.HYPHEN_STOPS))})\b)"
-    rf"(?:[a-z]\w*(?=[ \t]+[{_UPPER}])|[a-z]\w{{0,3}}(?![\w'’-]))))*)"
+    rf"(?:[a-z]\w*(?=[ \t]+[{_UPPER}])|[a-z]\w{{0,3}}(?=[ \t]*[.,;:()]|[ \t]*$))))*)"
 )
 # Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
 # ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
-# A nickname between a person's names: 'Wilfried "Willi" Schneider', "Conrad S. (Gus) Shinn".
-_NICKNAME = rf"(?:[\"“][{_UPPER}][\w.'’-]*[\"”]|\([{_UPPER}][a-z][\w.'’-]*\))"
+# A quoted nickname between a person's names: 'Wilfried "Willi" Schneider' (not 'to Mary "Hello" Then').
+_NICKNAME = rf"[\"“][{_UPPER}][\w.'’-]*[\"”](?=[ \t\xa0]+(?!(?:{'|'.join(sorted(w.capitalize() for w in V.STOP_CAPS))})\b))"
 _JOIN = (rf"(?:[ \t\xa0]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&|{_NICKNAME})[ \t\xa0]+)*"
          r"|[ \t\xa0]+[-–][ \t\xa0]+)")
 _MONTH_NAMES = "|".join(m.capitalize() for m in V.MONTHS)
 # A date is no part of a name: "Uerdingen – November 14", "the Storting 31 July", "Anoia 800 m"
 _NOT_JOINED = rf"(?!(?:{_MONTH_NAMES})[ \t]+\d)"
-_NUMBER_ENDS = rf"(?![ \t]+(?:{_MONTH_NAMES}|m|km|mi|ft|kg|t|MW|GW|kW|km2|sq|per|percent|%)(?![\w]))"
+_NUMBER_ENDS = rf"(?![ \t]+(?:{_MONTH_NAMES}|m|km|mi|ft|kg|t|MW|GW|kW|km2|sq|per|percent|%)(?![\w-]))"
 _CAP_SEQ = re.compile(
     rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_NOT_JOINED}{_CAP_TOKEN})*"  # "20th Century Fox"
     # "Intel 4004", "Mark 1": a number only at the end, and not a year ("Sweden 1994" is two things)
@@ -84,8 +84,10 @@ def _name_spans(sentence: str) -> list[tuple[int, int]]:
                                                            sentence[: spans[-1][0]]):
                 spans[-1] = (spans[-1][0], end)
                 continue
-            if (re.fullmatch(r"['’]s[ \t]+", gap) and len(following) <= 2
-                    and following[-1].lower() in V.POSSESSED_HEADS):  # "St. Patrick's Academy", "Martha's River"
+            owner = sentence[spans[-1][0] : spans[-1][1]].split()
+            if (re.fullmatch(r"['’]s[ \t]+", gap) and following[-1].lower() in V.POSSESSED_HEADS
+                    and (len(following) == 1 or owner[0].lower().strip(".") in ("st", "saint"))):
+                # "St. Patrick's Academy", "Martha's River"; not "New York's Central Park"
                 spans[-1] = (spans[-1][0], end)
                 continue
         spans.append((start, end))
@@ -355,7 +357,8 @@ class HeuristicExtractor(Extractor):
                     continue
                 before_name = sentence[:m_start].rstrip()
                 opens = not before_name or before_name[-1] in "\"“”‘'([:;—–-" or before_name.endswith(("...", " -"))
-                name, tail = _split_of(self._trim_name(sentence[m_start:m_end], opens))
+                participle = opens and _participle_phrase(sentence[m_end:])
+                name, tail = _split_of(self._trim_name(sentence[m_start:m_end], opens, participle))
                 if tail:  # "Kansas City Chiefs of the National Football League": two names
                     registry.add(tail, _guess_type(tail))
                 name, known_type, inner, inner_type = _split_name(name)
@@ -398,9 +401,10 @@ class HeuristicExtractor(Extractor):
         _fold_surnames(registry)
 
     @staticmethod
-    def _trim_name(name: str, opens: bool = True) -> str:
+    def _trim_name(name: str, opens: bool = True, participle: bool = False) -> str:
         """`opens`: the name opens its sentence (or follows a quote, bracket or colon), where any word
-        is capitalised; mid-sentence, a capitalised "My" or "Two" is the name's ("the BBC's My Family")."""
+        is capitalised; mid-sentence, a capitalised "My" or "Two" is the name's ("the BBC's My Family").
+        `participle`: a participle may open it, a phrase a comma ends ("Joining SC Freiburg in 2016, ...")."""
         words = name.replace("’", "'").split()
         # a capitalised particle starts a name ("Los Angeles", "La Paz", "Le Monde"); "The" does not
         while words and (((opens or words[0].lower() in _ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
@@ -409,9 +413,10 @@ class HeuristicExtractor(Extractor):
                     words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
                 break  # "Second Vatican Council", "Saint Lucia", "St. Louis" (a sentence's "First, ..." has its comma)
             words.pop(0)
-        while words and (words[0] in ("-", "–") or words[0][0] in "(\"“"):
-            words = words[2:] if words[0] in ("-", "–") else words[1:]  # "Two - thirds", "The (Austrian) Ost"
-        if opens and len(words) > 1 and words[0].lower().endswith("ing") and _is_verb(words[0]):
+        while words and (words[0] in ("-", "–") or words[0][0] in "(\"“" or words[0] in ("of", "and", "the")):
+            # "Two - thirds", "The (Austrian) Ost", 'The "Boss" of New Jersey': what is left is no name's start
+            words = words[2:] if words[0] in ("-", "–") else words[1:]
+        if participle and len(words) > 1 and words[0].lower().endswith("ing") and _is_verb(words[0]):
             words.pop(0)  # "Joining SC Freiburg in 2016, he ...": a participle opens the sentence
         while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
             words.pop()  # "River Plate He moved ...": a sentence the splitter missed
@@ -600,6 +605,13 @@ class _TopicTracker:
         return any(start <= md_start < end for start, end, _ in self.headings if start >= 0)
 
 
+def _participle_phrase(rest: str) -> bool:
+    """Whether a comma ends the phrase after a name, with no verb before it: "Joining SC Freiburg
+    in 2016, he ..." (a participle phrase), not "Finding Nemo was released in 2003, ..." (a title)."""
+    phrase = re.match(r"([^,.;:!?]{0,60}),", rest)
+    return phrase is not None and not any(_is_verb(word) for word in phrase.group(1).split())
+
+
 def _is_verb(word: str) -> bool:
     w = word.lower().strip(".,;:")
     if w in V.AUXILIARIES - {"a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "that", "which", "who"}:
@@ -726,7 +738,7 @@ def _split_of(name: str) -> tuple[str, str]:
         return name, ""
     at = words.index("of")
     head, rest = words[:at], words[at + 1 :]
-    if not rest or not rest[-1][:1].isupper():
+    if len(head) < 2 or not rest or not rest[-1][:1].isupper():
         return name, ""
     if rest[0].lower() == "the":
         rest = rest[1:]
@@ -821,21 +833,25 @@ def _fold_full_names(registry: _Registry, by_last: dict[str, list[str]]) -> None
         if len(keys) < 2:
             continue
         words_of = {key: registry.entities[key].name.split() for key in keys}
-        for long_key in sorted(keys, key=lambda k: -len(words_of[k])):
-            words = words_of[long_key]
-            shorter = [k for k in keys if k != long_key and k in registry.entities
-                       and 2 <= len(words_of[k]) < len(words) and words_of[k][0] == words[0]
-                       and _is_subsequence(words_of[k], words)]
-            if len(shorter) != 1:
+        shorter = {long: [k for k in keys if 2 <= len(words_of[k]) < len(words_of[long])
+                          and words_of[k][0] == words_of[long][0] and _is_subsequence(words_of[k], words_of[long])]
+                   for long in keys}
+        longer = {short: [long for long in keys if short in shorter[long]] for short in keys}
+        for long_key in sorted(keys, key=lambda k: (-len(words_of[k]), k)):
+            # one short name, and one full name for it: "John Henry Smith" and "John Paul Smith" are two
+            if len(shorter[long_key]) != 1 or len(longer[shorter[long_key][0]]) != 1:
                 continue
-            owner = registry.entities[shorter[0]]
+            shorter[long_key] = [k for k in shorter[long_key] if k in registry.entities]
+            if not shorter[long_key]:
+                continue
+            owner = registry.entities[shorter[long_key][0]]
             folded = registry.entities.pop(long_key)
             owner.aliases.add(folded.name)
             owner.aliases.update(folded.aliases)
             owner.type = "person" if "person" in (owner.type, folded.type) else owner.type
             for alias, target in list(registry.alias_to_key.items()):
                 if target == long_key:
-                    registry.alias_to_key[alias] = shorter[0]
+                    registry.alias_to_key[alias] = shorter[long_key][0]
         by_last[last] = [k for k in keys if k in registry.entities]
 
 

@@ -208,10 +208,11 @@ HYPHEN_STOPS = {"a", "an", "the", "and", "or", "but", "was", "is", "are", "were"
                  "with", "from", "as", "one", "two", "four", "five", "six", "nine", "ten", "year", "old", "up", "out",
                  "off", "day", "time", "term", "its", "his", "her", "who", "which", "that", "this", "not", "all"}
 # "Delaware and Hudson Railroad", "Fish and Wildlife Service": one name whose head ends it
-AND_HEADS = ORG_WORDS | {
+# (not "university", "college", "club": "Harvard and Yale University" are two)
+AND_HEADS = {
     "railroad", "railway", "expedition", "service", "services", "authority", "union", "cemetery", "lines", "line",
-    "canal", "zoo", "aquarium", "gardens", "museum", "trust", "commission", "corporation", "company", "partners",
-    "brothers", "sons", "associates"}
+    "canal", "zoo", "aquarium", "gardens", "trust", "commission", "corporation", "company", "society", "office",
+    "bureau", "agency"}
 # "Ministry of Education and Research", "Office of Management and Budget": fields an institution is of
 FIELDS = {
     "arts", "sciences", "science", "humanities", "technology", "industry", "commerce", "development", "research",
@@ -229,8 +230,8 @@ POSSESSED_HEADS = (ORG_WORDS | PLACE_WORDS | {
     "theater", "stadium", "market"}) - {"state", "kingdom", "republic", "team", "group", "records", "press", "navy", "army"}
 # Abbreviations that name a kind of thing, not one thing: formats, degrees, honours, eras, units, roles.
 GENERIC_ABBREVIATIONS = {
-    "TV", "CD", "CDs", "DVD", "DVDs", "LP", "LPs", "EP", "EPs", "HD", "FM", "AM", "PC", "RC", "RPG", "GPS", "MP3",
-    "BA", "MA", "BS", "BSc", "MSc", "MBA", "MFA", "BFA", "PhD", "Ph", "MD", "LLB", "LLM", "DPhil",
+    "TV", "CD", "CDs", "DVD", "DVDs", "LP", "LPs", "EP", "EPs", "HD", "FM", "RPG", "GPS", "MP3",
+    "BA", "BSc", "MSc", "MBA", "MFA", "BFA", "PhD", "Ph", "LLB", "LLM", "DPhil",
     "OBE", "MBE", "CBE", "KBE", "CEO", "CFO", "CTO", "COO", "MP", "MPs", "MEP", "Jr", "Sr",
-    "BC", "BCE", "AD", "CE", "BP", "Ma", "Mya", "Lit", "MW", "GW", "KW", "kW",
+    "BC", "BCE", "Mya", "MW", "GW", "KW", "kW",
     "Jan", "Feb", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"}
