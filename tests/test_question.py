@@ -104,3 +104,17 @@ def test_a_same_question_names_the_property_and_a_claim_its_value() -> None:
     assert property_value("Marian Gold is the singer of the German band Alphaville.", "band", "Marian Gold") == "Alphaville"
     assert property_value("It is a city in the state of Ohio.", "state") == "Ohio"
     assert property_value("It is an airport in Louisiana, United States.", "state") == ""
+
+
+def test_property_value_prefers_the_things_own_name_over_a_container() -> None:
+    from kg.retrieve.question import property_value
+
+    assert property_value("Lyon is in the Rhône department of France.", "department", "Lyon") == "Rhône"
+    assert property_value("Nanjing is the capital of the province of Jiangsu.", "province", "Nanjing") == "Jiangsu"
+    assert property_value("The Data team of Acme builds models.", "team", "Data team") == ""
+
+
+def test_indirect_who_questions_ask_for_a_person() -> None:
+    for text in ("Tell me who founded Acme?", "Do you know who wrote Dune?", "Name the person who designed ENIAC."):
+        assert parse_question(text).kind == "person", text
+    assert parse_question("What show does a player, who missed a season, host?").kind == ""

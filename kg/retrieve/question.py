@@ -32,8 +32,10 @@ _KINDS: list[tuple[str, re.Pattern[str]]] = [
                         r"\b(?:what|which|in what|in which) (?:year|date|decade|century|month|day)\b", re.I)),
     # "who" that asks (first, after a preposition, or last), not a relative "who" after a noun: "What
     # show does a player, who missed a season, host?" asks for a show
+    # an indirect question asks too: "Tell me who founded Acme", "Name the person who designed ENIAC"
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|to|with|for|from|of|is|was|are|were)\s+(?:who|whom)\b|"
-                          r"\b(?:who|whom)\W*$", re.I)),
+                          r"\b(?:me|know|knows|out|wonder|tell|find|name|list|person|people|one|everyone|someone|"
+                          r"anyone)\s+(?:who|whom)\b|\b(?:who|whom)\W*$", re.I)),
     ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what|in which) (?:city|country|state|town|county|province|"
                          r"region|place|location|continent|island|village)\b", re.I)),
 ]
@@ -166,8 +168,9 @@ def property_value(claim_text: str, word: str, own_name: str = "") -> str:
     """The name a claim gives next to a property word: "the province of Jiangsu" and "a city in Jiangsu
     province" -> "Jiangsu" (for "province"); "" when none (or only the thing's own name)."""
     plural = rf"{re.escape(word.casefold())}s?"  # lower case: "United States" names no state
-    # the name after the word first: "the German band Alphaville" is Alphaville
-    for pattern in (rf"\b{plural}\s+(?:of\s+)?({_NAMED})", rf"({_NAMED})\s+{plural}\b"):
+    # "the province of Jiangsu"; then the name after the word ("the German band Alphaville" is
+    # Alphaville); then before it ("the Rhône department of France" is Rhône, not France)
+    for pattern in (rf"\bthe\s+{plural}\s+of\s+({_NAMED})", rf"\b{plural}\s+({_NAMED})", rf"({_NAMED})\s+{plural}\b"):
         for match in re.finditer(pattern, claim_text):
             value = match.group(1).strip(" .,")
             if value and name_key(value) != name_key(own_name) and value.split()[0].casefold() not in LINK_STOPWORDS:
