@@ -222,3 +222,29 @@ def test_a_same_question_compares_the_value_each_things_claims_give(two_hop: Kno
     no = navigate(two_hop, "Are Dunmore and Kell in the same province?", 2000)
     assert (no.verdict, no.values) == ("no", ["Aster", "Bray"])
     assert navigate(two_hop, "Are Dunmore and Kell in the same state?", 2000).verdict == ""  # "United States" is no state
+
+
+def test_a_long_sources_claims_are_read_only_about_the_reached_entities(tmp_path) -> None:
+    """A book-length source gives the navigator its claims about the entities a question reached, not
+    all of them (a short source gives all)."""
+    from kg.kb import init
+
+    kb, _ = init(tmp_path / "kb")
+    towns = [f"Town{chr(65 + i // 26)}{chr(97 + i % 26)}" for i in range(120)]
+    long_note = "# Atlas\n\n" + "\n\n".join(
+        f"{town} is a town in the province of Aster. {town} was founded in {1800 + i} by settlers from Port Ellis. "
+        f"The market of {town} sells wool, fish and salt to the villages around it every week of the year."
+        for i, town in enumerate(towns)) + "\n"
+    (kb.raw / "atlas.md").write_text(long_note, encoding="utf-8")
+    (kb.raw / "port-ellis.md").write_text("# Port Ellis\n\nPort Ellis is a fishing town. It has a harbour.\n",
+                                          encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    with Store(kb.db_path, read_only=True) as store:
+        navigator = Navigator(store)
+        from kg.names import name_key
+
+        reached = set(navigator.names()[name_key("TownAa")])
+        rows = navigator.source_claims(["atlas.md", "port-ellis.md"], reached)
+    assert rows["atlas.md"] and all(r["eid"] in reached for r in rows["atlas.md"])
+    assert len(rows["atlas.md"]) < 10  # of the atlas's 360 claims, those about TownAa
+    assert {r["eid"] for r in rows["port-ellis.md"]} >= {None} and len(rows["port-ellis.md"]) >= 2

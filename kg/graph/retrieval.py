@@ -184,15 +184,15 @@ def source_claim_rows(store: Store, paths: Sequence[str], entities: Sequence[str
     return sorted(about + whole, key=lambda r: (r["path"], r["id"], r["eid"] or ""))
 
 
-def source_live_claim_rows(store: Store, paths: Sequence[str]) -> list[Row]:
-    """Every live claim with live evidence in these sources, once per source: path, chunks (the source's),
-    id, text, conf, type, polarity (by path, id). No join with ABOUT: reading a claim's entities from
-    the source side took three times as long as the claims alone."""
+def source_live_claim_rows(store: Store, paths: Sequence[str], max_chunks: int) -> list[Row]:
+    """Every live claim with live evidence in those of these sources with at most `max_chunks` chunks,
+    once per source: path, chunks (the source's), id, text, conf, type, polarity (by path, id). No join
+    with ABOUT: reading a claim's entities from the source side took three times as long as the claims alone."""
     rows = store.query(
-        "MATCH (s:Source)<-[x:EXTRACTED_FROM]-(c:Claim) WHERE offset(id(s)) IN $paths AND c.status = 'live' "
-        "AND x.retracted_at = '' RETURN DISTINCT s.path AS path, s.chunks AS chunks, c.id AS id, c.text AS text, "
-        "c.confidence AS conf, c.claim_type AS type, c.polarity AS polarity",
-        {"paths": store.offsets("Source", paths)})
+        "MATCH (s:Source)<-[x:EXTRACTED_FROM]-(c:Claim) WHERE offset(id(s)) IN $paths AND s.chunks <= $n "
+        "AND c.status = 'live' AND x.retracted_at = '' RETURN DISTINCT s.path AS path, s.chunks AS chunks, "
+        "c.id AS id, c.text AS text, c.confidence AS conf, c.claim_type AS type, c.polarity AS polarity",
+        {"paths": store.offsets("Source", paths), "n": max_chunks})
     return sorted(rows, key=lambda r: (r["path"], r["id"]))
 
 

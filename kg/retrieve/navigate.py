@@ -500,15 +500,16 @@ class Navigator:
         them for a short source (eid None for the others): path, eid, id, text, conf, type."""
         if not paths:
             return {}
-        rows = source_live_claim_rows(self.store, paths)
+        rows = source_live_claim_rows(self.store, paths, WHOLE_SOURCE_CHUNKS)  # the short sources' claims
         about, _ = self.searcher.claim_entities([r["id"] for r in rows])  # in memory once the searcher holds them
         out: dict[str, list[dict[str, Any]]] = defaultdict(list)
         for row in rows:
             reached = sorted({entity for entity, _ in about.get(row["id"], []) if entity in entities})
-            if reached:
-                out[row["path"]].extend(dict(row, eid=entity) for entity in reached)
-            elif (row["chunks"] or 0) <= WHOLE_SOURCE_CHUNKS:
-                out[row["path"]].append(dict(row, eid=None))
+            out[row["path"]].extend([dict(row, eid=entity) for entity in reached] or [dict(row, eid=None)])
+        # a long source (a book, a PDF): only its claims about the reached entities, filtered in the query
+        long_paths = [p for p in paths if p not in out]
+        for row in source_claim_rows(self.store, long_paths, entities) if long_paths and entities else []:
+            out[row["path"]].append(row)
         return dict(out)
 
     def source_rows(self, paths: list[str], entities: set[str]) -> list[dict[str, Any]]:
