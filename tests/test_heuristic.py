@@ -284,3 +284,9 @@ def test_two_full_names_sharing_a_short_one_stay_apart() -> None:
     result = extract("John Henry Smith was a lawyer. His son John Paul Smith was a doctor. John Smith was born in Leeds.")
     names = {e.name for e in result.entities}
     assert {"John Henry Smith", "John Paul Smith", "John Smith"} <= names
+
+
+def test_a_hyphenated_pair_of_nationalities_is_two_nationalities() -> None:
+    names = names_of("Tiana Brown was the first African - American woman to win it; Anna Weiss is a German-French writer.")
+    assert names.get("African") == names.get("American") == "nationality", sorted(names)
+    assert "African - American" not in names and "German-French" not in names, sorted(names)

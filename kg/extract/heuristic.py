@@ -385,6 +385,11 @@ class HeuristicExtractor(Extractor):
             if name.lower() in V.NATIONALITIES or (name.endswith("s") and name[:-1].lower() in V.NATIONALITIES):
                 registry.add(name, "nationality")
                 continue
+            parts = re.split(r"[ \t]*[-–][ \t]*", name)
+            if len(parts) > 1 and all(part.lower() in V.NATIONALITIES for part in parts):
+                for part in parts:  # "African-American", "German - Jewish": two nationalities
+                    registry.add(part, "nationality")
+                continue
             single = " " not in name
             if name.strip(".") in V.GENERIC_ABBREVIATIONS:
                 continue  # "a TV series", "an MBA from", "320 BCE"
