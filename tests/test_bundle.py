@@ -241,3 +241,32 @@ def test_export_without_a_graph_says_to_compile(kb: KnowledgeBase, keys: dict[st
     code, output = run("bundle", "export", str(tmp_path / "b"), "--kb", str(kb.root), "--key", str(keys["private"]))
     assert code == 1 and "kg compile" in output
     assert not (tmp_path / "b").exists()
+
+
+def test_a_signed_table_of_other_columns_fails_verify(copy: Path, keys: dict[str, Path]) -> None:
+    """Validly signed, but not this format's columns (another kg, a faulty exporter): refused, not a crash in merge."""
+    claims = pq.read_table(copy / "claims.parquet").drop_columns(["predicate"])
+    pq.write_table(claims, copy / "claims.parquet")
+    envelope = json.loads((copy / "bundle.dsse.json").read_text())
+    statement = json.loads(base64.b64decode(envelope["payload"]))
+    digest = __import__("hashlib").sha256((copy / "claims.parquet").read_bytes()).hexdigest()
+    for subject in statement["subject"]:
+        if subject["name"] == "claims.parquet":
+            subject["digest"]["sha256"] = digest
+    payload = bundle.canonical_json(statement)
+    (copy / "bundle.dsse.json").write_bytes(dsse.envelope_bytes(dsse.sign(payload, bundle.PAYLOAD_TYPE,
+                                                                          dsse.load_private(keys["private"]))))
+    (copy / "manifest.json").write_bytes(payload)
+    code, output = run("bundle", "verify", str(copy), "--key", str(keys["public"]))
+    assert code == 1 and "claims.parquet does not have the columns" in output
+
+
+def test_unwritable_places_are_messages_not_tracebacks(compiled: KnowledgeBase, keys: dict[str, Path],
+                                                       tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    code, output = run("bundle", "keygen", "--out", str(blocker / "keys"))
+    assert code != 0 and "Cannot write a key pair" in output and "Traceback" not in output
+    code, output = run("bundle", "export", str(blocker / "bundle"), "--kb", str(compiled.root), "--key",
+                       str(keys["private"]))
+    assert code != 0 and "Cannot write the bundle" in output and "Traceback" not in output

@@ -41,10 +41,15 @@ def shards(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         kb = shard_kb(base / shard, notes)
         out[f"kb-{shard}"] = kb.root
         out[shard] = base / f"bundle-{shard}"
-        code, output = run("bundle", "export", str(out[shard]), "--kb", str(kb.root), "--key", str(private),
-                           "--shard-id", shard)
-        assert code == 0, output
+        export(out[shard], kb.root, private, shard)
     return out
+
+
+def export(folder: Path, kb_root: Path, key: Path, shard_id: str) -> Path:
+    """`kg bundle export` of a knowledge base as a shard; fails the test when the export fails."""
+    code, output = run("bundle", "export", str(folder), "--kb", str(kb_root), "--key", str(key), "--shard-id", shard_id)
+    assert code == 0, output
+    return folder
 
 
 def central(root: Path) -> KnowledgeBase:
@@ -132,10 +137,7 @@ def test_a_newer_bundle_format_is_refused(shards: dict[str, Path], tmp_path: Pat
 
 
 def test_the_same_shard_id_with_another_key_is_refused(shards: dict[str, Path], tmp_path: Path) -> None:
-    impostor = tmp_path / "impostor"
-    code, output = run("bundle", "export", str(impostor), "--kb", str(shards["kb-lab-b"]), "--key",
-                       str(shards["other"]), "--shard-id", "lab-a")
-    assert code == 0, output
+    impostor = export(tmp_path / "impostor", shards["kb-lab-b"], shards["other"], "lab-a")
     kb = central(tmp_path / "c")
     code, output = merge(kb, shards["lab-a"], impostor)  # in one merge
     assert code == 1 and "different keys" in output and "Nothing was merged" in output
@@ -149,10 +151,7 @@ def test_the_same_shard_id_with_another_key_is_refused(shards: dict[str, Path], 
 
 
 def test_a_source_in_two_shards_is_refused(shards: dict[str, Path], tmp_path: Path) -> None:
-    twin = tmp_path / "twin"
-    code, output = run("bundle", "export", str(twin), "--kb", str(shards["kb-lab-a"]), "--key",
-                       str(shards["private"]), "--shard-id", "lab-c")
-    assert code == 0, output
+    twin = export(tmp_path / "twin", shards["kb-lab-a"], shards["private"], "lab-c")
     kb = central(tmp_path / "c")
     code, output = merge(kb, shards["lab-a"], twin)
     assert code == 1 and "belongs to one shard" in output
@@ -170,10 +169,7 @@ def test_a_reexported_shard_replaces_its_earlier_bundle(shards: dict[str, Path],
     gone = HALVES["lab-b"][0].name
     (shard / "raw" / gone).unlink()
     api.compile_kb(KnowledgeBase(shard), "heuristic")
-    again = tmp_path / "bundle-lab-b-2"
-    code, output = run("bundle", "export", str(again), "--kb", str(shard), "--key", str(shards["private"]),
-                       "--shard-id", "lab-b")
-    assert code == 0, output
+    again = export(tmp_path / "bundle-lab-b-2", shard, shards["private"], "lab-b")
     code, output = merge(kb, again, extra=("--json",))
     assert code == 0, output
     got = json.loads(output)

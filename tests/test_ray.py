@@ -133,3 +133,15 @@ def test_ray_refuses_an_llm_extractor_and_unknown_engines(kb: KnowledgeBase) -> 
     code, output = run("compile", "--kb", str(kb.root), "--address", "10.0.0.1:6379")
     assert code == 2, output
     assert "--engine ray" in output
+
+
+def test_an_address_where_nothing_answers_fails_at_once(kb: KnowledgeBase) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a free loopback port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    code, output = run("compile", "--kb", str(kb.root), "-x", "heuristic", "--engine", "ray",
+                       "--address", f"127.0.0.1:{port}")
+    assert code == 2, output
+    assert "nothing answers at" in output

@@ -67,6 +67,8 @@ class RayEngine:
         except ImportError:
             raise ConfigError("--engine ray needs Ray, which is not installed: pip install 'kg[ray]'") from None
         self._ray = ray
+        if address:
+            _reachable(address)
         self.address = address
         self.num_cpus = num_cpus
         self.group = max(1, group)
@@ -123,6 +125,21 @@ class RayEngine:
         if self._started:
             self._ray.shutdown()
             self._started = False
+
+
+def _reachable(address: str, timeout: float = 5.0) -> None:
+    """Fail at once when nothing answers at a Ray cluster's HOST:PORT (ray.init would retry for
+    minutes); "auto" and "ray://" addresses are left to Ray."""
+    import socket
+
+    host, _, port = address.rpartition(":")
+    if address == "auto" or "://" in address or not host or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConfigError(f"--engine ray: nothing answers at {address} ({exc.strerror or exc}). Start the cluster "
+                          "(`ray start --head`) or give its address as HOST:PORT.") from None
 
 
 def make_engine(name: str = "local", address: str | None = None, num_cpus: int | None = None) -> Engine:

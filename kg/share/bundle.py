@@ -40,7 +40,7 @@ PREDICATE_TYPE = "https://slsa.dev/provenance/v1"
 PAYLOAD_TYPE = "application/vnd.in-toto+json"
 BUILD_TYPE = "urn:kg:bundle-export:v1"
 ENVELOPE, MANIFEST, KEY = "bundle.dsse.json", "manifest.json", "key.pub"
-TABLES = tuple(SCHEMAS)  # sources, entities, claims, evidence, about, contradictions
+TABLES = tuple(SCHEMAS)  # sources, entities, claims, evidence, about, mentions, contradictions
 # Fixed writer options: the bytes depend on the rows and the pyarrow version only.
 PARQUET_OPTIONS: dict[str, Any] = {
     "compression": "zstd", "compression_level": 3, "use_dictionary": True, "write_statistics": True,
@@ -130,7 +130,11 @@ def _check_target(kb: KnowledgeBase, folder: Path) -> Path:
             raise ConfigError(f"Refusing to write a bundle into {folder}: {inside.name}/ {why}. Choose a folder outside it.")
     if target.exists() and not target.is_dir():
         raise ConfigError(f"{folder} is a file: give a new or empty folder for the bundle.")
-    if target.is_dir() and any(target.iterdir()):
+    try:
+        occupied = target.is_dir() and any(target.iterdir())
+    except OSError as exc:
+        raise ConfigError(f"Cannot read {folder} ({exc.strerror}): give a new or empty folder you can write.") from exc
+    if occupied:
         raise ConfigError(f"{folder} is not empty: a bundle is written into a new or empty folder, so that nothing "
                           "else is mistaken for part of it. Give another folder, or empty this one.")
     return target
@@ -165,12 +169,15 @@ def export(kb: KnowledgeBase, folder: Path, key_path: Path | None = None, shard_
     digests = {name: _sha256(data) for name, data in blobs.items()}
     payload = canonical_json(statement(tables, digests, shard))
     envelope = dsse.sign(payload, PAYLOAD_TYPE, key)
-    with _staging(target) as staging:
-        for name, data in blobs.items():
-            (staging / name).write_bytes(data)
-        (staging / MANIFEST).write_bytes(payload)
-        (staging / ENVELOPE).write_bytes(dsse.envelope_bytes(envelope))
-        (staging / KEY).write_bytes(dsse.public_pem(key.public_key()))
+    try:
+        with _staging(target) as staging:
+            for name, data in blobs.items():
+                (staging / name).write_bytes(data)
+            (staging / MANIFEST).write_bytes(payload)
+            (staging / ENVELOPE).write_bytes(dsse.envelope_bytes(envelope))
+            (staging / KEY).write_bytes(dsse.public_pem(key.public_key()))
+    except OSError as exc:
+        raise ConfigError(f"Cannot write the bundle into {folder} ({exc.strerror}): choose a writable folder.") from exc
     return ExportReport(path=target, shard_id=shard, keyid=dsse.key_id(key.public_key()), files=digests,
                         rows={name: t.num_rows for name, t in tables.items()})
 
@@ -291,6 +298,20 @@ def verify(folder: Path, key_path: Path | None = None) -> VerifyReport:
         else:
             intact.add(name)
     report.files = len(intact)
+    for table in TABLES:  # a signed table of other columns (another kg, a faulty exporter) cannot be merged
+        name = file_name(table)
+        if name not in intact:
+            continue
+        try:
+            columns = pq.read_schema(folder / name)
+        except (pa.ArrowException, OSError) as exc:
+            fail(f"{name} cannot be read as Parquet ({exc}); {redo}.")
+            intact.discard(name)
+            continue
+        if not columns.remove_metadata().equals(SCHEMAS[table]):
+            fail(f"{name} does not have the columns of bundle format {FORMAT} (it has {', '.join(columns.names)}); "
+                 f"{redo} with this kg version.")
+            intact.discard(name)
     for table in TABLES:
         if file_name(table) not in subjects:
             fail(f"The signed statement lists no {file_name(table)}: the bundle is incomplete; {redo}.")

@@ -51,17 +51,25 @@ def keygen(folder: Path) -> tuple[Path, Path, str]:
         if path.exists():
             raise ConfigError(f"{path} already exists: kg never overwrites a key. Use it, move it away, or pass "
                               "--out to make a key pair elsewhere.")
-    folder.mkdir(parents=True, exist_ok=True)
     key = Ed25519PrivateKey.generate()
     pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
     try:
+        folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(private_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError as exc:
         raise ConfigError(f"{private_path} already exists: kg never overwrites a key.") from exc
-    with os.fdopen(fd, "wb") as fh:
-        fh.write(pem)
-    os.chmod(private_path, 0o600)  # whatever the umask
-    public_path.write_bytes(public_pem(key.public_key()))
+    except OSError as exc:
+        raise ConfigError(f"Cannot write a key pair into {folder} ({exc.strerror}): pass --out with a writable "
+                          "folder.") from exc
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(pem)
+        os.chmod(private_path, 0o600)  # whatever the umask
+        public_path.write_bytes(public_pem(key.public_key()))
+    except OSError as exc:
+        private_path.unlink(missing_ok=True)  # half a pair would block the next keygen
+        raise ConfigError(f"Cannot write a key pair into {folder} ({exc.strerror}): pass --out with a writable "
+                          "folder.") from exc
     return private_path, public_path, key_id(key.public_key())
 
 
