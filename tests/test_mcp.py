@@ -107,7 +107,7 @@ def test_replies_are_bounded_and_say_when_cut(compiled: KnowledgeBase) -> None:
     every_claim, few = calls(server, ("kg_cypher", {"query": "MATCH (c:Claim) RETURN c.*", "limit": 1000}),
                              ("kg_cypher", {"query": "MATCH (c:Claim) RETURN c.id AS id ORDER BY id", "limit": 3}))
     rows = reply(every_claim)  # at most MAX_REPLY_CHARS, one text block
-    assert rows["truncated"] and rows["returned"] < rows["row_count"]
+    assert rows["truncated"] and 0 < rows["returned"] < 1000
     assert reply(few)["returned"] == 3 and reply(few)["truncated"]
     lint, search = calls(server, ("kg_lint", {}), ("kg_search", {"query": "computer memory program", "limit": 50}))
     assert reply(lint) and reply(search)["hits"]

@@ -1,6 +1,11 @@
 """What `kg mcp` serves, as plain functions over the library calls the CLI makes: every reply a
 JSON-able dict no larger than `MAX_REPLY_CHARS`, paged with opaque cursors, saying when it was cut.
 
+Every read of the graph runs through `reader` (a kg.graph.guard.ReadPool under the served limits
+of [limits]: a worker process stopped past its time or memory), so no call can take the server
+down; the reply is shaped here, from results already bounded in the worker. Without a reader
+(tests, scripts) the reads run in this process.
+
 Each call opens the graph and closes it (Kuzu 0.11.3: while any process holds the graph open, no
 other can open it to write), so `kg compile` runs between calls; a call that meets a compile gets
 DatabaseLocked naming it. Errors are KgError with a message for the model (kg/serve/mcp.py turns
@@ -11,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -26,6 +32,7 @@ MAX_SEARCH_LIMIT = 50
 MAX_SNIPPET = 300
 MAX_CYPHER_ROWS = 1000
 MAX_PAGE_LINES = 400
+MAX_OFFSET = 10_000  # how far a cursor may page into search hits or an entity's claims
 MODES = ("bm25", "vector", "hybrid")
 
 
@@ -40,7 +47,7 @@ def _offset(cursor: str | None) -> int:
         offset = int(str(cursor))
     except ValueError:
         offset = -1
-    if not 0 <= offset <= 10**9:
+    if not 0 <= offset <= MAX_OFFSET:
         raise QueryError(f"cursor {cursor!r} is not one this server gave; pass the next_cursor of the previous reply, or none.")
     return offset
 
@@ -73,6 +80,10 @@ class KgTools:
     kb: KnowledgeBase
     allow_writes: bool = False
     embedder: str = "minilm"
+    reader: Any = None  # a ReadPool: every graph read runs there (see the module's docs)
+
+    def _read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return self.reader.call(fn, *args, **kwargs) if self.reader is not None else fn(*args, **kwargs)
 
     # reading -----------------------------------------------------------------------------------
 
@@ -84,7 +95,7 @@ class KgTools:
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit}); page with cursor for more.")
         offset = _offset(cursor)
-        result = api.search_kb(self.kb, query, mode, offset + limit, embedder=self.embedder)
+        result = self._read(api.search_kb, self.kb, query, mode, offset + limit, embedder=self.embedder)
         hits = [{"kind": h.kind, "id": h.id, "title": h.title, "snippet": _snippet(h.text), "score": round(h.score, 6),
                  "page": h.page, "citation": h.citation, "source_path": h.source_path,
                  "span": [h.char_start, h.char_end] if h.char_start is not None else None}
@@ -101,7 +112,8 @@ class KgTools:
             raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
-        answer, nav, page = api.query_kb(self.kb, question, budget, save, self.embedder, mode=mode)
+        answer, nav = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode)
+        page = api.save_answer_kb(self.kb, answer) if save else None
         reply = {**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
                  "navigation": {"pages": nav.pages[:50], "source_paths": nav.source_paths[:50],
                                 "tokens_read": nav.tokens_read, "budget": nav.budget}}
@@ -111,29 +123,13 @@ class KgTools:
         return reply
 
     def entity(self, name: str, max_claims: int = 20, cursor: str | None = None) -> dict[str, Any]:
-        from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
-        from kg.maintain.entities import show
-
         if not name.strip():
             raise QueryError("name is empty: pass an entity's name or id.")
+        api.check_text(name, "The entity name", api.MAX_NAME_CHARS, name=True)
         if not 1 <= max_claims <= 200:
             raise QueryError(f"max_claims must be between 1 and 200 (got {max_claims}).")
         offset = _offset(cursor)
-        with api.open_store(self.kb, read_only=True) as store:  # one open for the whole reply
-            try:
-                entity = show(store, name)
-            except QueryError as exc:
-                if "No entity" not in str(exc):
-                    raise
-                close = _close_names(store, name)
-                hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
-                raise QueryError(f"No entity named {name!r}.{hint}") from exc
-            group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
-            total = count_live_claims_about(store, group)
-            claims = live_claims_about(store, group, offset, max_claims)
-            neighbours = neighbour_entities(store, group, 20)
-        sources = entity.pop("sources")
-        entity.pop("claims")
+        entity, sources, total, claims, neighbours = self._read(_entity_parts, self.kb, name, offset, max_claims)
         reply = {"entity": entity, "sources": sources[:100], "sources_total": len(sources),
                  "page": f"entities/{entity['alias_of'][0]['id'] if entity['alias_of'] else entity['id']}.md",
                  "claims_total": total, "neighbours": neighbours}
@@ -146,7 +142,7 @@ class KgTools:
     def claim(self, claim_id: str) -> dict[str, Any]:
         if not claim_id.strip():
             raise QueryError("claim_id is empty: pass a claim id (the ^c… block id on wiki pages).")
-        reply = api.claim_show(self.kb, claim_id.strip().lstrip("^")).as_dict()
+        reply = self._read(api.claim_show, self.kb, claim_id.strip().lstrip("^")).as_dict()
         for ev in reply.get("evidence", []):
             for key in ("quote", "current_text"):
                 if isinstance(ev.get(key), str):
@@ -179,6 +175,7 @@ class KgTools:
 
     def wiki_file(self, path: str) -> Path:
         """A page of wiki/ by its path there ("entities/eniac.md", "index" works too); nothing outside."""
+        api.check_text(path, "The page path", api.MAX_NAME_CHARS, name=True)
         clean = path.strip().lstrip("/")
         if not clean:
             raise QueryError("path is empty: pass a wiki page such as index.md or entities/<id>.md.")
@@ -202,25 +199,26 @@ class KgTools:
             raise QueryError(f"{refused} reads or writes files outside the graph: this server only reads the graph. "
                              "Ask the person to run it with `kg cypher` if it is needed.")
         try:
-            rows = api.cypher(self.kb, query, params or {}, write=False)
+            rows = self._read(api.cypher, self.kb, query, params or {}, write=False, max_rows=limit,
+                              max_bytes=MAX_REPLY_CHARS * 4)
         except QueryError as exc:
             message = str(exc).replace(" Add --write to run a query that changes the graph.", "")
             if "read-only" in message.lower().replace("read only", "read-only"):
                 message += " This server only reads the graph: writes go through kg compile and kg entity merge."
             raise QueryError(message) from exc
-        kept, cut = _fit(rows[:limit], MAX_REPLY_CHARS - 500)
-        return {"rows": json.loads(json.dumps(kept, ensure_ascii=False, default=str)), "row_count": len(rows),
-                "returned": len(kept), "truncated": cut or len(rows) > limit}
+        kept, cut = _fit(list(rows), MAX_REPLY_CHARS - 500)
+        return {"rows": json.loads(json.dumps(kept, ensure_ascii=False, default=str)), "returned": len(kept),
+                "truncated": cut or rows.truncated}
 
     def status(self) -> dict[str, Any]:
-        reply = api.status(self.kb).as_dict()
+        reply = self._read(api.status, self.kb).as_dict()
         for key in ("new", "changed", "vanished"):
             reply[f"{key}_total"] = len(reply[key])
             reply[key] = reply[key][:100]
         return reply
 
     def lint(self, max_findings: int = 100) -> dict[str, Any]:
-        report = api.lint_kb(self.kb).as_dict()
+        report = self._read(api.lint_kb, self.kb).as_dict()
         findings = report.get("findings", [])
         kept, cut = _fit(findings[:max_findings], MAX_REPLY_CHARS - 2000)
         report["findings"] = kept
@@ -257,6 +255,30 @@ def _file_access(query: str) -> str | None:
     """The first clause of `query` (outside strings, names and comments) that reaches files."""
     found = _FILE_CLAUSES.search(_LITERALS.sub(" ", query))
     return found.group(1).upper() if found else None
+
+
+def _entity_parts(kb: KnowledgeBase, name: str, offset: int, max_claims: int) -> tuple[Any, ...]:
+    """What kg_entity reads, in one open of the graph: (entity, sources, claims total, a page of
+    claims, neighbours); an unknown name suggests close ones."""
+    from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
+    from kg.maintain.entities import show
+
+    with api.open_store(kb, read_only=True) as store:
+        try:
+            entity = show(store, name)
+        except QueryError as exc:
+            if "No entity" not in str(exc):
+                raise
+            close = _close_names(store, name)
+            hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
+            raise QueryError(f"No entity named {name!r}.{hint}") from exc
+        group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
+        total = count_live_claims_about(store, group)
+        claims = live_claims_about(store, group, offset, max_claims)
+        neighbours = neighbour_entities(store, group, 20)
+    sources = entity.pop("sources")
+    entity.pop("claims")
+    return entity, sources, total, claims, neighbours
 
 
 def _close_names(store: Any, name: str, n: int = 5) -> list[str]:
