@@ -320,13 +320,19 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
              offline: bool = False, mode: str | None = None, progress: Any = None,
-             on_rebuild: Any = None) -> tuple[Any, Any, str | None]:
+             on_rebuild: Any = None) -> Any:
     """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
 
-    Returns (Answer, NavigationResult, saved page id or None).
+    Returns a `QueryResult` (kg/retrieve/answer.py): the answer, the navigation, the saved page id or None.
     """
     from kg.graph.fts import indexed_store
-    from kg.retrieve.answer import extractive_answer, llm_answer, make_answer_client, save_answer
+    from kg.retrieve.answer import (
+        QueryResult,
+        extractive_answer,
+        llm_answer,
+        make_answer_client,
+        save_answer,
+    )
     from kg.retrieve.navigate import Navigator
     from kg.retrieve.search import Searcher
     from kg.retrieve.walk import GraphWalk
@@ -350,7 +356,7 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
                 page = save_answer(store, answer)
                 cited = {s.source_path for c in answer.claims for s in c.citations}
                 render_kb_wiki(store, kb, cited)
-            return answer, nav, page
+            return QueryResult(answer, nav, page)
     finally:
         if emb is not None and emb.cache is not None:
             emb.cache.close()

@@ -553,13 +553,11 @@ def query_command(
 ) -> None:
     """Answer a question from the wiki, with citations to claims, pages and source spans."""
     with errors(), _EmbeddingProgress() as progress:
-        answer, nav, page = api.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress,
-                                         _say_rebuilding)
+        result = api.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress, _say_rebuilding)
     if as_json:
-        emit_json({**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
-                   "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,
-                                  "budget": nav.budget, "counting": nav.counting}})
+        emit_json(result.as_dict())
         return
+    answer, nav, page = result.answer, result.navigation, result.saved_page
     print(answer.markdown())
     err.print(f"tokens read: {nav.tokens_read} of {nav.budget} ({nav.counting}); pages: {', '.join(nav.pages[:6]) or 'none'}", markup=False)
     if page:

@@ -161,7 +161,7 @@ def test_missing_indexes_are_built_on_first_search(kb: KnowledgeBase) -> None:
         for table, (name, _) in FTS_INDEXES.items():
             store.query(f"CALL DROP_FTS_INDEX('{table}', '{name}')")
     assert api.search_kb(kb, "savanna", "bm25").hits
-    answer, _, _ = api.query_kb(kb, "Where does the zebra graze?", mode="bm25")
+    answer = api.query_kb(kb, "Where does the zebra graze?", mode="bm25").answer
     assert answer.claims
 
 

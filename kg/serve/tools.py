@@ -101,10 +101,7 @@ class KgTools:
             raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
-        answer, nav, page = api.query_kb(self.kb, question, budget, save, self.embedder, mode=mode)
-        reply = {**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
-                 "navigation": {"pages": nav.pages[:50], "source_paths": nav.source_paths[:50],
-                                "tokens_read": nav.tokens_read, "budget": nav.budget}}
+        reply = api.query_kb(self.kb, question, budget, save, self.embedder, mode=mode).as_dict()
         reply["answer"], cut = _clip_text(reply["answer"], MAX_REPLY_CHARS // 2)
         reply["citations"], cut_citations = _fit(reply["citations"], MAX_REPLY_CHARS // 2 - 2000)
         reply["truncated"] = cut or cut_citations

@@ -1,0 +1,55 @@
+"""Every weight and limit of `kg query`'s navigator, in one frozen object.
+
+Where each value comes from is said beside it. "CV" means chosen by cross-validation on halves of
+hotpotqa-100 (benchmarks/README.md): a value kept only where it was at least as good on both the
+odd- and the even-positioned questions as the alternatives tried; "design" means a value set by
+what it is for, never tuned. A value tuned on all 100 questions at once is marked so until it has
+been checked on halves.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class NavigatorSettings:
+    # search and the walk
+    search_hits: int = 12  # design: hits of the search engine a question reads (a screenful)
+    snippet_chars: int = 400  # design: characters of a chunk or page hit read (a paragraph)
+    walk_depth: int = 20  # design: sources the walk ranks (four times the five read most)
+    prior_sources: int = 10  # the search's best sources that seed the walk ... (CV: 5, 10, 20)
+    prior_weight: float = 0.5  # ... with this share of the names' restart mass (chosen on odd; CV below)
+    walk_entities: int = 10  # design: reached entities that count towards the entity ranking
+    # how a search hit at 1-based rank r votes for its sources and entities: 1 / (r + hit_rank_offset)
+    hit_rank_offset: float = 2.0  # design: reciprocal rank, softened so hit 1 is not worth two of hit 2
+    other_entity_share: float = 1 / 3  # design: a claim hit's other entities count a third of its subject
+    chunk_hit_weight: float = 1.5  # design: a chunk hit is a passage, a claim hit one sentence of it
+    name_weight_per_word: float = 0.25  # design: a name of n words linked weighs 1 + 0.25 (n - 1)
+    # claims: candidates and their score
+    drill_entities: int = 8  # design: entity pages whose claims are candidates
+    source_evidence: int = 5  # design: top sources whose claims are candidates (the top 5 the answer cites)
+    whole_source_chunks: int = 4  # design: a source of at most this many chunks gives all its claims
+    hit_bonus_offset: float = 1.0  # design: a claim hit at rank r adds 1 / (r + 1)
+    confidence_weight: float = 0.1  # design: confidence breaks ties, it does not rank
+    entity_weight: float = 0.2  # design: the claim's entity's rank, a fifth of the word overlap
+    source_weight: float = 0.5  # design: a claim of the top source at rank r adds 0.5 / (r + 1)
+    answer_weight: float = 1.0  # design: a claim that states what is asked outranks any overlap
+    source_answer_weight: float = 0.5  # design: an answer in the best sources beats one elsewhere
+    candidate_claims: int = 60  # design: claims ranked for reading (a budget of 2,000 reads about 25)
+    kept_claims: int = 25  # design: claims read at most, whatever the budget
+    index_share: float = 0.5  # design: index lines and hit snippets read with at most half the budget
+    # the second hop (strategies/bridge.py)
+    first_hop: int = 3  # the best claims that lead on to a second hop ... (CV: 2, 3, 5)
+    openings: int = 2  # ... and the best claims of the (at most) 2 sources the question names by title ...
+    opening_claims: int = 6  # ... 6 each (chosen on all 100 among 1, 3, 6; CV below)
+    hub_degree: int = 100  # design: no hop through an entity with more neighbours (or the top 0.1%)
+    bridge_answers: int = 3  # design: second-hop answers kept at most
+    hop_sources: int = 2  # the sources of the best 2 second-hop answers ...
+    hop_source_rank: int = 4  # ... rank at least 4th (chosen on all 100 among 2nd-4th; CV below)
+    # what is shown
+    result_entities: int = 10  # design: entity pages listed in a result
+    result_sources: int = 10  # design: source pages listed in a result
+
+
+DEFAULT_SETTINGS = NavigatorSettings()
