@@ -43,17 +43,18 @@ Shape = Literal["definition", "both", "same", "bridge", "open"]
 SHAPES: tuple[Shape, ...] = ("definition", "both", "same", "bridge", "open")
 _KINDS: list[tuple[Kind, re.Pattern[str]]] = [
     ("quantity", re.compile(r"\bhow (?:much|many|long|far|old|tall|high|big|large|heavy|fast|deep|wide)\b|"
-                            r"\bwhat (?:percentage|proportion|number|amount|population|size)\b", re.I)),
+                            r"\bwhat (?:(?:is|was|are|were) the )?(?:percentage|proportion|number|amount|population|size)\b", re.I)),
     ("date", re.compile(r"^\W*when\b|\bwhen (?:did|was|were|is|are|does|do|will|had|has)\b|"
-                        r"\b(?:what|which|in what|in which) (?:year|date|decade|century|month|day)\b", re.I)),
+                        r"\b(?:what|which|in what|in which) (?:(?:is|was) the )?(?:year|date|decade|century|month|day)\b", re.I)),
     # "who" that asks (first, after a preposition, or last), not a relative "who" after a noun: "What
     # show does a player, who missed a season, host?" asks for a show
     # an indirect question asks too: "Tell me who founded Acme", "Name the person who designed ENIAC"
     ("person", re.compile(r"^\W*(?:who|whom|whose)\b|\b(?:by|to|with|for|from|of|is|was|are|were)\s+(?:who|whom)\b|"
                           r"\b(?:me|know|knows|out|wonder|tell|find|name|list|person|people|one|everyone|someone|"
                           r"anyone)\s+(?:who|whom)\b|\b(?:who|whom)\W*$", re.I)),
-    ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what|in which) (?:city|country|state|town|county|province|"
-                         r"region|place|location|continent|island|village)\b", re.I)),
+    # "what is the city ...", "what is the capital of ..." too: a copula before the kind's noun
+    ("place", re.compile(r"\bwhere\b|\b(?:what|which|in what|in which) (?:(?:is|was|are|were) the )?(?:city|country|state|"
+                         r"town|county|province|region|place|location|continent|island|village|capital)\b", re.I)),
 ]
 # Words of a question that say what kind of answer it wants rather than what it is about.
 FRAME_WORDS = frozenset("much many long far old tall high big large heavy fast deep wide year date decade century month "
@@ -86,7 +87,9 @@ def stem(word: str) -> str:
 _STOP = QUESTION_STOPWORDS | {"he", "she", "him", "his", "her", "hers", "made", "make", "makes", "one", "ones", "me",
                               "tell", "describe", "explain", "know", "please"}
 # "What is ENIAC?", "Who was Alan Turing?": a definition answers
-_DEFINITION = re.compile(r"^\W*(?:what|who)\s+(?:is|are|was|were)\s+[^?]{1,80}\??\s*$", re.I)
+# not "Who was the mother of X?" nor "What is the capital of X?": those ask for the mother, the capital
+_DEFINITION = re.compile(r"^\W*(?:what|who)\s+(?:is|are|was|were)\s+(?!(?:the|a|an)\s+(?:[\w'’-]+\s+){1,2}of\b)"
+                         r"[^?]{1,80}\??\s*$", re.I)
 
 
 
@@ -123,11 +126,14 @@ class ParsedQuestion:
         """Whether a claim states what the question asks: it shares the question's topic words
         (at least half of them, at least one) and holds something of the kind asked for that the
         question does not say."""
+        words = terms(claim_text)
+        if not self.about(words):
+            return False
         if self.kind == "definition":
             return claim_type == "definition"
         wanted = self.topic_words
         if wanted:
-            shared = len(wanted & terms(claim_text))
+            shared = len(wanted & words)
             if shared == 0 or shared * 2 < len(wanted):
                 return False
         elif not self.kind:
@@ -153,6 +159,15 @@ class ParsedQuestion:
             return False
         # a value neither the question nor the first claim says: not the bridge's own name
         return self.kind == "" or self.holds_kind(claim_text, claim_type, known_text)
+
+    def about(self, claim_words: set[str] | frozenset[str]) -> bool:
+        """Whether a claim (its content words) is about what the question names: it shares a word of
+        the question's names, or two of its topic words and half of them; a question that names nothing
+        accepts any claim."""
+        if not self.name_words or self.name_words & claim_words:
+            return True
+        shared = len(self.topic_words & claim_words)
+        return shared >= 2 and shared * 2 >= len(self.topic_words)
 
     @property
     def judged(self) -> bool:
