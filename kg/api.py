@@ -302,12 +302,16 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
     return make_embedder(name, VectorCache(kb.vectors_path))
 
 
-def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
+def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
               embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
-    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store)."""
+    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store).
+    `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE)."""
     from kg.graph.fts import indexed_store
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
+
+    mode = mode or DEFAULT_MODE
 
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
@@ -335,8 +339,10 @@ def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = 
     )
     from kg.retrieve.navigate import Navigator
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
     from kg.retrieve.walk import GraphWalk
 
+    mode = mode or DEFAULT_MODE  # the one default of kg query, kg search and the MCP tools
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None

@@ -19,6 +19,7 @@ from kg.compile.engine import Engine, make_engine
 from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
+from kg.retrieve.settings import DEFAULT_MODE
 
 app = typer.Typer(
     name="kg",
@@ -475,7 +476,7 @@ EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-Min
 @app.command("search")
 def search_command(
     text: Annotated[str, typer.Argument(help="What to look for.")],
-    mode: Annotated[str, typer.Option("--mode", "-m", help="bm25 | vector | hybrid (reciprocal rank fusion).")] = "hybrid",
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"bm25 | vector | hybrid (reciprocal rank fusion); default {DEFAULT_MODE}.")] = None,
     k: Annotated[int, typer.Option("--k", "-k", help="Number of hits.")] = 10,
     expand: Annotated[bool, typer.Option("--expand", help="Also walk the graph: entities of the top hits -> their other claims and sources.")] = False,
     embedder: EmbedderOption = "minilm",
@@ -546,7 +547,7 @@ def query_command(
     save: Annotated[bool, typer.Option("--save", help="File the answer back: wiki/answers/<slug>.md, index.md, log.md.")] = False,
     budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read.")] = 2000,
     offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
-    mode: Annotated[str | None, typer.Option("--mode", help="Search mode used by the navigator (default hybrid; bm25 needs no embedder).")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
     embedder: EmbedderOption = "minilm",
     kb: KbOption = None,
     as_json: JsonOption = False,

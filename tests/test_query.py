@@ -108,6 +108,31 @@ def test_cli_query_json_reports_tokens(compiled: KnowledgeBase) -> None:
     assert data["citations"][0]["sources"][0]["page"].startswith("sources/")
 
 
+def test_cli_and_mcp_give_one_shape_and_one_default_mode(compiled: KnowledgeBase) -> None:
+    """`kg query --json` and the MCP kg_query tool print QueryResult.as_dict; `kg search --json` and kg_search
+    print SearchResult.as_dict; all four search in the one default mode."""
+    from kg.retrieve.settings import DEFAULT_MODE
+    from kg.serve.tools import KgTools
+
+    runner, kb = CliRunner(), ["--kb", str(compiled.root), "--embedder", "hashing", "--json"]
+    cli = json.loads(runner.invoke(app, ["query", QUESTION, *kb]).stdout)
+    mcp = KgTools(compiled, embedder="hashing").query(QUESTION)
+    assert set(mcp) - {"truncated"} == set(cli) and mcp["navigation"] == cli["navigation"]
+    assert cli["navigation"]["search_mode"] == DEFAULT_MODE and cli["navigation"]["shape"] == "bridge"
+    assert cli["navigation"]["answer_kind"] == "quantity" and cli["navigation"]["verdict"] is None
+    found = json.loads(runner.invoke(app, ["search", "vacuum tubes", *kb]).stdout)
+    hits = KgTools(compiled, embedder="hashing").search("vacuum tubes")
+    assert found["mode"] == hits["mode"] == DEFAULT_MODE
+    assert [h["id"] for h in found["hits"]] == [h["id"] for h in hits["hits"]] and set(found["hits"][0]) == set(hits["hits"][0])
+
+
+def test_a_verdict_is_typed_in_the_json(compiled: KnowledgeBase) -> None:
+    result = CliRunner().invoke(app, ["query", "Are ENIAC and EDVAC both electronic computers?", "--kb", str(compiled.root),
+                                      "--mode", "bm25", "--json"])
+    verdict = json.loads(result.stdout)["navigation"]["verdict"]
+    assert verdict["answer"] == "yes" and verdict["shape"] == "both" and [c["name"] for c in verdict["compared"]] == ["ENIAC", "EDVAC"]
+
+
 def test_cli_query_save_text(fresh: KnowledgeBase) -> None:
     result = CliRunner().invoke(app, ["query", "What is a transistor?", "--kb", str(fresh.root), "--mode", "bm25", "--save"])
     assert result.exit_code == 0, result.output

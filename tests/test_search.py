@@ -125,7 +125,7 @@ def test_batched_inserts_are_indexed_correctly(kb: KnowledgeBase) -> None:
 def test_cli_search_json_and_text(compiled: KnowledgeBase) -> None:
     runner = CliRunner()
     result = runner.invoke(app, ["search", "vacuum tubes", "--kb", str(compiled.root), "--embedder", "hashing",
-                                 "--k", "4", "--json"])
+                                 "--mode", "hybrid", "--k", "4", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["mode"] == "hybrid" and len(data["hits"]) == 4 and data["embedder"] == "hashing-v1"

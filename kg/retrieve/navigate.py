@@ -43,7 +43,7 @@ from kg.retrieve.context import GraphContext
 from kg.retrieve.question import ParsedQuestion, parse_question, terms
 from kg.retrieve.results import Citation, ClaimRef, NavigationResult, Read
 from kg.retrieve.search import Hit, Searcher
-from kg.retrieve.settings import DEFAULT_SETTINGS, NavigatorSettings
+from kg.retrieve.settings import DEFAULT_MODE, DEFAULT_SETTINGS, NavigatorSettings
 from kg.retrieve.strategies import Bridged, Findings, Strategy, Verdict, default_strategies
 from kg.retrieve.strategies.base import Row
 from kg.retrieve.walk import GraphWalk, WalkResult
@@ -116,7 +116,7 @@ class Navigator:
 
     def navigate(self, question: str, budget: int = DEFAULT_BUDGET, mode: str | None = None) -> NavigationResult:
         asked = parse_question(question)
-        mode = mode or ("hybrid" if self.searcher.embedder is not None else "bm25")
+        mode = mode or (DEFAULT_MODE if self.searcher.embedder is not None else "bm25")  # no vectors without an embedder
         ranking = self.rank(asked, mode)
         found = self.candidates(asked, ranking)
         findings = self.findings(ranking, found)

@@ -140,7 +140,7 @@ class ParsedQuestion:
             return False
         return self.kind == "" or self.holds_kind(claim_text, claim_type)
 
-    def answers_after(self, claim_text: str, claim_type: str, known_text: str) -> bool:
+    def answers_after(self, claim_text: str, claim_type: str, known_text: str, share: float = 1 / 3) -> bool:
         """Whether a claim answers the question's second hop, after a first claim (`known_text`) that
         led to it: together they share the question's topic words (a third of them), the claim adds one
         of them the first lacks ("Neighbours was created by Reg Watson" after "Kate Ramsay is a
@@ -153,9 +153,9 @@ class ParsedQuestion:
         # with no kind of value to look for, one word more is too little evidence: two ("originally
         # broadcast"), or all the first claim left
         adds = min(1 if self.kind else 2, len(self.topic_words - known))
-        # a third of the topic words, not half: the rest often describe the bridge ("a restaurant holding
-        # company"), which a third claim would say
-        if len(own - known) < max(adds, 1) or len(own | (self.topic_words & known)) * 3 < len(self.topic_words):
+        # a share of the topic words (a third, not half: the rest often describe the bridge, "a restaurant
+        # holding company", which a third claim would say)
+        if len(own - known) < max(adds, 1) or len(own | (self.topic_words & known)) < share * len(self.topic_words):
             return False
         # a value neither the question nor the first claim says: not the bridge's own name
         return self.kind == "" or self.holds_kind(claim_text, claim_type, known_text)

@@ -38,9 +38,10 @@ class BridgeStrategy(Strategy):
             return None
         answers: dict[str, HopAnswer] = {}
         for row, lead in hop_rows(first, via, context):
-            if row["id"] in first or not question.answers_after(row["text"], row.get("type") or "", found.texts[lead]):
+            text, kind, lead_text = row["text"], row.get("type") or "", found.texts[lead]
+            if row["id"] in first or not question.answers_after(text, kind, lead_text, self.settings.hop_topic_share):
                 continue
-            known = question.words & terms(found.texts[lead])
+            known = question.words & terms(lead_text)
             gain = len(question.words & terms(row["text"]) - known) / len(question.words)
             score = found.scores[lead] + gain
             if row["id"] not in answers or answers[row["id"]].score < score:
