@@ -38,9 +38,10 @@ scores its ranked list of passages (source paths) against the gold passages
 The graph settings (damping, home-edge weight, the fusion) were chosen by trying a handful
 of values on these same 100 questions: there is no held-out split for them, so read the
 graph figures as optimistic by the spread reported in benchmarks/README.md. Settings added
-later (kg.walk's ALIAS_OF weight; kg.query's walk prior: the search's top 10 sources with
-half the names' restart mass) were chosen on the odd-positioned questions only (--split
-odd); recall@5 is reported on odd and even positions separately.
+later (kg.walk's ALIAS_OF weight) were chosen on the odd-positioned questions only (--split
+odd); the navigator's (kg/retrieve/settings.py) by cross-validation on both halves and on the
+questions of redocred_questions.py. recall@5 and answer found are reported on odd and even
+positions separately. A questions.jsonl row may list every name of its answer in "answers".
 
 Reported per mode: recall@2/@5/@10 (share of a question's gold passages in the top k,
 averaged), all@5 (share of questions with every gold passage in the top 5), tokens read

@@ -219,9 +219,9 @@ def test_second_hop_sources_move_up_to_a_rank_and_keep_the_rest_in_order() -> No
 def test_names_spotted_in_a_claim_start_with_a_capital(compiled: KnowledgeBase) -> None:
     with Store(compiled.db_path, read_only=True) as store:
         navigator = Navigator(store)
-        assert "eniac" in navigator.name_matches("the eniac was big")
-        assert "eniac" not in navigator.name_matches("the eniac was big", capitalised=True)
-        assert "eniac" in navigator.name_matches("The ENIAC was big", capitalised=True)
+        assert "eniac" in navigator.context.names_in("the eniac was big")
+        assert "eniac" not in navigator.context.names_in("the eniac was big", capitalised=True)
+        assert "eniac" in navigator.context.names_in("The ENIAC was big", capitalised=True)
 
 
 def test_the_page_of_a_thing_the_question_names_opens_a_first_hop(two_hop: KnowledgeBase) -> None:
@@ -273,8 +273,8 @@ def test_a_long_sources_claims_are_read_only_about_the_reached_entities(tmp_path
         navigator = Navigator(store)
         from kg.names import name_key
 
-        reached = set(navigator.names()[name_key("TownAa")])
-        rows = navigator.source_claims(["atlas.md", "port-ellis.md"], reached)
+        reached = set(navigator.context.names()[name_key("TownAa")])
+        rows = navigator.context.candidate_source_claims(["atlas.md", "port-ellis.md"], reached)
     assert rows["atlas.md"] and all(r["eid"] in reached for r in rows["atlas.md"])
     assert len(rows["atlas.md"]) < 10  # of the atlas's 360 claims, those about TownAa
     assert {r["eid"] for r in rows["port-ellis.md"]} >= {None} and len(rows["port-ellis.md"]) >= 2

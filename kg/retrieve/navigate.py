@@ -182,6 +182,9 @@ class Navigator:
             if terms(row["text"]) & asked.words or row["id"] in hit_rank or row.get("path") in source_rank:
                 found.relevant.add(row["id"])
             found.scores[row["id"]] = max(found.scores.get(row["id"], 0.0), score)
+        if not found.answering and s.value_weight:  # nothing answers: the closest hold a value of the kind asked
+            for claim_id in {row["id"] for row in rows if asked.holds_value(row["text"], row.get("type") or "")}:
+                found.scores[claim_id] += s.value_weight
         for claim_id, rank in hit_rank.items():
             found.scores.setdefault(claim_id, 1.0 / (rank + s.hit_bonus_offset))
         found.texts = {row["id"]: row["text"] for row in rows} | {h.id: h.text for h in ranking.hits if h.kind == "claim"}
@@ -278,17 +281,6 @@ class Navigator:
             {e: self.context.entity_name(e) for e in entities}, answer_kind=asked.kind, shape=asked.shape,
             search_mode=mode, contradictions=self.context.contradictions([c.id for c in claims]),
             judged=asked.judged, verdict=verdict)
-
-    # kept for callers that used the Navigator's own reads ---------------------------------------
-
-    def names(self) -> dict[str, set[str]]:
-        return self.context.names()
-
-    def name_matches(self, text: str, capitalised: bool = False) -> dict[str, float]:
-        return self.context.names_in(text, capitalised)
-
-    def source_claims(self, paths: list[str], entities: set[str]) -> dict[str, list[Row]]:
-        return self.context.candidate_source_claims(paths, entities)
 
 
 @contextmanager

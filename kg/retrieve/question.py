@@ -160,6 +160,13 @@ class ParsedQuestion:
         # a value neither the question nor the first claim says: not the bridge's own name
         return self.kind == "" or self.holds_kind(claim_text, claim_type, known_text)
 
+    def holds_value(self, claim_text: str, claim_type: str = "") -> bool:
+        """Whether a claim about a name the question mentions holds a value of the kind asked, whatever
+        its other words ("Manon Balletti (1740 – 1776) was ..." for "When did Manon die?")."""
+        if self.kind in ("", "definition") or not self.name_words & terms(claim_text):
+            return False
+        return self.holds_kind(claim_text, claim_type)
+
     def about(self, claim_words: set[str] | frozenset[str]) -> bool:
         """Whether a claim (its content words) is about what the question names: it shares a word of
         the question's names, or two of its topic words and half of them; a question that names nothing
