@@ -135,3 +135,21 @@ def test_indirect_who_questions_ask_for_a_person() -> None:
     for text in ("Tell me who founded Acme?", "Do you know who wrote Dune?", "Name the person who designed ENIAC."):
         assert parse_question(text).kind == "person", text
     assert parse_question("What show does a player, who missed a season, host?").kind == ""
+
+
+def test_a_claim_answers_only_about_what_the_question_names() -> None:
+    q = parse_question("Which country is Oakland in?")
+    assert q.kind == "place" and not q.topic_words  # "country" is the frame, Oakland a name
+    assert q.answers("Oakland is a city in California, United States.", "fact")
+    assert not q.answers("Botswana is a landlocked country located in Southern Africa.", "fact")  # not about Oakland
+    who = parse_question("Who was the mother of Nikos Aliagas?")
+    assert (who.kind, who.shape) == ("person", "bridge")  # no definition question: it asks for the mother
+    assert parse_question("What is the capital of Denmark?").kind == "place"
+
+
+def test_a_claim_about_the_thing_named_holds_a_value_of_the_kind_asked() -> None:
+    q = parse_question("When did Manon Balletti die?")
+    lifespan = "Manon Balletti (1740 – 1776) was the daughter of Italian actors."
+    assert not q.answers(lifespan, "fact") and q.holds_value(lifespan, "fact")  # no word of dying, but a date
+    assert not q.holds_value("Carlo Goldoni wrote comedies in 1750.", "fact")  # not about Manon
+    assert not parse_question("Tell me about Manon Balletti").holds_value(lifespan, "fact")  # no kind asked

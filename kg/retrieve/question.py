@@ -229,6 +229,12 @@ def _opens_with_a_name(tokens: tuple[str, ...]) -> bool:
     return (first.isupper() and len(first) > 1) or (len(tokens) > 1 and tokens[1][:1].isupper())
 
 
+@functools.lru_cache(maxsize=1)
+def _frame_stems() -> frozenset[str]:
+    """The frame words as `terms` gives them: stemmed ("country" -> "countri")."""
+    return frozenset(stem(w) for w in FRAME_WORDS)
+
+
 def _names(tokens: tuple[str, ...]) -> tuple[str, ...]:
     """Runs of capitalised (or numeric) tokens past the first word (and from it, when it starts a
     name): the names a question mentions."""
@@ -255,10 +261,11 @@ def parse_question(text: str) -> ParsedQuestion:
     words = frozenset(terms(text))
     names = _names(tokens)
     named = {stem(w) for w in _pieces(tuple(w for name in names for w in name.split()))}
-    topic = frozenset(w for w in words if w not in FRAME_WORDS and w not in named)
+    frame = _frame_stems()
+    topic = frozenset(w for w in words if w not in frame and w not in named)
     shape, compares = _shape(text, kind, topic)
     return ParsedQuestion(text, tokens, kind, shape, words, topic, names,
-                          frozenset(w for w in words & named if w not in FRAME_WORDS),
+                          frozenset(w for w in words & named if w not in frame),
                           frozenset(t.casefold() for t in tokens), compares)
 
 

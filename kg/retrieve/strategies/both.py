@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kg.retrieve.question import BOTH_WORDS, FRAME_WORDS, ParsedQuestion, terms
+from kg.retrieve.question import BOTH_WORDS, ParsedQuestion, terms
 from kg.retrieve.strategies.base import Compared, Context, Findings, Strategy, Verdict
 from kg.retrieve.strategies.pair import compared_pair, defining_claims
 
@@ -33,6 +33,6 @@ class BothStrategy(Strategy):
 
 def property_words(question: ParsedQuestion, named: list[str]) -> set[str]:
     """The property a "both" question asks about: its words less the names of the things compared
-    (a capitalised adjective such as "British" stays a property word) and the frame."""
+    (a capitalised adjective such as "British" stays a property word): "both towns" asks about towns."""
     names = {w for name in named for w in terms(name)}
-    return {w for w in question.words if w not in names and w not in BOTH_WORDS and w not in FRAME_WORDS}
+    return {w for w in question.words if w not in names and w not in BOTH_WORDS}
