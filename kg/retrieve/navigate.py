@@ -99,6 +99,7 @@ class Candidates:
     relevant: set[str] = field(default_factory=set)
     texts: dict[str, str] = field(default_factory=dict)
     by_source: dict[str, list[Row]] = field(default_factory=dict)
+    rows: list[Row] = field(default_factory=list)  # every candidate row
 
 
 class Navigator:
@@ -124,6 +125,7 @@ class Navigator:
         verdict = next((e for e in evidence if isinstance(e, Verdict)), None)
         for bridged in (e for e in evidence if isinstance(e, Bridged)):
             self.add_hops(bridged, found, ranking)
+        self.closest_first(asked, found)
         reader = Reader(max(0, int(budget)))
         self.read_index(ranking, reader)
         claims = self.read_claims(asked, found, ranking, reader, verdict)
@@ -182,12 +184,10 @@ class Navigator:
             if terms(row["text"]) & asked.words or row["id"] in hit_rank or row.get("path") in source_rank:
                 found.relevant.add(row["id"])
             found.scores[row["id"]] = max(found.scores.get(row["id"], 0.0), score)
-        if not found.answering and s.value_weight:  # nothing answers: the closest hold a value of the kind asked
-            for claim_id in {row["id"] for row in rows if asked.holds_value(row["text"], row.get("type") or "")}:
-                found.scores[claim_id] += s.value_weight
         for claim_id, rank in hit_rank.items():
             found.scores.setdefault(claim_id, 1.0 / (rank + s.hit_bonus_offset))
         found.texts = {row["id"]: row["text"] for row in rows} | {h.id: h.text for h in ranking.hits if h.kind == "claim"}
+        found.rows = rows
         return found
 
     def claim_score(self, asked: ParsedQuestion, row: Row, hit_rank: dict[str, int], source_rank: dict[str, int],
@@ -224,6 +224,15 @@ class Navigator:
         best = [hop.claim for hop in bridged.answers[: s.hop_sources]]
         _, where = self.context.claim_origins(best)
         ranking.sources = promoted(ranking.sources, [where[c][0] for c in best if c in where], s.hop_source_rank)
+
+    def closest_first(self, asked: ParsedQuestion, found: Candidates) -> None:
+        """When no claim answers (after the strategies too), the closest read first are those about a
+        thing the question names that hold a value of the kind asked ("Manon Balletti (1740 – 1776) ..."
+        for "When did Manon die?"). After the second hop, so that they lead no hop."""
+        if found.answering or not self.settings.value_weight:
+            return
+        for claim_id in {row["id"] for row in found.rows if asked.holds_value(row["text"], row.get("type") or "")}:
+            found.scores[claim_id] += self.settings.value_weight
 
     # 6: reading -------------------------------------------------------------------------------
 
