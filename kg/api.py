@@ -366,12 +366,16 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
     return make_embedder(name, VectorCache(kb.vectors_path))
 
 
-def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
+def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
               embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
-    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store)."""
+    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store).
+    `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE)."""
     from kg.graph.fts import indexed_store
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
+
+    mode = mode or DEFAULT_MODE
 
     check_text(text, "The search text", MAX_TEXT_CHARS)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
@@ -385,26 +389,30 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
              offline: bool = False, mode: str | None = None, progress: Any = None,
-             on_rebuild: Any = None) -> tuple[Any, Any, str | None]:
+             on_rebuild: Any = None) -> Any:
     """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
 
-    Returns (Answer, NavigationResult, saved page id or None).
+    Returns a `QueryResult` (kg/retrieve/answer.py): the answer, the navigation, the saved page id or None.
     """
-    answer, nav = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild)
-    return answer, nav, save_answer_kb(kb, answer) if save else None
+    result = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild)
+    if save:
+        result.saved_page = save_answer_kb(kb, result.answer)
+    return result
 
 
 def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedder: str = "minilm",
                     offline: bool = False, mode: str | None = None, progress: Any = None,
-                    on_rebuild: Any = None) -> tuple[Any, Any]:
-    """The read half of `kg query`: (Answer, NavigationResult). Writes nothing but the LLM ledger."""
+                    on_rebuild: Any = None) -> Any:
+    """The read half of `kg query`: a QueryResult not filed back. Writes nothing but the LLM ledger."""
     from kg.graph.fts import indexed_store
-    from kg.retrieve.answer import extractive_answer, llm_answer, make_answer_client
+    from kg.retrieve.answer import QueryResult, extractive_answer, llm_answer, make_answer_client
     from kg.retrieve.navigate import Navigator
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
     from kg.retrieve.walk import GraphWalk
 
     check_text(question, "The question", MAX_TEXT_CHARS)
+    mode = mode or DEFAULT_MODE  # the one default of kg query, kg search and the MCP tools
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
@@ -413,11 +421,11 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
             walk = GraphWalk(store, cache=kb.walk_graph_path)  # saved between processes: kg/retrieve/walk.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
-                return extractive_answer(nav), nav
+                return QueryResult(extractive_answer(nav), nav)
             client, model = make_answer_client(config, provider)
             answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
             save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
-            return answer, nav
+            return QueryResult(answer, nav)
     finally:
         if emb is not None and emb.cache is not None:
             emb.cache.close()

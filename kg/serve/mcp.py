@@ -50,10 +50,11 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
             raise ToolError(f"Bad argument: {exc}") from exc
 
     @server.tool(name="kg_search", annotations=reads, structured_output=False)
-    def kg_search(query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> str:
-        """Search claims, source chunks and filed answers. mode: bm25 (default, no model), vector or
-        hybrid. limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
-        a snippet (at most 300 characters), score, wiki page, citation and source span."""
+    def kg_search(query: str, mode: str | None = None, limit: int = 10, cursor: str | None = None) -> str:
+        """Search claims, source chunks and filed answers. mode: bm25, vector or hybrid (default: the
+        one `kg search` and `kg query` use). limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
+        its text (at most 300 characters), score, wiki page, citation and source span (source_path, char_start,
+        char_end): the hits of `kg search --json`."""
         return call(tools.search, query, mode, limit, cursor)
 
     @server.tool(name="kg_query", annotations=reads if not allow_writes else None, structured_output=False)
