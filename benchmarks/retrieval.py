@@ -92,14 +92,11 @@ from typing import Any
 
 import numpy as np
 
-from kg.text import LINK_STOPWORDS as STOP
-
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "benchmarks" / "out" / "retrieval.json"
 KS = (2, 5, 10)
 DEPTH = 10  # results kept per mode
 RRF_K = 60
-WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
 
 
 def default_data() -> Path:
@@ -177,13 +174,8 @@ class Corpus:
     docs: list[dict[str, Any]]
     paths: list[str]               # raw path per doc, e.g. "hp0001.md"
     texts: list[str]               # the source text per doc
-    title_of: dict[str, str]       # path -> title
     chunk_texts: list[str] = field(default_factory=list)
     chunk_doc: list[int] = field(default_factory=list)
-
-
-def content_terms(text: str) -> list[str]:
-    return [w for w in (t.strip(".,?!;:\"'’()").casefold() for t in WORD.findall(text)) if w and w not in STOP]
 
 
 # raw-chunk modes ---------------------------------------------------------------------------
@@ -493,7 +485,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     paths = [f"{re.sub(r'[^A-Za-z0-9_.-]', '_', str(d['id']))}.md" for d in docs]
     texts = [f"# {d['title']}\n\n{d['text']}\n" for d in docs]
-    corpus = Corpus(docs, paths, texts, {p: d["title"] for p, d in zip(paths, docs, strict=True)})
+    corpus = Corpus(docs, paths, texts)
     for i, (p, t) in enumerate(zip(paths, texts, strict=True)):
         for ch in chunk_text(p, t):
             corpus.chunk_texts.append(ch.text)

@@ -673,7 +673,7 @@ def watch_command(
 
     stop = threading.Event()
 
-    def on_signal(signum: int, frame: Any) -> None:
+    def on_signal(_signum: int, _frame: Any) -> None:
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)

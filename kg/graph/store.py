@@ -321,10 +321,6 @@ class Store:
         finally:
             self._open_database()
 
-    def _has_table(self, name: str) -> bool:
-        rows = self.query("CALL show_tables() RETURN name")
-        return any(r["name"] == name for r in rows)
-
     # execution -----------------------------------------------------------------------------
 
     def _exec(self, cypher: str, params: dict[str, Any] | None = None) -> Any:

@@ -17,7 +17,6 @@ from kg.kb import KnowledgeBase
 from kg.serve.tools import KgTools, instructions
 
 READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
-WRITE_TOOLS = ("kg_compile",)
 
 
 def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm",
