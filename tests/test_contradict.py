@@ -9,7 +9,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kg import api
-from kg.compile.candidates import MAX_ATTRIBUTES, MAX_BUCKET, TERM_BANDS, candidate_pairs, claim_keys
+from kg.compile.candidates import (
+    MAX_ATTRIBUTES,
+    MAX_BUCKET,
+    TERM_BANDS,
+    candidate_pairs,
+    claim_keys,
+)
 from kg.compile.contradict import ClaimRecord, RuleJudge
 from kg.kb import KnowledgeBase
 

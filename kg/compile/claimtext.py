@@ -47,6 +47,10 @@ _THINGS = {"side", "adverse", "toxic", "special", "visual", "sound", "greenhouse
 # Verbs that present a statement rather than state it ("X shows no benefit", "X plays a role").
 LIGHT_WORDS = """show shows showed shown demonstrate demonstrates demonstrated display displays exhibit exhibits reveal
 reveals represent represents play plays remain remains remained appear appears seem seems""".split()
+# Nouns that measure what follows them: "reduces the incidence of adverse events" says what
+# "reduces adverse events" says.
+QUANTITY_WORDS = """incidence rate rates level levels risk risks number frequency amount amounts concentration
+concentrations prevalence occurrence likelihood odds chance proportion percentage""".split()
 # Words of time and quantity that narrow a statement down rather than say what it is about.
 MEASURE_WORDS = """year years month months week weeks day days hour hours minute minutes most one two three four
 five six seven eight nine ten hundred thousand""".split()
@@ -123,6 +127,9 @@ LIGHT = {stem(w) for w in LIGHT_WORDS}
 _STEADY = {stem(w) for w in STEADY}
 MEASURE = {stem(w) for w in MEASURE_WORDS}
 _FUNCTION = set(FUNCTION_WORDS)
+QUANTITY = {stem(w) for w in QUANTITY_WORDS}
+_RELATED = ("correlat", "associat", "relat", "effect", "impact", "influenc", "regulat", "predict", "outcom", "result",
+            "respons", "consequenc")
 _NOMINAL = ("tion", "sion", "ment", "ance", "ence", "ity", "ness")
 
 
@@ -147,7 +154,7 @@ def negated(text: str) -> bool:
 @dataclass(frozen=True)
 class Statement:
     """How a claim states what it states. `said`: what it is about (its content stems without
-    directions, words of degree, relation or presentation, and numbers); `content`: `said`
+    directions, words of degree, relation or presentation, and values: "27", "400mg", not "DUSP4"); `content`: `said`
     without opposite terms and words of time; `effect`: whether it states an effect or a relation
     (a direction, a relation, importance or efficacy); `verbal`: the direction of each direction
     word that is not a noun ("antagonizes", not "activation"), for a sentence with both."""
@@ -156,6 +163,17 @@ class Statement:
     content: frozenset[str]
     effect: bool
     verbal: frozenset[str]
+    neutral: frozenset[str]  # direction words that here name a thing ("immune cells"): no direction
+
+
+# Direction words that are names of things in most of their uses: "immune cells", "HPV-positive
+# women", "a positive test" state no effect; "immune to X", "positively correlated" do.
+_CONTEXTUAL = {stem("immune"): ("to",), stem("positive"): _RELATED, stem("negative"): _RELATED}
+
+
+def _names_a_thing(found: Sequence[str], i: int) -> bool:
+    following = _CONTEXTUAL.get(stem(found[i]))
+    return following is not None and not (i + 1 < len(found) and found[i + 1].startswith(following))
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -163,12 +181,16 @@ def statement(text: str) -> Statement:
     found = words(text)
     said: set[str] = set()
     verbal: set[str] = set()
+    neutral: set[str] = set()
     effect = False
     for i, w in enumerate(found):
         if w in CLAIM_STOPWORDS or w in NEGATIONS or w in _FUNCTION:
             continue
         s = stem(w)
-        if stem_direction(s):
+        if stem_direction(s) and _names_a_thing(found, i):
+            neutral.add(s)
+            said.add(s)
+        elif stem_direction(s):
             effect = True
             if not w.endswith(_NOMINAL):
                 verbal.add(s)
@@ -177,11 +199,11 @@ def statement(text: str) -> Statement:
         elif s in DEGREE and s not in _DEGREE_ONLY:
             effect = True  # opposite terms: "effective" / "ineffective", "benefit" / "harm"
             said.add(s)
-        elif s not in _DEGREE_ONLY and s not in LIGHT and s not in _STEADY and not any(ch.isdigit() for ch in s):
+        elif s not in _DEGREE_ONLY and s not in LIGHT and s not in _STEADY and s not in QUANTITY and not s[0].isdigit():  # "27", "400mg": values
             said.add(s)
     # Parts of hyphenated words count apart ("RANK-RANKL" / "RANK-RANK-Ligand (RANKL)").
     content = frozenset(p for s in said if s not in MEASURE and s not in DEGREE for p in s.split("-") if p)
-    return Statement(frozenset(said), content, effect, frozenset(verbal))
+    return Statement(frozenset(said), content, effect, frozenset(verbal), frozenset(neutral - verbal))
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -294,8 +316,10 @@ class ClaimRecord:
             self.stems = content_stems(self.text)
         # Derived once per claim, not once per candidate pair.
         self.stem_set = frozenset(self.stems)
-        self.core = frozenset(s for s in self.stem_set if not stem_direction(s))
         self.statement = statement(self.text)
+        # Content stems without directions of effect (nor nouns of quantity: "the incidence of X" is X).
+        self.core = frozenset(s for s in self.stem_set if (not stem_direction(s) or s in self.statement.neutral)
+                              and s not in QUANTITY)
         self.said = self.statement.said
         self.negated = negated(self.text)
         self.has_number = any(ch.isdigit() for ch in self.text)

@@ -256,6 +256,7 @@ class RuleJudge(ContradictionJudge):
 def _direction(claim: ClaimRecord, only: Set[str]) -> int:
     """The direction of effect the words only this claim has state; where they state both, that
     of its verbs ("BCL-2 activation antagonizes ...": antagonizes, not activation)."""
+    only = set(only) - claim.statement.neutral
     signs = {stem_direction(s) for s in only} - {0}
     if len(signs) > 1:
         return direction(only & claim.statement.verbal)
