@@ -82,6 +82,13 @@ def test_key_index_keeps_departures_until_settled(tmp_path: Path) -> None:
         assert index.keys_of(["b", "c"], leaving=True) == {"b": {2}, "c": {6}}
         index.settle()
         assert index.keys_of(["b", "c"], leaving=True) == {}
+    with KeyIndex(path) as index:
+        index.rebuild({"a": {2}, "d": {8}})  # then killed before the graph write: judge everything next time
+    with KeyIndex(path) as index:
+        assert index.rebuilt and index.members([2, 8]) == {2: ["a"], 8: ["d"]}
+        index.settle()
+    with KeyIndex(path) as index:
+        assert not index.rebuilt and index.live_count() == 2
     path.write_bytes(b"not a database at all" * 100)
     with KeyIndex(path) as index:
         assert index.rebuilt and index.live_count() == 0

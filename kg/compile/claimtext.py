@@ -32,7 +32,7 @@ activation elevation stimulation induction promotion augmentation""".split()
 DOWN_WORDS = """decrease reduce inhibit lower less fewer suppress impede impair prevent downregulate antagonize delay
 diminish attenuate disrupt remove removal block dispensable loss lose weaken hinder immune resist resistant abolish
 slow slower smaller fall fell fallen decline drop negative deplete depletion protect protective absence absent
-reduction""".split()
+reduction degrade""".split()
 # Words that say an effect or a relation exists, without its direction: "X affects Y", "X has no
 # effect on Y", "X is associated with Y", "no known interaction between X and Y", "X is critical
 # for Y". They say how a statement is made, not what it is about, so `said` leaves them out
@@ -64,7 +64,8 @@ male/female maximum/minimum before/after upper/lower safe/unsafe effective/ineff
 sufficient/insufficient necessary/unnecessary common/rare first/last major/minor all/none always/never
 increased/decreased same/different similar/different identical/different short/long old/young
 improve/worsen better/worse benefit/harm beneficial/harmful repair/worsen restore/worsen prevent/worsen successful/ineffective
-effective/unsuccessful""".split()]
+effective/unsuccessful improve/exacerbate rescue/exacerbate alleviate/exacerbate ameliorate/exacerbate alleviate/worsen
+ameliorate/worsen alleviate/aggravate improve/aggravate""".split()]
 # Words that say which figure a number is ("the record high" is not "the average high"): two
 # claims that both have such words and not the same ones are about different figures.
 SCOPE_WORDS = set("""record average mean median typical maximum minimum max min peak highest lowest hottest coldest
@@ -89,16 +90,22 @@ _PROPER = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z]+)*\b")
 _SYMBOL = re.compile(r"(?<![\w-])(?=\w*[A-Z]\w*[A-Z0-9])[A-Za-z0-9]\w*")  # "PSP", "B12", "CDK6"
 _YEAR = re.compile(r"\b(1[0-9]{3}|20[0-9]{2})\b")
 _NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)")
+_DIGIT = re.compile(r"\d")
 _CALENDAR = set("""january february march april may june july august september october november december monday tuesday
 wednesday thursday friday saturday sunday""".split())
 # "Like the HD 39, it was ...": a sentence likening its subject to another thing is not about that thing.
 _LIKENED = re.compile(r"(?:^|[:;]\s*)(?:un)?like\s", re.I)
 
 
+@functools.lru_cache(maxsize=500_000)
 def stem(word: str) -> str:
     for suffix in ("ations", "ation", "ments", "ment", "ings", "ing", "ions", "ion", "ies", "es", "ed", "er", "s", "e"):
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            return word[: -len(suffix)]
+            base = word[: -len(suffix)]
+            # "reprogramming" / "reprogram", "stopped" / "stop": one of a doubled final consonant
+            if suffix in ("ing", "ings", "ed", "er") and base[-1] == base[-2] and base[-1] not in "aeiouls":
+                return base[:-1]
+            return base
     return word
 
 
@@ -111,7 +118,8 @@ def content_stems(text: str) -> list[str]:
 
 
 def _lexicon(items: Iterable[str]) -> tuple[set[str], tuple[str, ...]]:
-    stems = {stem(w) for w in items}
+    # A verb in -ate also as its noun in -ation, which stems shorter ("upregulate" / "upregulation").
+    stems = {stem(w) for w in items} | {stem(w[:-3] + "ation") for w in items if w.endswith("ate")}
     return stems, tuple(s for s in stems if len(s) >= 6)  # long stems also match longer forms
 
 
@@ -156,13 +164,14 @@ class Statement:
     """How a claim states what it states. `said`: what it is about (its content stems without
     directions, words of degree, relation or presentation, and values: "27", "400mg", not "DUSP4"); `content`: `said`
     without opposite terms and words of time; `effect`: whether it states an effect or a relation
-    (a direction, a relation, importance or efficacy); `verbal`: the direction of each direction
-    word that is not a noun ("antagonizes", not "activation"), for a sentence with both."""
+    (a direction, a relation, importance or efficacy); `effects`: (stem, direction, is a verb) of
+    each direction word, a verb's times that of a direction word right after it, which it takes
+    ("suppresses degradation of X" raises X)."""
 
     said: frozenset[str]
     content: frozenset[str]
     effect: bool
-    verbal: frozenset[str]
+    effects: tuple[tuple[str, int, bool], ...]
     neutral: frozenset[str]  # direction words that here name a thing ("immune cells"): no direction
 
 
@@ -180,7 +189,7 @@ def _names_a_thing(found: Sequence[str], i: int) -> bool:
 def statement(text: str) -> Statement:
     found = words(text)
     said: set[str] = set()
-    verbal: set[str] = set()
+    turns: list[tuple[int, str, bool]] = []  # (position, stem, verbal) of each direction word
     neutral: set[str] = set()
     effect = False
     for i, w in enumerate(found):
@@ -192,8 +201,7 @@ def statement(text: str) -> Statement:
             said.add(s)
         elif stem_direction(s):
             effect = True
-            if not w.endswith(_NOMINAL):
-                verbal.add(s)
+            turns.append((i, s, not w.endswith(_NOMINAL)))
         elif s in RELATION and not (i and found[i - 1] in _THINGS):
             effect = True
         elif s in DEGREE and s not in _DEGREE_ONLY:
@@ -203,7 +211,19 @@ def statement(text: str) -> Statement:
             said.add(s)
     # Parts of hyphenated words count apart ("RANK-RANKL" / "RANK-RANK-Ligand (RANKL)").
     content = frozenset(p for s in said if s not in MEASURE and s not in DEGREE for p in s.split("-") if p)
-    return Statement(frozenset(said), content, effect, frozenset(verbal), frozenset(neutral - verbal))
+    effects: list[tuple[str, int, bool]] = []
+    taken = -1
+    for n, (i, s, is_verb) in enumerate(turns):
+        if n == taken:
+            continue  # the object of the verb before it
+        after = turns[n + 1] if n + 1 < len(turns) else None
+        if is_verb and after and all(w in CLAIM_STOPWORDS for w in found[i + 1 : after[0]]):
+            sign = stem_direction(s) * stem_direction(after[1])
+            effects += [(s, sign, True), (after[1], sign, True)]  # which of the two differs, the pair says it
+            taken = n + 1
+        else:
+            effects.append((s, stem_direction(s), is_verb))
+    return Statement(frozenset(said), content, effect, tuple(effects), frozenset(neutral - {t[0] for t in turns}))
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -314,20 +334,32 @@ class ClaimRecord:
     def __post_init__(self) -> None:
         if not self.stems:
             self.stems = content_stems(self.text)
-        # Derived once per claim, not once per candidate pair.
+        # Derived once per claim, not once per candidate pair; what only a judged pair needs, when asked.
         self.stem_set = frozenset(self.stems)
         self.statement = statement(self.text)
-        # Content stems without directions of effect (nor nouns of quantity: "the incidence of X" is X).
-        self.core = frozenset(s for s in self.stem_set if (not stem_direction(s) or s in self.statement.neutral)
-                              and s not in QUANTITY)
         self.said = self.statement.said
-        self.negated = negated(self.text)
-        self.has_number = any(ch.isdigit() for ch in self.text)
+        self.has_number = _DIGIT.search(self.text) is not None
         self.attributes = attributes(self.text) if self.has_number else frozenset()
         self.group = self.group or self.subject
-        self.entity_groups = frozenset(self.entities) | {self.group}  # set again from the groups by candidate_pairs
-        self.qualifiers = qualifiers(self.text)
-        self.likened = bool(_LIKENED.search(self.text))
+        self.entity_groups = frozenset(self.entities) | {self.group}  # set again from the groups by `regroup`
+
+    @functools.cached_property
+    def core(self) -> frozenset[str]:
+        """Content stems without directions of effect (nor nouns of quantity: "the incidence of X" is X)."""
+        return frozenset(s for s in self.stem_set if (not stem_direction(s) or s in self.statement.neutral)
+                         and s not in QUANTITY)
+
+    @functools.cached_property
+    def negated(self) -> bool:
+        return negated(self.text)
+
+    @functools.cached_property
+    def qualifiers(self) -> Qualifiers:
+        return qualifiers(self.text)
+
+    @functools.cached_property
+    def likened(self) -> bool:
+        return bool(_LIKENED.search(self.text))
 
     def regroup(self, canonical: Mapping[str, str]) -> None:
         """Read the subject's and the named entities' groups from `canonical` (entity -> its group's head)."""

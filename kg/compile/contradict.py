@@ -18,16 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from kg.compile import candidates
-from kg.compile.candidates import KeyIndex, buckets, claim_keys, pairs_of
+from kg.compile.candidates import KeyIndex, buckets, keys_of, pairs_of
 from kg.compile.claimtext import (
     ANTONYM_STEMS,
     ONCE,
     ClaimRecord,
     comparison_sides,
-    direction,
     jaccard,
     ratios,
-    stem_direction,
     stems_of,
     superlative,
 )
@@ -254,13 +252,14 @@ class RuleJudge(ContradictionJudge):
 
 
 def _direction(claim: ClaimRecord, only: Set[str]) -> int:
-    """The direction of effect the words only this claim has state; where they state both, that
-    of its verbs ("BCL-2 activation antagonizes ...": antagonizes, not activation)."""
-    only = set(only) - claim.statement.neutral
-    signs = {stem_direction(s) for s in only} - {0}
-    if len(signs) > 1:
-        return direction(only & claim.statement.verbal)
-    return direction(only)
+    """The direction of effect the words only this claim has state ("suppresses degradation of X"
+    raises X); where they state both, that of its verbs ("BCL-2 activation antagonizes ...":
+    antagonizes, not activation)."""
+    effects = [(sign, verb) for s, sign, verb in claim.statement.effects if s in only]
+    if len({sign for sign, _ in effects}) > 1:
+        effects = [(sign, verb) for sign, verb in effects if verb]
+    score = sum(sign for sign, _ in effects)
+    return (score > 0) - (score < 0)
 
 
 def _denies(negative: ClaimRecord, positive: ClaimRecord) -> bool:
@@ -412,8 +411,8 @@ def _everything(store: Store, index: KeyIndex, canonical: Mapping[str, str], sin
     supersessions = _supersede(claims, {c.id for c in claims}, single, canonical)
     superseded = {older.id for _, older, _ in supersessions}
     live = {c.id: c for c in claims if c.id not in superseded}
-    keys = {claim_id: claim_keys(claim) for claim_id, claim in live.items()}
-    index.stage(keys, everything=True)
+    keys = keys_of(list(live.values()))
+    index.rebuild(keys)
     by_id = {c.id: c for c in claims}
     return _Neighbourhood(by_id, set(live), pairs_of(live, keys, buckets(keys), live), supersessions)
 
@@ -427,7 +426,7 @@ def _neighbourhood(store: Store, index: KeyIndex, new_ids: set[str], gone_ids: s
         claim.regroup(canonical)
     supersessions = _supersede(_with_rivals(store, fresh, canonical, single), new_ids, single, canonical) if single else []
     superseded = {older.id for _, older, _ in supersessions}
-    keys = {c.id: claim_keys(c) for c in fresh if c.id not in superseded}
+    keys = keys_of([c for c in fresh if c.id not in superseded])
     index.stage(keys, gone_ids | superseded)
     if index.live_count() != live - len(superseded):
         return None
