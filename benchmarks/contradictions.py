@@ -117,11 +117,16 @@ def corpus_flags(corpus: str, weak: float, labels: Labels, sample: int, seed: in
             "unlabelled": len(unlabelled), "reasons": dict(sorted(reasons.items())), "compile_seconds": round(seconds, 1)}
 
 
-def gold_pairs(pairs_path: Path) -> tuple[dict[int, str], dict[frozenset[int], str]]:
-    """The texts of the gold pairs' claims by id, and each pair with its abstract's doc_id."""
+def gold_pairs(pairs_path: Path, abstracts: int | None = None) -> tuple[dict[int, str], dict[frozenset[int], str]]:
+    """The texts of the gold pairs' claims by id, and each pair with its abstract's doc_id (of the
+    first `abstracts` abstracts by doc_id when given: a quick run, e.g. with a slow local model)."""
     texts: dict[int, str] = {}
     gold: dict[frozenset[int], str] = {}
-    for row in read_jsonl(pairs_path):
+    rows = read_jsonl(pairs_path)
+    kept = sorted({str(r["doc_id"]) for r in rows})[:abstracts] if abstracts else None
+    for row in rows:
+        if kept is not None and str(row["doc_id"]) not in kept:
+            continue
         texts[row["support_id"]], texts[row["contradict_id"]] = row["support"], row["contradict"]
         gold[frozenset((row["support_id"], row["contradict_id"]))] = str(row["doc_id"])
     return texts, gold
@@ -185,9 +190,10 @@ def recall_by_cause(gold: dict[frozenset[int], str], run: dict[str, Any]) -> dic
     return out
 
 
-def pairs_only(pairs_path: Path, weak: float, labels: Labels, judge: ContradictionJudge | None) -> dict[str, Any]:
+def pairs_only(pairs_path: Path, weak: float, labels: Labels, judge: ContradictionJudge | None,
+               abstracts: int | None = None) -> dict[str, Any]:
     """Setting "pairs": the gold pairs' claims alone."""
-    texts, gold = gold_pairs(pairs_path)
+    texts, gold = gold_pairs(pairs_path, abstracts)
     run = judged(texts, weak, judge)
     out = recall_by_cause(gold, run)
     flags = run["flags"]
@@ -227,14 +233,14 @@ def all_claims(pairs_path: Path, weak: float, labels: Labels, judge: Contradicti
     return out
 
 
-def llm_judge(base_url: str, model: str) -> ContradictionJudge:
+def llm_judge(base_url: str, model: str, max_tokens: int) -> ContradictionJudge:
     """The rules plus the LLM judge (kg/llm/judges.py) through an OpenAI-compatible server."""
     from kg.config import LlmConfig
     from kg.llm.backends import make_client
     from kg.llm.judges import CombinedJudge, LlmContradictionJudge
 
     client = make_client(LlmConfig(provider="openai", model=model, base_url=base_url, concurrency=1,
-                                   timeout_seconds=600, max_retries=1), "openai", env={"OPENAI_API_KEY": "local"})
+                                   timeout_seconds=600, max_retries=1, max_tokens=max_tokens), "openai", env={"OPENAI_API_KEY": "local"})
     return CombinedJudge(LlmContradictionJudge(client, batch_size=5))
 
 
@@ -252,14 +258,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=23)
     parser.add_argument("--llm", metavar="URL", help="also ask this OpenAI-compatible server (base URL, e.g. .../v1)")
     parser.add_argument("--llm-model", default="local", help="the model name to send with --llm")
+    parser.add_argument("--llm-max-tokens", type=int, default=1024, help="reply budget per request of 5 pairs with --llm")
+    parser.add_argument("--abstracts", type=int, default=None,
+                        help='"pairs" only: the gold pairs of the first N abstracts by doc_id (a quick run)')
     parser.add_argument("--out", type=Path, default=OUT / "contradictions.json")
     args = parser.parse_args(argv)
     labels = {pair_key(r["a"], r["b"]): r for r in read_jsonl(LABELS)} if LABELS.exists() else {}
-    judge: Callable[[], ContradictionJudge | None] = (lambda: llm_judge(args.llm, args.llm_model)) if args.llm else (lambda: None)
+    judge: Callable[[], ContradictionJudge | None] = (lambda: llm_judge(args.llm, args.llm_model, args.llm_max_tokens)) if args.llm else (lambda: None)
     result: dict[str, Any] = {"weak_below": args.weak, "labels": len(labels), "judge": "rules+llm" if args.llm else "rules"}
     pairs_path = data_dir() / "scifact" / "contradiction_pairs_train.jsonl"
     if args.only in (None, "pairs"):
-        result["pairs"] = pairs_only(pairs_path, args.weak, labels, judge())
+        result["pairs"] = pairs_only(pairs_path, args.weak, labels, judge(), args.abstracts)
         report_pairs("pairs, their claims alone", result["pairs"])
     if args.only in (None, "claims"):
         result["claims"] = r = all_claims(pairs_path, args.weak, labels, judge())
