@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 import os
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -120,8 +120,7 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
             # entities) that each collection of the oldest generation walks: ~0.1 s per edit. Paused.
             small = len(sources) < config.compile.index_rebuild_sources
             with gc_paused() if small else nullcontext():
-                report = compiler.compile(plan, progress, pending=entities,
-                                          mark=lambda touched: kb.mark_pending(sources, entities | touched))
+                report = compiler.compile(plan, progress, pending=entities, mark=pending_marker(kb, sources, entities))
                 save_run(kb.ledger_path)
                 sources, entities = kb.pending()
                 rendered = None
@@ -138,6 +137,18 @@ def compile_kb(kb: KnowledgeBase, extractor: str | None = None, progress: Any = 
             return report, rendered
     finally:
         cache.close()
+
+
+def pending_marker(kb: KnowledgeBase, sources: set[str], entities: set[str]) -> Callable[..., None]:
+    """The `mark` of a compile: records what the wiki will have to show, before each write; the
+    sources it is told of are added to those already recorded."""
+    extra: set[str] = set()
+
+    def mark(touched: set[str], more: Iterable[str] = ()) -> None:
+        extra.update(more)
+        kb.mark_pending(sources | extra, entities | touched)
+
+    return mark
 
 
 def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None,
@@ -614,8 +625,7 @@ def merge_kb(kb: KnowledgeBase, folders: Sequence[Path], authority: Sequence[str
             sources |= set(plan.to_compile) | set(plan.vanished)
             if sources or entities:
                 kb.mark_pending(sources, entities)
-            report.compile = compiler.compile(plan, pending=entities,
-                                              mark=lambda touched: kb.mark_pending(sources, entities | touched))
+            report.compile = compiler.compile(plan, pending=entities, mark=pending_marker(kb, sources, entities))
             merge.record_shards(kb, bundles, shares)
             save_run(kb.ledger_path)
             sources, entities = kb.pending()

@@ -11,6 +11,7 @@ from kg.config import CONFIG_FILE, DEFAULT_CONFIG, Config
 from kg.errors import NotAKnowledgeBase
 
 LOCK_FILE = "lock.json"
+CLAIM_KEYS_FILE = "claim-keys.sqlite"  # beside the graph: kg/compile/candidates.py
 PENDING_ENTITY = "entity:"  # beside the graph: the process that holds the knowledge base
 
 
@@ -48,6 +49,11 @@ class KnowledgeBase:
     @property
     def journal_path(self) -> Path:
         return self.state / "journal.sqlite"
+
+    @property
+    def claim_keys_path(self) -> Path:
+        """The contradiction candidates' keys of the live claims: derived from the graph, safe to delete."""
+        return self.state / CLAIM_KEYS_FILE
 
     @property
     def cache_path(self) -> Path:

@@ -147,7 +147,7 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
 # changes what it measures (benchmarks/README.md): words of a question that never point at a page
 # (kg/retrieve/navigate.py), words never worth linking to an entity in a question even when one
 # carries the name (kg/retrieve/walk.py), and words that say nothing about what a claim states
-# (kg/compile/contradict.py; part of the stem index's identity, so a change rebuilds it).
+# (kg/compile/claimtext.py; part of the claim-key index's identity, so a change rebuilds it).
 QUESTION_STOPWORDS = frozenset((
     "a an and are as at be been but by can could did do does for from had has have how i if in into is it its "
     "of on or so such than that the their them then there these they this to was were what when where which "

@@ -1,10 +1,22 @@
 from __future__ import annotations
 
+import random
 import shutil
+from collections import Counter
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kg import api
-from kg.compile.contradict import ClaimRecord, RuleJudge, candidate_pairs
+from kg.compile.candidates import (
+    MAX_ATTRIBUTES,
+    MAX_BUCKET,
+    TERM_BANDS,
+    candidate_pairs,
+    claim_keys,
+)
+from kg.compile.contradict import ClaimRecord, RuleJudge
 from kg.kb import KnowledgeBase
 
 
@@ -15,6 +27,7 @@ def rec(id_: str, text: str, subject: str = "s", claim_type: str = "fact", obj: 
 
 
 judge = RuleJudge()
+WORDS = "insulin raises glucose lowers mice patients kinase blocks growth tumour cells in the of 40 kg 1990".split()
 
 
 def test_negation_and_opposite_directions() -> None:
@@ -30,7 +43,8 @@ def test_negation_and_opposite_directions() -> None:
     assert reversed_ and reversed_.reason == "the same comparison the other way round"
     # A negation disagrees with anything but the opposite direction: "does not decrease" agrees with "increases".
     assert judge.judge_one(rec("a", "Klf4 is important for proper myeloid cell differentiation."),
-                           rec("b", "Klf4 is not required for proper myeloid cell differentiation.")).reason == "one claim negates the other"
+                           rec("b", "Klf4 is not required for proper myeloid cell differentiation.")).reason == \
+        "one claim denies the effect the other states"
     assert judge.judge_one(rec("a", "Statins increase plasma HDL levels in adult patients."),
                            rec("b", "Statins do not decrease plasma HDL levels in adult patients.")) is None
     evaluative = judge.judge_one(rec("a", "Integrated care is ineffective at tackling multiple comorbidities."),
@@ -93,17 +107,39 @@ def test_confidence_follows_the_evidence() -> None:
     assert judged.judge_one(rec("a", "x y z w", confidence=0.25), rec("b", "x y z w not", confidence=0.25)).confidence <= 0.5
 
 
-def test_candidates_never_all_pairs() -> None:
-    claims = [rec(f"c{i}", f"Topic {i} has property {i * 7} of kind {i % 3}.", subject=f"s{i % 10}") for i in range(300)]
-    pairs = candidate_pairs(claims, {"c0", "c1"}, {})
-    assert pairs and all({claims[i].id, claims[j].id} & {"c0", "c1"} for i, j in pairs)
-    # about one thing: one subject, or sentences that open with the same words (whatever subject the extractor chose)
-    assert all(claims[i].subject == claims[j].subject or claims[i].statement_keys & claims[j].statement_keys for i, j in pairs)
-    unrelated = [rec(f"d{i}", f"Word{i} has property {i * 7} of kind {i % 3}.", subject=f"s{i % 10}") for i in range(300)]
-    pairs = candidate_pairs(unrelated, {"d0", "d1"}, {})
-    assert pairs and all(unrelated[i].subject == unrelated[j].subject for i, j in pairs)
+def test_candidates_say_nearly_the_same_thing_whatever_the_subject() -> None:
+    """Issue 35: claims saying the same thing are compared whoever the extractor made their
+    subject; a key shared by more than MAX_BUCKET claims tells nothing apart."""
+    pair = [rec("a", "Energy balance requires hypothalamic glutamate neurotransmission.", subject="energy-balance"),
+            rec("b", "Hypothalamic glutamate neurotransmission is unrelated to energy balance.", subject="hypothalamic")]
+    assert candidate_pairs(pair, {"b"}, {}) == [(0, 1)] == candidate_pairs(pair, {"a"}, {})
+    found = judge.judge_one(*pair)
+    assert found and found.reason == "one claim negates the other"
+    boilerplate = [rec(f"c{i:03}", f"Topic {i} has property {i * 7} of kind {i % 3}.", subject=f"s{i % 10}")
+                   for i in range(300)]  # the same words about 300 topics: one key for all
+    assert candidate_pairs(boilerplate, {"c000", "c001"}, {}) == []
     weight = [rec("a", "ENIAC weighed about 27 tonnes."), rec("b", "The thing weighed 30 tons and filled a room.")]
-    assert candidate_pairs(weight, {"b"}, {}) == [(0, 1)]  # one shared word, but what both measure
+    assert candidate_pairs(weight, {"b"}, {}) == [(0, 1)]  # one shared word, but what the same subject measures
+    assert candidate_pairs([weight[0], rec("b", weight[1].text, subject="t")], {"b"}, {}) == []  # another subject
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=2, max_size=6), min_size=2, max_size=60), st.randoms())
+def test_candidates_are_a_bounded_function_of_the_set(sentences: list[list[str]], shuffle: random.Random) -> None:
+    claims = [rec(f"c{i:03}", " ".join(words) + ".", subject=f"s{i % 4}") for i, words in enumerate(sentences)]
+    ids = {c.id for c in claims}
+    pairs = {(claims[i].id, claims[j].id) for i, j in candidate_pairs(claims, ids, {})}
+    again = sorted(claims, key=lambda c: shuffle.random())
+    assert {(again[i].id, again[j].id) for i, j in candidate_pairs(again, ids, {})} == {tuple(sorted(p)) for p in pairs}
+    some = {c.id for c in claims if shuffle.random() < 0.3}  # a claim's pairs are the same asked from either side
+    assert {(claims[i].id, claims[j].id) for i, j in candidate_pairs(claims, some, {})} == {p for p in pairs if set(p) & some}
+    bound = (TERM_BANDS + MAX_ATTRIBUTES) * (MAX_BUCKET - 1)
+    partners = Counter(i for p in pairs for i in p)
+    assert max(partners.values(), default=0) <= bound
+    for a, b in pairs:  # each pair shares a key of a bucket of at most MAX_BUCKET claims
+        by_id = {c.id: c for c in claims}
+        shared = claim_keys(by_id[a]) & claim_keys(by_id[b])
+        assert any(sum(1 for c in claims if key in claim_keys(c)) <= MAX_BUCKET for key in shared)
 
 
 def test_examples_disagreements_are_found_and_authority_decides(example_kb: KnowledgeBase) -> None:

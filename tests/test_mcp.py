@@ -137,7 +137,7 @@ def test_parallel_calls_after_a_small_compile_are_served_one_at_a_time(fresh: Kn
     compile the first search rebuilds the search indexes: parallel calls must not open the graph twice."""
     (fresh.raw / "extra.md").write_text("# Zuse Z3\n\nThe Zuse Z3 was completed in 1941 in Berlin.\n", encoding="utf-8")
     api.compile_kb(fresh, "heuristic")
-    server = build_server(fresh)
+    server = build_server(fresh, timeout=180)  # the first search embeds the graph: slow on a loaded machine
 
     async def work(client: Client) -> list[Any]:
         results: list[Any] = []

@@ -40,6 +40,7 @@ from kg.compile.verify import ChunkVerifier
 from kg.config import Config
 from kg.errors import ConfigError, KgError, SourceError
 from kg.extract import ExtractionContext, Extractor
+from kg.graph.claims import claim_source_paths
 from kg.graph.entities import all_entity_ids, entity_names, live_entity_keys, mentioned_by
 from kg.graph.fts import add_chunks, drop_indexes, refresh_indexes
 from kg.graph.sources import (
@@ -363,10 +364,11 @@ class Compiler:
         return plan
 
     def compile(self, plan: CompilePlan | None = None, progress: Progress | None = None,
-                pending: Iterable[str] = (), mark: Callable[[set[str]], None] | None = None) -> CompileReport:
+                pending: Iterable[str] = (), mark: Callable[..., None] | None = None) -> CompileReport:
         """Compile the plan. `pending`: entities whose groups an earlier compile left to redo
-        (killed before its regroup); `mark(entities)` is told, before each write, which entities'
-        groups and pages this compile will redo, so that a kill leaves them to the next one."""
+        (killed before its regroup); `mark(entities, sources=())` is told, before each write, which
+        entities' groups and pages this compile will redo (and, from contradiction detection, the
+        sources whose claims gain or lose a contradiction), so that a kill leaves them to the next one."""
         started = time.perf_counter()
         if plan is not None and self._planned is not None and self._planned[0] is plan:
             states = self._planned[1]
@@ -386,7 +388,7 @@ class Compiler:
         for path in [*todo, *plan.vanished]:
             if path in states:
                 touched.update(mentioned_by(self.store, path))
-        mark = mark or (lambda entities: None)
+        mark = mark or (lambda entities, sources=(): None)
         bulk = len(todo) >= self.config.compile.index_rebuild_sources
         # Every live name, for an extractor that is shown the known names of a source (an LLM).
         keys = KeyIndex(live_entity_keys(self.store)) if todo and self.extractor.wants_known_entities else None
@@ -425,7 +427,11 @@ class Compiler:
         self.store.write(regroup_batch)
         if len(todo) >= self.config.compile.index_rebuild_sources:
             self.store.checkpoint()  # a bulk compile's last writes leave memory before detection needs it
-        found = detect(self.store, self.judge, self.config.single_valued, self.config.min_confidence)
+        def pages_change(claims: set[str]) -> None:  # contradictions changed: the pages of their sources
+            mark(touched | report.regrouped.groups, set(claim_source_paths(self.store, claims)))
+
+        found = detect(self.store, self.judge, self.config.single_valued, self.config.min_confidence,
+                       before_write=pages_change)
         # Full-text indexes (kg/retrieve/search.py) cannot be updated in place on Kuzu 0.11.3: a rebuild costs
         # 0.3 s on a handful of sources (each CREATE_FTS_INDEX has a fixed cost) and seconds on a large
         # graph. Rebuild now after a bulk change; after a small one leave them dropped: the next
@@ -544,8 +550,8 @@ class Compiler:
         claims = {cid: row for cid, row in claims.items() if cid not in batched}
         existing = self.store.existing_ids("Claim", sorted(claims))
         for cid in sorted(claims):
-            if cid in existing:
-                batch.update("Claim", {"id": cid, "status": "live", "retracted_at": None})
+            if cid in existing:  # live again, or with changed evidence: contradiction detection sees it again
+                batch.update("Claim", {"id": cid, "status": "live", "retracted_at": None, "checked_at": ""})
             else:
                 batch.add("Claim", claims[cid])
                 report.claims_added += 1

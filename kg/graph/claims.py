@@ -69,11 +69,38 @@ def unchecked_live_claims(store: Store) -> list[dict[str, Any]]:
         "MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at = '' RETURN c.id AS id, c.text AS text")
 
 
+def departed_claims(store: Store) -> list[dict[str, Any]]:
+    """Rows (id) of the claims that left the live ones (retracted, superseded) since contradiction
+    detection last saw them: it marks them with `mark_claims_departed`."""
+    return store.query("MATCH (c:Claim) WHERE c.status <> 'live' AND c.checked_at <> '' RETURN c.id AS id")
+
+
+def mark_claims_departed(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:
+    """Queue, last in the batch, clearing checked_at on these claims: detection saw them leave."""
+    batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = ''",
+                        {"o": store.offsets("Claim", ids)}))
+
+
 def live_claims_of_subjects(store: Store, entity_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Rows (id, subject, predicate) of the live claims whose subject is one of these entities."""
     return store.query("MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE offset(id(e)) IN $o "
                        "AND c.status = 'live' RETURN c.id AS id, e.id AS subject, c.predicate AS predicate",
                        {"o": store.offsets("Entity", entity_ids)})
+
+
+def contradiction_edges_of(store: Store, ids: Iterable[str]) -> list[dict[str, Any]]:
+    """Rows (a, b, reason, confidence, method) of the CONTRADICTS edges, either way, of these claims."""
+    return store.query(
+        "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $o OR offset(id(b)) IN $o "
+        "RETURN a.id AS a, b.id AS b, r.reason AS reason, r.confidence AS confidence, r.method AS method",
+        {"o": store.offsets("Claim", ids)})
+
+
+def claim_source_paths(store: Store, ids: Iterable[str]) -> list[str]:
+    """The paths of the sources these claims have evidence in, retracted evidence included."""
+    return [r["path"] for r in store.query(
+        "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o RETURN DISTINCT s.path AS path",
+        {"o": store.offsets("Claim", ids)})]
 
 
 def drop_contradictions_of(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:

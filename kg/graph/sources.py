@@ -47,6 +47,11 @@ def retract_source_evidence(batch: WriteBatch, path: str, now: str) -> None:
         "MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: $p}) WHERE c.status = 'live' "
         "AND NOT EXISTS { MATCH (c)-[x:EXTRACTED_FROM]->(:Source) WHERE x.retracted_at = '' } "
         "SET c.status = 'retracted', c.retracted_at = $now", {"p": path, "now": now}))
+    # Claims the source supported that stay live (another source supports them) changed evidence:
+    # contradiction detection judges them again (one source giving two figures, for one, depends on it).
+    batch.after.append((
+        "MATCH (c:Claim)-[:EXTRACTED_FROM]->(:Source {path: $p}) WHERE c.status = 'live' SET c.checked_at = ''",
+        {"p": path}))
 
 
 def mark_source_removed(batch: WriteBatch, path: str, now: str) -> None:
