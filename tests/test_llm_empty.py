@@ -7,13 +7,16 @@ import json
 import shutil
 from typing import Any
 
+import pytest
 from fakes_llm import FakeOpenAI, heuristic_reply, is_judge_request, judge_reply, request_schema
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from kg import api
 from kg.cache import ResponseCache
 from kg.cli import app
-from kg.kb import KnowledgeBase
+from kg.kb import KnowledgeBase, init
 from kg.llm import openai_api
 from kg.llm.extractor import LlmExtractor
 from kg.llm.prompts import get_prompt
@@ -160,3 +163,34 @@ def test_doctor_model_scores_a_model_and_gives_a_verdict(kb: KnowledgeBase) -> N
 def test_doctor_model_needs_an_llm(kb: KnowledgeBase) -> None:
     result = run(kb, "doctor", "--model", "-x", "heuristic")
     assert result.exit_code == 2 and "scores an LLM" in result.stderr
+
+
+def _claims_made(kb: KnowledgeBase) -> set[tuple[str, str, str, str]]:
+    return {(r["path"], r["id"], r["extractor"], r["version"]) for r in api.cypher(
+        kb, "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE c.status = 'live' RETURN s.path AS path, c.id AS id, "
+            "c.extractor AS extractor, c.prompt_version AS version")}
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.permutations(NOTES), st.integers(1, len(NOTES)))
+def test_with_the_fallback_any_order_and_split_gives_one_graph(tmp_path_factory: pytest.TempPathFactory,
+                                                               order: list[str], cut: int) -> None:
+    """Which chunks fell back is a function of the chunks (and the reply cache), not of arrival order."""
+    def transistor_only(body: dict[str, Any]) -> Any:
+        if is_judge_request(body) or "transistor" in json.dumps(body["messages"][1]["content"])[:300].casefold():
+            return heuristic_reply(body)
+        return {}
+
+    with FakeOpenAI(transistor_only) as server:
+        results = []
+        for slices in ([list(NOTES)], [order[:cut], order[cut:]]):
+            kb, _ = init(tmp_path_factory.mktemp("order") / "kb")
+            kb.config_path.write_text(KB_TOML.format(url=server.url, extra='fallback = "heuristic"'), encoding="utf-8")
+            for part in slices:
+                for name in part:
+                    shutil.copyfile(EXAMPLES / name, kb.raw / name)
+                assert api.compile_kb(kb)[0].failed == {}
+            results.append(_claims_made(kb))
+        assert results[0] == results[1]
+        assert {(path, extractor) for path, _, extractor, _ in results[0]} == {
+            ("transistor.md", "openai:gemma-3-270m"), ("eniac.md", "heuristic"), ("alan-turing.md", "heuristic")}

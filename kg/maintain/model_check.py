@@ -165,8 +165,8 @@ def score_model(kb: KnowledgeBase, override: str | None = None, progress: Any = 
         claims = offline.extract_chunk(chunk, context).claims
         return extractor.answer(chunk, context, claims[0].quotes[0] if claims else "")
 
-    figures, failures = Figures(), []
-    baseline = Figures()
+    figures, baseline = Figures(), Figures()
+    failures: list[str] = []
     for done, doc in enumerate(documents, 1):
         _score_document(doc, config.compile.chunk_chars, figures, failures, ask)
         _score_document(doc, config.compile.chunk_chars, baseline, [], offline.extract_chunk)
