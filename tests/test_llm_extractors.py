@@ -81,7 +81,7 @@ def test_valid_reply_and_what_was_sent(anthropic_server: FakeAnthropic) -> None:
 
 
 def test_prompt_cache_read_on_second_chunk(anthropic_server: FakeAnthropic) -> None:
-    ex = claude(anthropic_server)
+    ex = claude(anthropic_server, timeout_seconds=10)  # a retried timeout would move the cache write
     ex.extract_chunk(CHUNK, CONTEXT)
     ex.extract_chunk(Chunk("x.md", 0, "The transistor was invented in 1947.", 0, 36), CONTEXT)
     t = ex.client.ledger.total
@@ -237,3 +237,15 @@ def test_prices() -> None:
     with pytest.raises(ConfigError):
         Config.from_dict({"llm": {"bogus": 1}})
     assert Config.from_dict({"llm": {"prices": {"m": {"input": 1.0}}}}).llm.prices == {"m": {"input": 1.0}}
+
+
+def test_anthropic_reply_cut_off_splits_the_chunk_and_is_paid_for(anthropic_server: FakeAnthropic) -> None:
+    text = " ".join(f"Machine {i} weighed {i + 10} tons in {1940 + i}." for i in range(30))
+    chunk = Chunk("m.md", 0, text, 0, len(text))
+    anthropic_server.script.append(Reply(content={"entities": [{"name": "Machine 1"}]}, finish_reason="length"))
+    ex = claude(anthropic_server, timeout_seconds=10)
+    result = ex.extract_chunk(chunk, ExtractionContext("m.md", "Machines"))
+    sent = anthropic_server.calls("/v1/messages")
+    assert len(sent) == 3 and len(result.claims) >= 20  # the chunk, then its halves
+    assert sent[0].body["max_tokens"] > max(r.body["max_tokens"] for r in sent[1:])
+    assert ex.client.ledger.total.output_tokens == anthropic_server.output_tokens  # the cut-off reply's too

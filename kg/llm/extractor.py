@@ -119,6 +119,7 @@ class LlmExtractor(Extractor):
         self.version = self.prompt.version
         self.offline = HeuristicExtractor()
         self.fallback = client.config.fallback == "heuristic"
+        self._cache_lock = threading.Lock()  # chunks are extracted in threads; one SQLite handle
 
     def render(self, chunk: Chunk, context: ExtractionContext) -> RenderedPrompt:
         lowered = chunk.text.casefold()
@@ -154,8 +155,12 @@ class LlmExtractor(Extractor):
         try:
             result = self._ask(chunk, context)
             if example and not grounded(result, chunk):
-                result = self._ask(chunk, context, example)
-            return result
+                try:
+                    result = self._ask(chunk, context, example)
+                except ChunkExtractionFailed as exc:
+                    if exc.reason != "unusable":  # a cut-off second ask splits the chunk too
+                        raise
+            return result  # (still empty after an unusable second ask: an empty extraction)
         except ChunkExtractionFailed as exc:
             if exc.reason != "cut_off" or depth >= MAX_SPLITS or len(chunk.text) < 2 * MIN_PIECE_CHARS:
                 raise
@@ -192,7 +197,8 @@ class LlmExtractor(Extractor):
     def _fell_back(self, chunk: Chunk, offline: ExtractionResult, reason: str) -> ExtractionResult:
         self.client.ledger.fallback(chunk.source_path, chunk.index + 1, reason)
         if self.cache is not None:
-            self.cache.put(self.fallback_key(chunk), {"reason": reason})
+            with self._cache_lock:
+                self.cache.put(self.fallback_key(chunk), {"reason": reason})
         return offline.made_by(self.offline.label, self.offline.version)
 
     # every chunk of a source ------------------------------------------------------------------
@@ -221,7 +227,7 @@ class LlmExtractor(Extractor):
                 self.client.ledger.hit()
             else:
                 misses.append(i)
-        lock = threading.Lock()
+        lock = self._cache_lock
         empty: list[EmptyExtraction] = []
 
         def one(i: int) -> ExtractionResult | None:
