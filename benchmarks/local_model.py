@@ -7,9 +7,12 @@ a recording proxy; kg compiles example notes through it and scores it with `kg d
     .venv/bin/python benchmarks/local_model.py --notes eniac --no-doctor --fallback
 
 Every step is a real process: the server (`python -m llama_cpp.server --model PATH --host
-127.0.0.1 --port P --n_ctx 8192`), and `kg compile --json`, `kg status --json` and
-`kg doctor --model --json` against a fresh knowledge base whose kg.toml points the openai
-provider at the proxy. The proxy forwards every request to the server unchanged and records it.
+127.0.0.1 --port P --n_ctx 8192`, with its default threads and chat format, as a new user starts
+it: more threads than free cores make llama.cpp's threads wait on each other, and on this shared
+machine `--n_threads 2` ran several times slower than the default), and `kg compile --json`,
+`kg status --json` and `kg doctor --model --json` against a fresh knowledge base whose kg.toml
+points the openai provider at the proxy (`structured` and `fallback` left at their defaults; one
+request at a time, an hour each, no retry of a timeout, one validation re-ask: see KB_TOML). The proxy forwards every request to the server unchanged and records it.
 
 Printed and written to benchmarks/out/local_model.json:
   requests      every chat request kg sent: how many carried a JSON schema (response_format
@@ -258,9 +261,12 @@ extractor = "openai"
 [llm]
 model = "{model}"
 base_url = "{url}/v1"
-timeout_seconds = 1800
+# One request at a time, each given an hour and never retried on a timeout: llama-cpp-python's
+# server answers one request at a time and finishes an abandoned one before the next.
+timeout_seconds = 3600
 concurrency = 1
-max_retries = 1
+max_retries = 0
+validation_retries = 1
 {extra}
 """
 

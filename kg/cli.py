@@ -99,7 +99,7 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
             bar.update(task, total=len(plan.to_compile))
 
         def progress(path: str, done: int) -> None:
-            bar.update(task, completed=done, description=path[-40:])
+            bar.update(task, completed=done, description=escape(path[-40:]))
 
         report, rendered = api.compile_kb(kb, extractor, progress=progress, on_plan=on_plan, only=only, engine=engine)
     data = report.as_dict()
@@ -210,7 +210,7 @@ def _with_bar(label: str, work: Any, quiet: bool) -> Any:
         task = bar.add_task("", total=None)
 
         def progress(path: str, done: int) -> None:
-            bar.update(task, completed=done, description=path[-40:])
+            bar.update(task, completed=done, description=escape(path[-40:]))
 
         return work(progress)
 

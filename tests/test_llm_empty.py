@@ -194,3 +194,16 @@ def test_with_the_fallback_any_order_and_split_gives_one_graph(tmp_path_factory:
         assert results[0] == results[1]
         assert {(path, extractor) for path, _, extractor, _ in results[0]} == {
             ("transistor.md", "openai:gemma-3-270m"), ("eniac.md", "heuristic"), ("alan-turing.md", "heuristic")}
+
+
+def test_messages_print_config_names_literally(kb: KnowledgeBase) -> None:
+    """Console markup would eat "[llm]", "[compile]" and "[llm.prices]" (issue 33 item 5)."""
+    with FakeOpenAI() as server:
+        make_kb(kb, server)
+        dry = run(kb, "compile", "--dry-run")
+        assert dry.exit_code == 0 and "add [llm.prices] to kg.toml" in dry.stdout
+        kb.config_path.write_text(KB_TOML.format(url=server.url, extra='structured = "grammar"'), encoding="utf-8")
+        bad = run(kb, "compile")
+        assert bad.exit_code == 2 and "[llm] structured must be one of" in bad.stderr
+        kb.config_path.write_text(KB_TOML.format(url=server.url, extra="max_tokens = 10"), encoding="utf-8")
+        assert "[llm] max_tokens must be at least 256" in run(kb, "status").stderr
