@@ -300,9 +300,15 @@ class WikiBuilder:
         claims = sorted((g.claims[c] for c in g.claims_of_source.get(path, [])),
                         key=lambda c: min((e.char_start for e in c.evidence if e.source_path == path), default=0))
         rows = [self._claim_row(c, page) for c in claims]
+        # an LLM extractor's offline fallback made some claims (kg/llm/extractor.py): each says so
+        by_others: dict[str, int] = defaultdict(int)
+        for claim, row in zip(claims, rows, strict=True):
+            if claim.extractor and source.get("extractor") and claim.extractor != source["extractor"]:
+                row["by"] = claim.extractor
+                by_others[claim.extractor] += 1
         entities = [(self.entity_link(e), n) for e, n in sorted(g.mentions.get(path, []), key=lambda x: (-x[1], x[0]))
                     if g.has_page(e)]
-        return {"source": source, "claims": rows, "entities": entities}
+        return {"source": source, "claims": rows, "entities": entities, "by_others": sorted(by_others.items())}
 
 
 def compute_links(g: WikiGraph) -> dict[str, set[str]]:

@@ -18,6 +18,7 @@ from kg.compile.engine import Engine
 from kg.compile.pipeline import CompileReport, load_source_states, plan_compile
 from kg.compile.sources import SUPPORTED_SUFFIXES, IngestReport, in_selection, ingest_paths
 from kg.errors import ConfigError, GraphOutdated, KgError, QueryError
+from kg.extract import EMPTY_EXTRACTION
 from kg.graph.journal import Journal
 from kg.graph.sources import failed_sources
 from kg.graph.store import Store
@@ -254,6 +255,7 @@ class Status:
     llm_usage: dict[str, Any] = field(default_factory=dict)  # .kg/ledger.json: last run and running total
     compiled: bool = True
     past_freshness: int = 0  # sources older than their [freshness] limit (kg lint lists them)
+    empty_extractions: list[str] = field(default_factory=list)  # failed: the LLM gave no claims for them
 
     def as_dict(self) -> dict[str, Any]:
         return self.__dict__.copy()
@@ -279,8 +281,9 @@ def status(kb: KnowledgeBase) -> Status:
         usage = json.loads(kb.ledger_path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         usage = {}
+    empty = sorted(path for path, error in failed.items() if f": {EMPTY_EXTRACTION}: " in (error or ""))
     return Status(str(kb.root), name, counts, changed=plan.changed, new=plan.new, vanished=plan.vanished, failed=failed,
-                  stale_claims=len(stale), llm_usage=usage, past_freshness=overdue)
+                  stale_claims=len(stale), llm_usage=usage, past_freshness=overdue, empty_extractions=empty)
 
 
 class CypherRows(list[dict[str, Any]]):

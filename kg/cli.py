@@ -28,8 +28,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+# Messages print literally: they quote config names ("[llm] max_tokens", "[llm.prices]") that console
+# markup would eat. A print that styles a label passes markup=True and escapes what it quotes.
+out = Console(highlight=False, soft_wrap=True, markup=False)
+err = Console(stderr=True, highlight=False, soft_wrap=True, markup=False)
 T = TypeVar("T")
 
 KbOption = Annotated[Path | None, typer.Option("--kb", help="Knowledge base folder (default: the one containing the current folder).", envvar="KG_HOME")]
@@ -44,7 +46,7 @@ def errors() -> Iterator[None]:
     try:
         yield
     except KgError as exc:
-        err.print(f"[red]error:[/red] {escape(str(exc))}")  # a message's [brackets] are text, not markup
+        err.print(f"[red]error:[/red] {escape(str(exc))}", markup=True)  # a message's [brackets] are text
         raise typer.Exit(exc.exit_code) from None
     except KeyboardInterrupt:
         err.print("interrupted: nothing half-written is kept; run the command again to finish.")
@@ -100,7 +102,7 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
             bar.update(task, total=len(plan.to_compile))
 
         def progress(path: str, done: int) -> None:
-            bar.update(task, completed=done, description=path[-40:])
+            bar.update(task, completed=done, description=escape(path[-40:]))
 
         report, rendered = api.compile_kb(kb, extractor, progress=progress, on_plan=on_plan, only=only, engine=engine)
     data = report.as_dict()
@@ -121,7 +123,14 @@ def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, 
                 + (f"; wiki: {rendered.written} of {rendered.pages} rendered pages rewritten" if rendered is not None else "")
             )
         for _path, reason in sorted(report.failed.items()):
-            err.print(f"[yellow]failed:[/yellow] {reason}")
+            err.print(f"[yellow]failed:[/yellow] {escape(reason)}", markup=True)
+        if report.empty:
+            err.print(f"[yellow]empty extraction:[/yellow] the model gave no claims for {len(report.empty)} source(s), "
+                      f"failed and asked again by the next compile: {escape(', '.join(sorted(report.empty)))}", markup=True)
+        if report.fallbacks:
+            listed = ", ".join(f"{path} ({n})" for path, n in sorted(report.fallbacks.items()))
+            err.print(f"[yellow]fallback:[/yellow] {sum(report.fallbacks.values())} chunk(s) extracted offline by the "
+                      f"heuristic extractor, the model having given nothing usable: {escape(listed)}", markup=True)
     return 1 if report.failed else 0
 
 
@@ -193,7 +202,7 @@ def compile_command(
         finally:
             runner.close()
         if (summary := llm_run.run_summary()) is not None:
-            err.print(summary)
+            err.print(summary, markup=False)
     raise typer.Exit(code)
 
 
@@ -204,7 +213,7 @@ def _with_bar(label: str, work: Any, quiet: bool) -> Any:
         task = bar.add_task("", total=None)
 
         def progress(path: str, done: int) -> None:
-            bar.update(task, completed=done, description=path[-40:])
+            bar.update(task, completed=done, description=escape(path[-40:]))
 
         return work(progress)
 
@@ -219,16 +228,16 @@ def _print_rebuild(report: Any, as_json: bool) -> None:
                   markup=False)
     if report.salvage_problem:
         err.print(f"[yellow]warning:[/yellow] merges, answers and the log could not be copied from the old graph: "
-                  f"{report.salvage_problem}")
+                  f"{escape(report.salvage_problem)}", markup=True)
     replayed = report.replayed
     out.print(f"  compiled {report.sources} source(s): {report.claims} claims, {report.entities} entities; "
               f"{report.llm_requests} LLM request(s) (the rest from the reply cache)")
     out.print(f"  restored {replayed.log_entries} log entries, {replayed.answers} filed answer(s), "
               f"{replayed.merges} merge(s); wiki: {report.pages} pages in {report.seconds:.1f} s")
     for what in replayed.skipped:
-        err.print(f"[yellow]not restored:[/yellow] {what}", markup=True)
+        err.print(f"[yellow]not restored:[/yellow] {escape(what)}", markup=True)
     for _path, reason in sorted(report.failed.items()):
-        err.print(f"[yellow]failed:[/yellow] {reason}")
+        err.print(f"[yellow]failed:[/yellow] {escape(reason)}", markup=True)
 
 
 @app.command("doctor")
@@ -238,6 +247,10 @@ def doctor_command(
     extractor: Annotated[str | None, typer.Option("--extractor", "-x", help="For a rebuild: heuristic | anthropic | openai.")] = None,
     as_json: JsonOption = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    model: Annotated[bool, typer.Option("--model", help="Score the configured LLM on a small gold set shipped with kg "
+                                        "(the graph is not checked).")] = False,
+    documents: Annotated[int, typer.Option("--documents", min=1, help="With --model: score on the first N gold "
+                                           "documents only (quicker with a slow model; the figures are rougher).")] = 5,
 ) -> None:
     """Check that every column of every table of the graph can be read (in a child process, so a
     crash is reported, not suffered) and, if not, rebuild the graph from raw/, keeping merges,
@@ -245,9 +258,15 @@ def doctor_command(
 
     Exit code 0 when the graph is healthy or was rebuilt, 1 when it is damaged and --check was
     given (or the rebuild failed a source), 3 when another process holds the knowledge base.
+
+    With --model: score the configured LLM (or -x's) before it compiles a library: schema_valid,
+    claims_per_chunk, quotes_verified, entity_recall, seconds_per_chunk and a verdict (fit, weak or
+    unusable, with the reason). Exit code 1 when it is unusable.
     """
     from kg.maintain import doctor
 
+    if model:
+        _doctor_model(kb, extractor, as_json, quiet, documents)
     with errors():
         base = find_kb(kb)
         report = _with_bar("rebuilding", lambda progress: doctor.doctor(base, not check_only, extractor, progress),
@@ -266,6 +285,30 @@ def doctor_command(
             out.print("Run `kg doctor` without --check to rebuild it from raw/ (merges, answers and the log are kept).")
     damaged = not report.healthy and report.rebuilt is None
     raise typer.Exit(1 if damaged or (report.rebuilt and report.rebuilt.failed) else 0)
+
+
+def _doctor_model(kb: Path | None, extractor: str | None, as_json: bool, quiet: bool, documents: int) -> None:
+    from kg.maintain.model_check import gold_documents, score_model
+
+    with errors():
+        base = find_kb(kb)
+        gold = gold_documents()[:documents]
+        score = _with_bar("asking the model", lambda progress: score_model(base, extractor, progress, gold),
+                          as_json or quiet)
+    data = score.as_dict()
+    if as_json:
+        emit_json(data)
+    else:
+        base_figures = data["heuristic"]
+        out.print(f"{data['model']} on {data['documents']} gold documents ({data['chunks']} chunks), replies held by "
+                  f"{data['structured'] or 'nothing (no reply)'}:")
+        for key in ("schema_valid", "claims_per_chunk", "quotes_verified", "entity_recall", "seconds_per_chunk"):
+            offline = f"   (heuristic extractor: {base_figures[key]})" if key in base_figures else ""
+            out.print(f"  {key:<18} {data[key]}{offline}")
+        out.print(f"verdict: {data['verdict']}: {data['reason']}")
+        for failure in data["failures"][:5]:
+            err.print(f"[yellow]failed:[/yellow] {escape(failure)}", markup=True)
+    raise typer.Exit(1 if data["verdict"] == "unusable" else 0)
 
 
 def _print_explain(data: dict[str, Any], as_json: bool) -> None:
@@ -303,9 +346,11 @@ def ingest_command(
         elif not as_json:
             out.print(f"Copied {len(report.copied)} file(s) into raw/" + (f"; {len(report.already_present)} already there" if report.already_present else ""), markup=False)
         for rel in report.conflicts:
-            err.print(f"[yellow]skipped:[/yellow] raw/{rel} already exists with different content; rename the new file and ingest it again.")
+            err.print(f"[yellow]skipped:[/yellow] raw/{escape(rel)} already exists with different content; rename the new "
+                      "file and ingest it again.", markup=True)
         for path in report.unsupported:
-            err.print(f"[yellow]unsupported:[/yellow] {escape_markup(path)} (kg reads {', '.join(sorted(SUPPORTED_SUFFIXES))})")
+            err.print(f"[yellow]unsupported:[/yellow] {escape_markup(path)} (kg reads {', '.join(sorted(SUPPORTED_SUFFIXES))})",
+                      markup=True)
         code = 0 if no_compile else _compile_and_print(base, extractor, as_json, quiet)
     raise typer.Exit(code or (1 if report.conflicts else 0))
 
@@ -349,11 +394,21 @@ def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
             out.print(f"  {label}: {path}")
     for _path, reason in st.failed.items():
         out.print(f"  failed: {reason}")
+    if st.empty_extractions:
+        out.print(f"  {len(st.empty_extractions)} empty extraction(s), sources the model gave no claims for (failed, "
+                  f"asked again by the next compile): {', '.join(st.empty_extractions)}")
     if total := st.llm_usage.get("total"):
         last = st.llm_usage.get("last_run", {})
         out.print(f"  LLM usage: last run {last.get('requests', 0)} request(s), ${last.get('cost_usd', 0):.4f}; "
                   f"all runs {total.get('requests', 0)} request(s), {total.get('input_tokens', 0):,} input + "
-                  f"{total.get('output_tokens', 0):,} output tokens, ${total.get('cost_usd', 0):.4f}", markup=False)
+                  f"{total.get('output_tokens', 0):,} output tokens, ${total.get('cost_usd', 0):.4f}")
+        if held := last.get("structured"):
+            modes = ", ".join(f"{model}: {'bare JSON mode (unconstrained)' if mode == 'json' else mode}"
+                              for model, mode in sorted(held.items()))
+            out.print(f"  last run's replies held to the schema by: {modes}")
+        if fallbacks := last.get("fallback_chunks"):
+            out.print(f"  last run: {sum(len(c) for c in fallbacks.values())} chunk(s) of {len(fallbacks)} source(s) "
+                      "extracted offline ([llm] fallback = \"heuristic\")")
     if st.stale_claims:
         out.print(f"  {st.stale_claims} stale claim(s): their source changed or vanished since compiled.")
     if st.past_freshness:
@@ -613,7 +668,7 @@ def lint_command(
             if shown[f.check] > (50 if f.severity == "error" else 10):
                 continue  # the rest are in --json (the summary line counts them all)
             color = {"error": "red", "warning": "yellow"}.get(f.severity, "cyan")
-            out.print(f"[{color}]{f.severity}[/{color}] {escape(f'{f.check}: {f.subject}: {f.message}')}")
+            out.print(f"[{color}]{f.severity}[/{color}] {escape(f'{f.check}: {f.subject}: {f.message}')}", markup=True)
             out.print(f"    fix: {f.fix}", style="dim", markup=False)
         printed = sum(min(n, 50 if c in {f.check for f in report.findings if f.severity == "error"} else 10)
                       for c, n in shown.items())
@@ -683,7 +738,7 @@ def watch_command(
         when = datetime.now().strftime("%H:%M:%S")
         shown = ", ".join(event.paths[:3]) + (f" and {len(event.paths) - 3} more" if len(event.paths) > 3 else "")
         if event.error:
-            err.print(f"{when} [red]failed[/red] ({shown}): {event.error}")
+            err.print(f"{when} [red]failed[/red] ({escape(shown)}): {escape(str(event.error))}", markup=True)
             return
         report, rendered = event.report, event.rendered
         if report is None:
@@ -694,7 +749,7 @@ def watch_command(
                   f"+{report.claims_added} claims in {event.seconds:.1f}s"
                   + (f"; wiki: {rendered.written} pages rewritten" if rendered is not None else ""), markup=False)
         for _path, reason in sorted(report.failed.items()):
-            err.print(f"{when} [yellow]failed:[/yellow] {reason}")
+            err.print(f"{when} [yellow]failed:[/yellow] {escape(reason)}", markup=True)
 
     with errors():
         base = find_kb(kb)
@@ -779,7 +834,7 @@ def review_command(
 def _review_session(knowledge: Any, data: dict[str, Any]) -> None:
     done = 0
     for n, card in enumerate(data["due"], start=1):
-        out.print(f"\n[bold]{n}/{len(data['due'])}[/bold] ({card['kind']}) {escape_markup(card['question'])}")
+        out.print(f"\n[bold]{n}/{len(data['due'])}[/bold] ({card['kind']}) {escape_markup(card['question'])}", markup=True)
         typer.prompt("  press Enter to see the answer", default="", show_default=False, prompt_suffix="")
         out.print(f"  {card['answer']}", markup=False)
         for citation in card["citations"]:
@@ -909,7 +964,7 @@ def bundle_verify_command(
         emit_json(report.as_dict())
     else:
         for line in report.failures:
-            err.print(f"[red]failed:[/red] {escape_markup(line)}")
+            err.print(f"[red]failed:[/red] {escape_markup(line)}", markup=True)
         if report.valid:
             out.print(f"bundle {report.path} is valid: shard {report.shard_id}, format {report.format}, "
                       f"{report.files} files, signed by key id {report.keyid}", markup=False)

@@ -11,6 +11,10 @@ from typing import Any
 from kg.errors import ConfigError
 
 CONFIG_FILE = "kg.toml"
+#: [llm] structured: how the openai provider holds replies to the schema (kg/llm/openai_api.py).
+STRUCTURED_MODES = ("auto", "json_schema", "tools", "json")
+#: [llm] fallback: what extracts a chunk the model gives nothing usable for ("": nothing; it fails).
+FALLBACKS = ("", "heuristic")
 
 DEFAULT_CONFIG = """\
 # kg.toml: configuration of this knowledge base.
@@ -39,6 +43,11 @@ index_rebuild_sources = 25
 # max_retries = 4                 # retries after a timeout, 429, 529 or 5xx, with backoff
 # validation_retries = 2          # re-asks after a reply that fails validation
 # judges = true                   # also ask the model about likely contradictions and ambiguous names
+# structured = "auto"             # openai provider: how replies are held to the schema: "json_schema",
+#                                 # "tools", "json" (bare JSON mode: unconstrained) or "auto" (the
+#                                 # strongest the server accepts)
+# fallback = "heuristic"          # a chunk the model gives nothing usable for is extracted offline
+#                                 # (default: the source fails and is asked again next compile)
 # [llm.prices."my-model"]         # USD per million tokens (defaults cover common models)
 # input = 3.0
 # output = 15.0
@@ -103,10 +112,21 @@ class LlmConfig:
     max_backoff_seconds: float = 60.0
     #: Re-asks after a reply that fails validation (instructor sends the error back).
     validation_retries: int = 2
+    #: The most a reply may take; a chunk's own limit is lower, in proportion to its text
+    #: (kg/llm/extractor.py `reply_budget`), so a runaway reply stops early.
     max_tokens: int = 8192
     #: With an LLM extractor, also ask the model about likely contradictions the rules miss and
     #: about ambiguous entity names (kg/llm/judges.py). False: the offline rules only.
     judges: bool = True
+    #: How the openai provider holds replies to the reply model's JSON schema (kg/llm/openai_api.py):
+    #: "json_schema" (response_format json_schema, or llama-cpp-python's json_object + schema),
+    #: "tools" (a forced tool call), "json" (bare JSON mode, the schema only in the prompt), or
+    #: "auto": the strongest the server accepts, stepping down when it rejects one.
+    structured: str = "auto"
+    #: "heuristic": a chunk the model gives nothing usable for (no claims though the chunk states
+    #: facts, a runaway or invalid reply) is extracted by the offline extractor, and its claims say
+    #: so. "": such a chunk fails its source (kept for the next compile).
+    fallback: str = ""
     #: Seconds between polls of a Message Batch (`kg compile --batch`).
     batch_poll_seconds: float = 30.0
     #: USD per million tokens, per model: {"my-model" = {input = 3.0, output = 15.0,
@@ -168,6 +188,13 @@ class Config:
             raise ConfigError(f"{origin}: [contradictions] min_confidence must be a number between 0 and 1 (got {min_confidence}).")
         if llm_cfg.concurrency < 1 or llm_cfg.max_retries < 0 or llm_cfg.validation_retries < 0 or llm_cfg.timeout_seconds <= 0:
             raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
+        if llm_cfg.structured not in STRUCTURED_MODES:
+            raise ConfigError(f"{origin}: [llm] structured must be one of {', '.join(map(repr, STRUCTURED_MODES))} "
+                              f"(got {llm_cfg.structured!r}).")
+        if llm_cfg.fallback not in FALLBACKS:
+            raise ConfigError(f"{origin}: [llm] fallback must be \"heuristic\" or left out (got {llm_cfg.fallback!r}).")
+        if llm_cfg.max_tokens < 256:
+            raise ConfigError(f"{origin}: [llm] max_tokens must be at least 256 (got {llm_cfg.max_tokens}).")
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
             raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
         if (not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in limits.__dict__.values())

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Literal
 
-from pydantic import BaseModel, Field, ValidationInfo, field_validator, model_validator
+from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
 
 class ClaimType(StrEnum):
@@ -64,6 +64,18 @@ class ExtractedClaim(BaseModel):
 class ExtractionResult(BaseModel):
     entities: list[ExtractedEntity] = Field(default_factory=list)
     claims: list[ExtractedClaim] = Field(default_factory=list)
+    # (extractor label, version) when another extractor than the source's made this result: an LLM
+    # extractor's offline fallback (kg/llm/extractor.py). Not part of the reply, never cached.
+    _maker: tuple[str, str] | None = PrivateAttr(default=None)
+
+    @property
+    def maker(self) -> tuple[str, str] | None:
+        return self._maker
+
+    def made_by(self, label: str, version: str) -> ExtractionResult:
+        """This result, marked as made by the extractor `label` at `version` (its claims say so)."""
+        self._maker = (label, version)
+        return self
 
     @model_validator(mode="after")
     def _claims_name_known_entities(self) -> ExtractionResult:

@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -64,10 +65,20 @@ def model_cache() -> Iterator[None]:
 
 @pytest.fixture(autouse=True)
 def fresh_ledger() -> Iterator[None]:
-    """The LLM token ledger is process-wide: every test starts and ends with an empty one."""
+    """The LLM token ledger is process-wide: every test starts and ends with an empty one. So is
+    what each OpenAI-compatible server accepted (kg/llm/openai_api.py): a fake server's port may
+    be another test's old one."""
     run_ledger().reset()
+    _forget_servers()
     yield
     run_ledger().reset()
+    _forget_servers()
+
+
+def _forget_servers() -> None:
+    module = sys.modules.get("kg.llm.openai_api")
+    if module is not None:
+        module._accepted.clear()
 
 
 def is_log(page: str) -> bool:

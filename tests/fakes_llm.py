@@ -8,6 +8,12 @@ reply is realistic and its quotes are verbatim. Questions of the LLM judges (num
 `<pair number="n">` blocks, kg/llm/judges.py) get `judge_reply`: "compatible" / "different" for
 every pair, unless a test passes its own verdict function.
 
+The OpenAI fake knows the ways a request holds a reply to a schema (`structured_mode`):
+`response_format` json_schema, llama-cpp-python's json_object + schema, a forced tool call (the
+reply then comes as the tool call's arguments) and bare JSON mode. `accepts` lists the ones it
+takes; any other is refused as its server would (llama-cpp-python: HTTP 422 for json_schema).
+`Reply.finish_reason` ("length") fakes a reply cut off at the token limit.
+
 Token accounting (what the fake reports as usage): ceil(characters / 4) of the JSON-serialised
 request parts the model would read: `system`, `messages` and `tools` (Anthropic) or `messages`
 and `response_format` (OpenAI); output tokens are ceil(characters / 4) of the reply's JSON.
@@ -45,6 +51,7 @@ class Reply:
     delay: float = 0.0
     headers: dict[str, str] = field(default_factory=dict)
     content: Any = None  # for 200 replies: the tool input (Anthropic) or message text (OpenAI)
+    finish_reason: str = ""  # OpenAI: "length" for a reply cut off at max_tokens ("" -> "stop" / "tool_calls")
 
 
 @dataclass
@@ -207,7 +214,7 @@ class FakeAnthropic(FakeServer):
     def scripted_path(self, rec: Recorded) -> bool:
         return rec.path.split("?")[0] == "/v1/messages"
 
-    def message(self, body: dict[str, Any], content: Any, msg_id: str = "msg_fake") -> dict[str, Any]:
+    def message(self, body: dict[str, Any], content: Any, msg_id: str = "msg_fake", cut_off: bool = False) -> dict[str, Any]:
         if content is None:
             content = self.responder(body)
         # The cacheable prefix is tools + system (Anthropic's order: tools, system, messages),
@@ -238,7 +245,8 @@ class FakeAnthropic(FakeServer):
             self.cache_write_tokens += write
         return {
             "id": msg_id, "type": "message", "role": "assistant", "model": body.get("model", "fake"),
-            "content": blocks_out, "stop_reason": "tool_use" if tools else "end_turn", "stop_sequence": None,
+            "content": blocks_out, "stop_reason": "max_tokens" if cut_off else "tool_use" if tools else "end_turn",
+            "stop_sequence": None,
             "usage": {"input_tokens": rest, "output_tokens": out, "cache_read_input_tokens": read,
                       "cache_creation_input_tokens": write},
         }
@@ -251,7 +259,7 @@ class FakeAnthropic(FakeServer):
                 return self._error(reply)
             if reply.body is not None:
                 return 200, reply.body, dict(reply.headers)
-            return 200, self.message(rec.body, reply.content), dict(reply.headers)
+            return 200, self.message(rec.body, reply.content, cut_off=reply.finish_reason == "length"), dict(reply.headers)
         if path == "/v1/messages/batches" and rec.method == "POST":
             batch_id = f"msgbatch_{len(self.batches) + 1:04d}"
             self.batches[batch_id] = {"requests": rec.body["requests"], "polls": 0}
@@ -283,15 +291,75 @@ class FakeAnthropic(FakeServer):
         }
 
 
+STRUCTURED_MODES = ("json_schema", "json_object+schema", "tools", "json")
+
+
+def structured_mode(body: dict[str, Any]) -> str:
+    """How an OpenAI chat request holds its reply to a schema: one of STRUCTURED_MODES, or "none"."""
+    if body.get("tools") and isinstance(body.get("tool_choice"), dict):
+        return "tools"
+    response_format = body.get("response_format") or {}
+    kind = response_format.get("type")
+    if kind == "json_schema" and (response_format.get("json_schema") or {}).get("schema"):
+        return "json_schema"
+    if kind == "json_object":
+        return "json_object+schema" if response_format.get("schema") else "json"
+    return "none"
+
+
+def request_schema(body: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON schema a request sends (in response_format or its forced tool), or None."""
+    mode = structured_mode(body)
+    if mode == "tools":
+        return body["tools"][0]["function"]["parameters"]
+    if mode == "json_schema":
+        return body["response_format"]["json_schema"]["schema"]
+    if mode == "json_object+schema":
+        return body["response_format"]["schema"]
+    return None
+
+
 class FakeOpenAI(FakeServer):
-    """POST /v1/chat/completions. `Reply.content` is the raw message text (fences, <think>...)."""
+    """POST /v1/chat/completions. `Reply.content` is the raw message text (fences, <think>...).
+
+    `accepts`: the structured modes it takes (default all); a request in another is refused with
+    `reject_status` (default 500 and a validation message naming response_format, as
+    llama-cpp-python's server refuses json_schema). `thinking_switches`:
+    False refuses a request carrying chat_template_kwargs or reasoning_effort (HTTP 400)."""
 
     kind = "openai"
+
+    def __init__(self, responder: Callable[[dict[str, Any]], Any] = heuristic_reply,
+                 accepts: tuple[str, ...] = STRUCTURED_MODES, reject_status: int = 500,
+                 thinking_switches: bool = True) -> None:
+        super().__init__(responder)
+        self.accepts = accepts
+        self.reject_status = reject_status
+        self.thinking_switches = thinking_switches
+
+    def chat_calls(self) -> list[Recorded]:
+        return self.calls("/v1/chat/completions")
+
+    def refusal(self, body: dict[str, Any]) -> tuple[int, Any, dict[str, str]] | None:
+        mode = structured_mode(body)
+        if mode not in self.accepts:
+            message = (f"1 validation error: {{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+                       f"'msg': \"Input should be 'text' or 'json_object'\", 'input': '{mode}'}}")
+            return self.reject_status, {"error": {"message": message, "type": "internal_server_error"}}, {}
+        if not self.thinking_switches and ("chat_template_kwargs" in body or "reasoning_effort" in body):
+            return 400, {"error": {"message": "Unrecognized request argument supplied: chat_template_kwargs",
+                                   "type": "invalid_request_error"}}, {}
+        return None
 
     def route(self, rec: Recorded, scripted: Reply | None) -> tuple[int, Any, dict[str, str]]:
         path = rec.path.split("?")[0]
         if path != "/v1/chat/completions":
             return 404, {"error": {"message": f"no route {path}", "type": "invalid_request_error"}}, {}
+        if (refused := self.refusal(rec.body)) is not None:
+            if scripted is not None:  # a refusal consumes no scripted reply
+                with self.lock:
+                    self.script.insert(0, scripted)
+            return refused
         reply = scripted or Reply()
         if reply.status != 200:
             body = reply.body if reply.body is not None else {"error": {"message": f"fake {reply.status}", "type": "server_error"}}
@@ -299,14 +367,24 @@ class FakeOpenAI(FakeServer):
         if reply.body is not None:
             return 200, reply.body, dict(reply.headers)
         content = reply.content if reply.content is not None else json.dumps(self.responder(rec.body))
-        prompt = approx_tokens(rec.body.get("messages", [])) + approx_tokens(rec.body.get("response_format") or "")
+        if not isinstance(content, str):
+            content = json.dumps(content)
+        prompt = (approx_tokens(rec.body.get("messages", [])) + approx_tokens(rec.body.get("response_format") or "")
+                  + approx_tokens(rec.body.get("tools") or ""))
         out = approx_tokens(content)
         with self.lock:
             self.input_tokens += prompt
             self.output_tokens += out
+        message: dict[str, Any] = {"role": "assistant", "content": content}
+        finish = reply.finish_reason or "stop"
+        if structured_mode(rec.body) == "tools":
+            name = rec.body["tool_choice"]["function"]["name"]
+            message = {"role": "assistant", "content": None, "tool_calls": [
+                {"id": "call_fake", "type": "function", "function": {"name": name, "arguments": content}}]}
+            finish = reply.finish_reason or "tool_calls"
         return 200, {
             "id": "chatcmpl-fake", "object": "chat.completion", "created": 1_700_000_000,
             "model": rec.body.get("model", "fake"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": out, "total_tokens": prompt + out},
         }, dict(reply.headers)

@@ -112,7 +112,8 @@ def test_openai_answer_in_json_mode() -> None:
         answer = llm_answer(NAV, client, "qwen3:4b", "openai")
         [req] = server.requests
     assert answer.text == "17,468 [1]" and [c.id for c in answer.claims] == [TUBES.id]
-    assert req.body["response_format"] == {"type": "json_object"} and req.body["max_tokens"] == 2048
+    assert req.body["response_format"]["type"] == "json_schema" and req.body["max_tokens"] == 2048
+    assert req.body["response_format"]["json_schema"]["schema"]["required"] == ["answer", "claim_ids"]
     assert req.body["messages"][0]["content"].startswith(get_prompt("answer").render_with(question="", claims=[]).system)
     assert client.ledger.total.requests == 1 and client.ledger.total.input_tokens > 0
 

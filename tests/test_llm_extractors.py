@@ -19,7 +19,7 @@ from kg.llm.extractor import ChunkExtractionFailed, LlmExtractor
 from kg.llm.ledger import Ledger, estimate_tokens, price_for
 from kg.llm.openai_api import OpenAIClient, clean_reply
 from kg.llm.prompts import get_prompt
-from kg.models import Chunk
+from kg.models import Chunk, ExtractionResult
 
 KEY = "sk-ant-test-SECRET-123"
 TEXT = "ENIAC was built at the University of Pennsylvania. It weighed 27 tons."
@@ -81,7 +81,7 @@ def test_valid_reply_and_what_was_sent(anthropic_server: FakeAnthropic) -> None:
 
 
 def test_prompt_cache_read_on_second_chunk(anthropic_server: FakeAnthropic) -> None:
-    ex = claude(anthropic_server)
+    ex = claude(anthropic_server, timeout_seconds=10)  # a retried timeout would move the cache write
     ex.extract_chunk(CHUNK, CONTEXT)
     ex.extract_chunk(Chunk("x.md", 0, "The transistor was invented in 1947.", 0, 36), CONTEXT)
     t = ex.client.ledger.total
@@ -187,15 +187,19 @@ def test_base_url_from_environment(anthropic_server: FakeAnthropic, monkeypatch:
 # openai-compatible -------------------------------------------------------------------------
 
 
-def test_openai_json_mode_tolerates_think_and_fences(openai_server: FakeOpenAI) -> None:
+def test_openai_sends_the_schema_and_tolerates_think_and_fences(openai_server: FakeOpenAI) -> None:
     openai_server.script += [Reply(content="<think>\nLet me see.\n</think>\n```json\n" + json.dumps(GOOD) + "\n```")]
     ex = local(openai_server)
     assert ex.extract_chunk(CHUNK, CONTEXT).claims[0].value == 27
     [req] = openai_server.requests
     assert req.path == "/v1/chat/completions"
-    assert req.body["model"] == "qwen3:4b" and req.body["response_format"] == {"type": "json_object"}
-    assert req.body["messages"][0]["role"] == "system" and "ExtractionResult" in req.body["messages"][0]["content"]
-    assert ex.client.ledger.total.input_tokens > 0
+    assert req.body["model"] == "qwen3:4b" and req.body["response_format"]["type"] == "json_schema"
+    schema = req.body["response_format"]["json_schema"]["schema"]
+    assert schema["properties"] == ExtractionResult.model_json_schema()["properties"]
+    assert schema["required"] == ["entities", "claims"]  # a constrained server cannot answer {}
+    assert req.body["chat_template_kwargs"] == {"enable_thinking": False} and req.body["reasoning_effort"] == "none"
+    assert req.body["messages"][0]["role"] == "system" and '"ExtractedClaim"' in req.body["messages"][0]["content"]
+    assert ex.client.ledger.total.input_tokens > 0 and ex.client.ledger.structured == {"qwen3:4b": "json_schema"}
 
 
 def test_openai_empty_reply_retried_then_clear_failure(openai_server: FakeOpenAI) -> None:
@@ -210,7 +214,9 @@ def test_openai_empty_reply_retried_then_clear_failure(openai_server: FakeOpenAI
 def test_openai_malformed_json_then_valid(openai_server: FakeOpenAI) -> None:
     openai_server.script += [Reply(content='{"entities": [{"name": "ENIAC"'), Reply(content=json.dumps(GOOD))]
     assert local(openai_server).extract_chunk(CHUNK, CONTEXT).claims
-    assert "Correct your JSON" in json.dumps(openai_server.requests[1].body["messages"])
+    reask = openai_server.requests[1].body["messages"]
+    assert reask[2] == {"role": "assistant", "content": '{"entities": [{"name": "ENIAC"'}
+    assert "not valid JSON" in reask[3]["content"] and "does not match the schema" in reask[3]["content"]
 
 
 def test_openai_needs_a_model() -> None:
@@ -231,3 +237,15 @@ def test_prices() -> None:
     with pytest.raises(ConfigError):
         Config.from_dict({"llm": {"bogus": 1}})
     assert Config.from_dict({"llm": {"prices": {"m": {"input": 1.0}}}}).llm.prices == {"m": {"input": 1.0}}
+
+
+def test_anthropic_reply_cut_off_splits_the_chunk_and_is_paid_for(anthropic_server: FakeAnthropic) -> None:
+    text = " ".join(f"Machine {i} weighed {i + 10} tons in {1940 + i}." for i in range(30))
+    chunk = Chunk("m.md", 0, text, 0, len(text))
+    anthropic_server.script.append(Reply(content={"entities": [{"name": "Machine 1"}]}, finish_reason="length"))
+    ex = claude(anthropic_server, timeout_seconds=10)
+    result = ex.extract_chunk(chunk, ExtractionContext("m.md", "Machines"))
+    sent = anthropic_server.calls("/v1/messages")
+    assert len(sent) == 3 and len(result.claims) >= 20  # the chunk, then its halves
+    assert sent[0].body["max_tokens"] > max(r.body["max_tokens"] for r in sent[1:])
+    assert ex.client.ledger.total.output_tokens == anthropic_server.output_tokens  # the cut-off reply's too

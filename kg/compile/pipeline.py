@@ -39,7 +39,7 @@ from kg.compile.sources import (
 from kg.compile.verify import ChunkVerifier
 from kg.config import Config
 from kg.errors import ConfigError, KgError, SourceError
-from kg.extract import ExtractionContext, Extractor
+from kg.extract import EmptyExtraction, ExtractionContext, Extractor
 from kg.graph.claims import claim_source_paths
 from kg.graph.entities import all_entity_ids, entity_names, live_entity_keys, mentioned_by
 from kg.graph.fts import add_chunks, drop_indexes, refresh_indexes
@@ -100,6 +100,10 @@ class CompileReport:
     seconds: float = 0.0
     new_claim_ids: set[str] = field(default_factory=set)
     regrouped: Regrouped = field(default_factory=Regrouped)  # entity groups the compile changed
+    # sources an LLM gave no claims for, with the chunk numbers (from 1): failed (EmptyExtraction)
+    empty: dict[str, list[int]] = field(default_factory=dict)
+    # sources with chunks extracted offline by an LLM extractor's fallback: how many chunks
+    fallbacks: dict[str, int] = field(default_factory=dict)
 
     @property
     def changed_anything(self) -> bool:
@@ -112,6 +116,8 @@ class CompileReport:
             "claims_added": self.claims_added, "entities_added": self.entities_added,
             "unverified_quotes": self.unverified, "contradictions_found": self.contradictions,
             "superseded": self.superseded, "seconds": round(self.seconds, 3),
+            "empty_extractions": {p: list(c) for p, c in sorted(self.empty.items())},
+            "fallback_chunks": dict(sorted(self.fallbacks.items())),
         }
 
 
@@ -255,6 +261,8 @@ class Extracted:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     mentions: dict[str, Mention] = field(default_factory=dict)
     unverified: int = 0
+    empty: list[int] = field(default_factory=list)  # chunks (from 1) an LLM gave no claims for (EmptyExtraction)
+    fallbacks: int = 0  # chunks another extractor made (an LLM extractor's offline fallback)
 
 
 @dataclass(frozen=True)
@@ -282,7 +290,8 @@ class SourceWork:
             doc = read_source(self.raw, self.raw / path, self.max_bytes, self.authority, self.converted)
             return self.extract(doc, Extracted(path, before, stat))
         except Exception as exc:  # one source's failure never stops the others
-            return Extracted(path, before, stat, error=str(source_error(path, exc, self.extractor.name)))
+            empty = list(exc.chunks) if isinstance(exc, EmptyExtraction) else []
+            return Extracted(path, before, stat, error=str(source_error(path, exc, self.extractor.name)), empty=empty)
 
     def extract(self, doc: SourceDoc, out: Extracted) -> Extracted:
         chunks = chunk_text(doc.path, doc.text, self.chunk_chars)
@@ -294,6 +303,8 @@ class SourceWork:
         claims = out.claims
         for chunk, result in zip(chunks, results, strict=True):
             verifier = ChunkVerifier(chunk)
+            label, version = result.maker or (self.extractor.label, self.extractor.version)
+            out.fallbacks += result.maker is not None
             local: dict[str, str] = {}
             for entity in result.entities:
                 entity_id = entities.add(entity)
@@ -328,8 +339,8 @@ class SourceWork:
                 claims[cid] = {
                     "id": cid, "text": claim.text, "claim_type": claim.claim_type.value, "predicate": claim.predicate,
                     "object": claim.object, "value": claim.value, "unit": claim.unit, "polarity": claim.polarity,
-                    "confidence": claim.confidence, "extractor": self.extractor.label,
-                    "prompt_version": self.extractor.version, "valid_from": claim.valid_from,
+                    "confidence": claim.confidence, "extractor": label,
+                    "prompt_version": version, "valid_from": claim.valid_from,
                     "valid_to": claim.valid_to, "recorded_at": None, "retracted_at": None, "status": "live",
                 }
                 out.about.extend({"src": cid, "dst": e, "role": r} for e, r in roles.items())
@@ -478,6 +489,10 @@ class Compiler:
         if work is None:  # no engine ran it: done here
             work = self.source_work(self.extractor, keys)(path)
         stat = work.stat
+        if work.empty:
+            report.empty[path] = list(work.empty)
+        if work.fallbacks:
+            report.fallbacks[path] = work.fallbacks
         try:
             if work.error is not None:
                 raise SourceError(work.error)

@@ -13,7 +13,28 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kg.cache import ResponseCache, content_key
+from kg.errors import SourceError
 from kg.models import Chunk, ExtractionResult
+
+#: The words every empty extraction's message carries after the source's path (`kg status` finds them).
+EMPTY_EXTRACTION = "empty extraction"
+
+
+class EmptyExtraction(SourceError):
+    """A model gave no claims, asked twice, for chunks of a source that state something (the
+    offline extractor finds claims there): the source fails rather than pass as compiled."""
+
+    def __init__(self, source: str, chunks: Sequence[int], offline_claims: int, extractor: str,
+                 of: int | None = None) -> None:
+        self.source = source
+        self.chunks = list(chunks)
+        self.offline_claims = offline_claims
+        where = f"chunk {self.chunks[0]}" if len(self.chunks) == 1 else f"chunks {', '.join(map(str, self.chunks))}"
+        total = f" of {of}" if of else ""
+        super().__init__(
+            f"{source}: {EMPTY_EXTRACTION}: {extractor} gave no claims (none whose quote is in the text) for "
+            f"{where}{total}, asked twice, though the offline extractor finds {offline_claims} there. Next: try a larger model (`kg doctor --model` scores "
+            "one), or set [llm] fallback = \"heuristic\" in kg.toml to extract such chunks offline.")
 
 
 @dataclass(frozen=True)

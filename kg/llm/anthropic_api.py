@@ -77,6 +77,13 @@ class AnthropicClient(LlmClient):
 
         self.raw_client = sdk_client(config, env)
         self.instructor = self.watch(instructor.from_anthropic(self.raw_client, mode=instructor.Mode.TOOLS))
+        self.instructor.on("completion:response", self._replied)
+        self.instructor.on("parse:error", lambda *args, **kwargs: self.ledger.unparsed())
+
+    def _replied(self, *args: Any, **kwargs: Any) -> None:
+        """instructor hook: a reply came, held to the schema by a forced tool call."""
+        self.ledger.reply(valid=True)
+        self.ledger.held_by(self.model, "tools")
 
     def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
         params = message_params(prompt, self.model, self.config.max_tokens, with_tool=False)

@@ -9,8 +9,10 @@ there (zero further requests), so the graph is exactly what a synchronous compil
    through the extractor's own `AnthropicClient` (its SDK client, config and ledger);
 3. poll until the batch has ended (`[llm] batch_poll_seconds`);
 4. validate each succeeded result against the reply model and cache it; record its tokens in
-   the ledger at the batch price (half). Errored, expired or invalid results are left
-   uncached, so the compile that follows extracts those chunks synchronously (with retries).
+   the ledger at the batch price (half). Errored, expired, invalid, cut-off and empty results
+   (no claim with its quote in the chunk, for a chunk that states something) are left uncached,
+   so the compile that follows extracts those chunks synchronously (with retries, splits, the
+   second ask and the fallback of kg/llm/extractor.py).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from kg.extract import ExtractionContext
 from kg.kb import KnowledgeBase
 from kg.llm.anthropic_api import AnthropicClient, message_params
 from kg.llm.client import describe
-from kg.llm.extractor import LlmExtractor
+from kg.llm.extractor import LlmExtractor, reply_budget
 from kg.llm.ledger import Usage
 from kg.models import Chunk, ExtractionResult
 
@@ -74,6 +76,7 @@ def run_batch(
     if cache is None:
         raise ExtractionError("--batch needs the reply cache (the results are delivered through it).")
     requests: dict[str, dict[str, Any]] = {}
+    chunks: dict[str, tuple[Chunk, ExtractionContext]] = {}
     for chunk, context in items:
         key = extractor.cache_key(chunk)
         if key in requests:
@@ -82,7 +85,9 @@ def run_batch(
             report.cached_before += 1
             continue
         prompt = extractor.render(chunk, context)
-        requests[key] = {"custom_id": key, "params": message_params(prompt, client.model, client.config.max_tokens, with_tool=True)}
+        budget = reply_budget(chunk.text, client.config.max_tokens)
+        requests[key] = {"custom_id": key, "params": message_params(prompt, client.model, budget, with_tool=True)}
+        chunks[key] = (chunk, context)
     if not requests:
         return report
     batches = client.raw_client.messages.batches
@@ -110,6 +115,9 @@ def run_batch(
             continue
         message = result.message
         client.ledger.record(client.model, Usage.from_response(message.usage, requests=0), batch=True)
+        if getattr(message, "stop_reason", "") == "max_tokens":
+            report.failed[custom_id] = "cut off at its token limit"
+            continue
         tool_input = next((b.input for b in message.content if getattr(b, "type", "") == "tool_use"), None)
         try:
             parsed = ExtractionResult.model_validate(tool_input)
@@ -117,6 +125,9 @@ def run_batch(
             report.failed[custom_id] = f"invalid reply ({exc.error_count()} validation errors)"
             continue
         if custom_id in requests:
+            if not extractor.settled(*chunks[custom_id], parsed):
+                report.failed[custom_id] = "no claim with its quote in the chunk"
+                continue
             cache.put(custom_id, parsed.model_dump(mode="json"))
             report.succeeded += 1
     return report

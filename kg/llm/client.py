@@ -6,9 +6,11 @@ fail validation (`context` reaches the reply model's validators). The providers 
 `AnthropicClient` (kg/llm/anthropic_api.py) and `OpenAIClient` (kg/llm/openai_api.py); build
 one with `kg.llm.backends.make_client`. Around `ask`, `call` is kg's retry policy: transport
 failures (timeouts, 429, 529 and 5xx) are retried with exponential backoff (a server's
-Retry-After is honoured), tokens (also those of failed attempts) and requests go to the run's
-`Ledger`, and a final failure raises one clear error ("... failed after N attempt(s): <cause>.
-Next: <hint>."). Its users: `LlmExtractor` (kg/llm/extractor.py: reply cache and concurrency
+Retry-After is honoured), tokens (also those of failed attempts and of replies cut off at the
+token limit) and requests go to the run's `Ledger`, and a final failure raises one clear error
+("... failed after N attempt(s): <cause>. Next: <hint>.") whose `reason` says what kind of failure
+it was: "cut_off" (the reply hit max_tokens), "unusable" (no reply matched the schema after the
+validation re-asks) or "error" (the server failed or refused). Its users: `LlmExtractor` (kg/llm/extractor.py: reply cache and concurrency
 over chunks), the judges (kg/llm/judges.py), the batch path (kg/llm/batch.py) and synthesised
 answers (kg/retrieve/answer.py).
 
@@ -46,9 +48,31 @@ _TRANSIENT_CLASS_NAMES = frozenset({"APIConnectionError", "APITimeoutError", "Ti
 class LlmCallFailed(KgError):
     """An LLM request failed after all retries (the message says why and what to do next)."""
 
+    #: "cut_off": the reply hit its token limit; "unusable": no reply matched the schema after the
+    #: validation re-asks; "error": the server failed, refused or could not be reached.
+    reason = "error"
+
 
 class RetryableReply(Exception):
     """A reply that is worth asking again (e.g. empty after instructor's re-asks)."""
+
+
+class ReplyCutOff(Exception):
+    """A provider's reply stopped at its token limit (finish_reason "length"): not retried as is."""
+
+    def __init__(self, max_tokens: int, total_usage: Usage | None = None) -> None:
+        super().__init__(f"the reply reached its limit of {max_tokens} tokens before it was complete")
+        self.max_tokens = max_tokens
+        self.total_usage = total_usage
+
+
+class ReplyUnusable(Exception):
+    """No reply matched the schema after the validation re-asks (empty, not JSON, invalid)."""
+
+    def __init__(self, message: str, total_usage: Usage | None = None, empty: bool = False) -> None:
+        super().__init__(message)
+        self.total_usage = total_usage
+        self.empty = empty  # every reply was empty
 
 
 @dataclasses.dataclass(frozen=True)
@@ -101,9 +125,30 @@ def describe(exc: BaseException) -> str:
     return f"HTTP {status} {name}: {message}" if status else f"{name}: {message}"
 
 
-def usage_of(exc: BaseException) -> Any:
-    """Tokens spent on a call that finally failed validation (instructor keeps the total)."""
-    return getattr(exc, "total_usage", None)
+def usage_of(exc: BaseException) -> Usage | None:
+    """Tokens spent on a call that failed: instructor keeps the total of its attempts, kg's own
+    provider errors carry theirs, and a reply cut off at the limit carries its completion."""
+    for candidate in (exc, root_cause(exc)):
+        total = getattr(candidate, "total_usage", None)
+        if isinstance(total, Usage):
+            return total
+        if total is not None:
+            return Usage.from_response(total, requests=0)
+        last = getattr(candidate, "last_completion", None)
+        if last is not None and getattr(last, "usage", None) is not None:
+            return Usage.from_response(last.usage, requests=0)
+    return None
+
+
+def failure_kind(exc: BaseException) -> str:
+    """`LlmCallFailed.reason` of a final failure: cut_off, unusable or error."""
+    cause = root_cause(exc)
+    name = type(cause).__name__
+    if isinstance(cause, ReplyCutOff) or name == "IncompleteOutputException":
+        return "cut_off"
+    if isinstance(cause, ReplyUnusable) or name in {"ValidationError", "JSONDecodeError"}:
+        return "unusable"
+    return "error"
 
 
 def usage_after(result: Any) -> Usage:
@@ -164,15 +209,18 @@ class LlmClient(ABC):
             except Exception as exc:
                 spent = usage_of(exc)
                 if spent is not None:
-                    self.ledger.record(self.model, Usage.from_response(spent, requests=0))
+                    self.ledger.record(self.model, dataclasses.replace(spent, requests=0))
                 if attempt < attempts and is_transient(exc):
                     delay = self.backoff(attempt, exc)
                     log.warning("%s: %s: %s; retrying in %.1fs", self.label, what, describe(exc), delay)
                     self.sleep(delay)
                     continue
                 tries = f" after {attempt} attempt(s)" if attempt > 1 else ""
-                raise failure(f"{what} by {self.label} failed{tries}: {describe(exc)}. "
-                              f"Next: {self.hint(exc, advice)}.") from None
+                error = failure(f"{what} by {self.label} failed{tries}: {describe(exc)}. "
+                                f"Next: {self.hint(exc, advice)}.")
+                if isinstance(error, LlmCallFailed):
+                    error.reason = failure_kind(exc)
+                raise error from None
             self.ledger.record(self.model, usage)
             return result
         raise AssertionError("unreachable")  # pragma: no cover
@@ -194,8 +242,9 @@ class LlmClient(ABC):
             return "check the API key in the environment"
         if status == 404:
             return f"check the model name ({self.model!r}) and base_url in kg.toml"
-        if type(root_cause(exc)).__name__ == "IncompleteOutputException":
-            return "the reply hit max_tokens; raise [llm] max_tokens or lower [compile] chunk_chars in kg.toml"
+        if failure_kind(exc) == "cut_off":
+            return ("the reply hit its token limit; lower [compile] chunk_chars or raise [llm] max_tokens in "
+                    "kg.toml, or try a model that keeps to the schema")
         if is_transient(exc):
             return f"the service is busy or unreachable; {advice.busy}"
         return advice.other

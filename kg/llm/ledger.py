@@ -103,13 +103,24 @@ class Usage:
 
 @dataclass
 class Ledger:
-    """Thread-safe running totals per model; `cache_hits` counts chunks answered from the cache."""
+    """Thread-safe running totals per model; `cache_hits` counts chunks answered from the cache.
+
+    Besides tokens it keeps what a run's replies were worth: how each model's replies were held
+    to the schema (`structured`: "json_schema", "tools", ... or "json", unconstrained), how many
+    replies came and how many of them did not parse against the schema, the chunks a model gave
+    no claims for (`empty`, per source) and the chunks the offline extractor did instead
+    (`fallbacks`, per source, with the reason)."""
 
     prices: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     by_model: dict[str, Usage] = field(default_factory=dict)
     batch_models: set[str] = field(default_factory=set)
     cache_hits: int = 0
     estimated: bool = False
+    structured: dict[str, str] = field(default_factory=dict)
+    replies: int = 0
+    invalid_replies: int = 0
+    empty: dict[str, list[int]] = field(default_factory=dict)
+    fallbacks: dict[str, dict[int, str]] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def record(self, model: str, usage: Usage, batch: bool = False) -> None:
@@ -121,6 +132,35 @@ class Ledger:
     def hit(self) -> None:
         with self._lock:
             self.cache_hits += 1
+
+    def reply(self, valid: bool) -> None:
+        """One reply of a model arrived; `valid`: it parsed against the schema."""
+        with self._lock:
+            self.replies += 1
+            self.invalid_replies += 0 if valid else 1
+
+    def unparsed(self) -> None:
+        """A reply counted by `reply(valid=True)` turned out not to parse (instructor's parse hook)."""
+        with self._lock:
+            self.invalid_replies += 1
+
+    def held_by(self, model: str, mode: str) -> None:
+        """The way `model`'s replies were held to the schema (the last one a server accepted)."""
+        with self._lock:
+            self.structured[model] = mode
+
+    def empty_chunk(self, source: str, chunk: int) -> None:
+        """The model gave no claims for chunk number `chunk` (from 1) of `source`, asked twice."""
+        with self._lock:
+            chunks = self.empty.setdefault(source, [])
+            if chunk not in chunks:
+                chunks.append(chunk)
+                chunks.sort()
+
+    def fallback(self, source: str, chunk: int, reason: str) -> None:
+        """The offline extractor made chunk number `chunk` of `source`'s claims, because `reason`."""
+        with self._lock:
+            self.fallbacks.setdefault(source, {})[chunk] = reason
 
     @property
     def total(self) -> Usage:
@@ -141,7 +181,11 @@ class Ledger:
     def as_dict(self) -> dict[str, Any]:
         return {**asdict(self.total), "cache_hits": self.cache_hits, "cost_usd": round(self.cost(), 6),
                 "estimated": self.estimated, "unpriced_models": self.unpriced(),
-                "by_model": {m: asdict(u) for m, u in sorted(self.by_model.items())}}
+                "by_model": {m: asdict(u) for m, u in sorted(self.by_model.items())},
+                "structured": dict(sorted(self.structured.items())),
+                "replies": self.replies, "invalid_replies": self.invalid_replies,
+                "empty_extractions": {s: list(c) for s, c in sorted(self.empty.items())},
+                "fallback_chunks": {s: {str(n): r for n, r in sorted(c.items())} for s, c in sorted(self.fallbacks.items())}}
 
     @property
     def active(self) -> bool:
@@ -152,6 +196,14 @@ class Ledger:
             self.by_model.clear()
             self.batch_models.clear()
             self.cache_hits = 0
+            self.structured.clear()
+            self.replies = self.invalid_replies = 0
+            self.empty.clear()
+            self.fallbacks.clear()
+
+    def unconstrained(self) -> list[str]:
+        """Models whose server accepted no schema or tool: their replies were bare JSON mode."""
+        return sorted(m for m, mode in self.structured.items() if mode == "json")
 
     def summary(self) -> str:
         t = self.total
@@ -161,6 +213,14 @@ class Ledger:
                 f"{self.cache_hits} chunk(s) from cache, {what}cost ${self.cost():.4f}")
         if missing := self.unpriced():
             line += f" (no price for {', '.join(missing)}: add [llm.prices] to kg.toml)"
+        if bare := self.unconstrained():
+            line += (f"; replies of {', '.join(bare)} were unconstrained: the server accepted no JSON schema or "
+                     "tool, only bare JSON mode (a small model may then answer anything)")
+        elif held := sorted(set(self.structured.values())):
+            line += f"; replies held to the schema by {', '.join(held)}"
+        if self.fallbacks:
+            chunks = sum(len(c) for c in self.fallbacks.values())
+            line += f"; {chunks} chunk(s) of {len(self.fallbacks)} source(s) extracted offline ([llm] fallback)"
         return line
 
 

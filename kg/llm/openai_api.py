@@ -1,11 +1,34 @@
-"""Any OpenAI-compatible chat server (Ollama, LM Studio, vLLM, OpenAI) through instructor.
+"""Any OpenAI-compatible chat server (OpenAI, vLLM, LM Studio, llama.cpp's servers, Ollama).
 
-`OpenAIClient` is the `LlmClient` (kg/llm/client.py) for these servers. Small local models call
-tools unreliably, so it uses instructor's JSON mode (`response_format: json_object` plus the
-schema in the system message) and cleans the reply before instructor parses it:
-`<think>...</think>` blocks and Markdown code fences are removed. A reply that is empty or fails
-validation is re-asked by instructor (bounded by `[llm] validation_retries`), then fails with a
-clear message.
+`OpenAIClient` is the `LlmClient` (kg/llm/client.py) for these servers, over the openai SDK. It
+sends the reply model's JSON schema so that the server can constrain generation to it, in the
+strongest form the server accepts (`[llm] structured`):
+
+    json_schema          response_format {"type": "json_schema", "json_schema": {name, schema}}:
+                         OpenAI, vLLM, LM Studio, llama.cpp's llama-server, Ollama's /v1
+    json_object+schema   response_format {"type": "json_object", "schema": ...}: llama-cpp-python's
+                         server (its request model refuses json_schema with HTTP 422)
+    tools                one function whose parameters are the schema, forced by tool_choice
+    json                 bare JSON mode (response_format json_object): the schema is only in the
+                         prompt and the reply is unconstrained. Used only when a server accepts
+                         nothing else; the run's summary says so (kg/llm/ledger.py).
+
+"auto" (the default) tries them in that order; "json_schema" tries the two schema forms, "tools"
+and "json" only their own. Each form is sent first with the switches that turn a thinking
+model's thinking off (`chat_template_kwargs: {"enable_thinking": false}`: vLLM, SGLang and
+llama.cpp's chat templates; `reasoning_effort: "none"`: Ollama, OpenAI), then with fewer of them.
+A server that refuses a request's form gets the next variant: HTTP 400, 415, 422 or 501, or
+another error whose message names a field kg varies (llama-cpp-python answers json_schema with
+HTTP 500 and "1 validation error: ... response_format"). The first variant a server answers is
+remembered per server, model and setting for the life of the process, so the steps down are paid
+once.
+
+The schema is also stated in the system prompt (servers do not show a grammar to the model).
+A reply is cleaned (`<think>` blocks, code fences), parsed and validated against the reply model;
+an empty or invalid one is re-asked with the validation errors, at most `[llm] validation_retries`
+times, then `ReplyUnusable` is raised. A reply that stops at its token limit (finish_reason
+"length") raises `ReplyCutOff` at once: the extractor splits the chunk instead of asking again.
+Every reply's tokens are counted, those of failed and cut-off requests included.
 
 `base_url` and `model` come from kg.toml (`OPENAI_BASE_URL` is the SDK's fallback); the key
 from `OPENAI_API_KEY`. Local servers need no key: a placeholder is sent then.
@@ -13,19 +36,55 @@ from `OPENAI_API_KEY`. Local servers need no key: a placeholder is sent then.
 
 from __future__ import annotations
 
+import json
 import os
 import re
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from pydantic import BaseModel, ValidationError
+
 from kg.config import LlmConfig
 from kg.errors import ConfigError
-from kg.llm.client import COMPILE_ADVICE, Advice, LlmClient, M, root_cause, usage_after
+from kg.llm.client import (
+    COMPILE_ADVICE,
+    Advice,
+    LlmClient,
+    M,
+    ReplyCutOff,
+    ReplyUnusable,
+    describe,
+    root_cause,
+    status_of,
+)
 from kg.llm.ledger import Ledger, Usage
 from kg.llm.prompts import RenderedPrompt
 
 _THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.S | re.I)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n?\s*```\s*$", re.S)
+
+#: The ways of holding a reply to the schema, strongest first, per `[llm] structured` setting.
+LADDERS: dict[str, tuple[str, ...]] = {
+    "auto": ("json_schema", "json_object+schema", "tools", "json"),
+    "json_schema": ("json_schema", "json_object+schema"),
+    "tools": ("tools",),
+    "json": ("json",),
+}
+#: Request switches that turn thinking off, most first; the last variant sends none.
+NO_THINKING: tuple[dict[str, Any], ...] = (
+    {"chat_template_kwargs": {"enable_thinking": False}, "reasoning_effort": "none"},
+    {"chat_template_kwargs": {"enable_thinking": False}},
+    {},
+)
+#: HTTP statuses with which a server refuses a request's form (not its content or the service).
+REJECTED = frozenset({400, 415, 422, 501})
+#: ...and what an error of another status says when it is the form that was refused.
+_FORM_REFUSED = re.compile(r"response_format|json_schema|tool_choice|chat_template_kwargs|reasoning_effort|"
+                           r"validation error|literal_error|unrecognized request argument", re.I)
+
+_accepted: dict[tuple[str, str, str], int] = {}  # (server, model, setting) -> index of the variant it answered
+_accepted_lock = threading.Lock()
 
 
 def clean_reply(text: str | None) -> str:
@@ -62,43 +121,159 @@ def sdk_client(config: LlmConfig, env: Mapping[str, str] | None = None) -> Any:
     return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout_seconds, max_retries=0)
 
 
+def schema_of(response_model: type[BaseModel]) -> dict[str, Any]:
+    """The reply model's JSON schema with every top-level field required: a server that constrains
+    decoding cannot then let a model answer `{}` (in Python the lists default to empty)."""
+    schema = response_model.model_json_schema()
+    schema["required"] = list(schema.get("properties", {}))
+    return schema
+
+
+def structure(mode: str, response_model: type[BaseModel]) -> dict[str, Any]:
+    """The request parameters that hold a reply to `response_model`'s schema in `mode`."""
+    name, schema = response_model.__name__, schema_of(response_model)
+    if mode == "json_schema":
+        # strict: OpenAI's strict mode wants every field required and no defaults; servers that
+        # constrain decoding (llama.cpp, vLLM, LM Studio, Ollama) do so either way.
+        return {"response_format": {"type": "json_schema", "json_schema": {"name": name, "schema": schema, "strict": False}}}
+    if mode == "json_object+schema":
+        return {"response_format": {"type": "json_object", "schema": schema}}
+    if mode == "tools":
+        function = {"name": name, "description": f"Return the {name}.", "parameters": schema}
+        return {"tools": [{"type": "function", "function": function}],
+                "tool_choice": {"type": "function", "function": {"name": name}}}
+    return {"response_format": {"type": "json_object"}}
+
+
+class RequestRefused(Exception):
+    """The server refused every form of request the `[llm] structured` setting allows (not retried)."""
+
+
+def refused(exc: BaseException) -> bool:
+    """Whether the server refused the request's form (so that a weaker form may be accepted)."""
+    status = status_of(exc)
+    if status is None:
+        return False
+    return status in REJECTED or bool(_FORM_REFUSED.search(str(getattr(exc, "message", "") or exc)))
+
+
+def validation_problems(exc: Exception, limit: int = 8) -> str:
+    """A short list of what was wrong with a reply, for the re-ask and for messages."""
+    if isinstance(exc, ValidationError):
+        errors = exc.errors(include_url=False)
+        if len(errors) == 1 and errors[0]["type"] == "json_invalid":
+            return f"it is not valid JSON ({errors[0]['msg']})"
+        lines = [f"{'.'.join(str(p) for p in e['loc']) or 'the object'}: {e['msg']}" for e in errors[:limit]]
+        more = f"; and {len(errors) - limit} more" if len(errors) > limit else ""
+        return "; ".join(lines) + more
+    return str(exc)
+
+
 class OpenAIClient(LlmClient):
     name = "openai"
 
     def __init__(self, config: LlmConfig, ledger: Ledger | None = None, sleep: Callable[[float], None] | None = None,
                  env: Mapping[str, str] | None = None) -> None:
         super().__init__(config, ledger, sleep)
-        import instructor
-
         self.raw_client = sdk_client(config, env)
-        self.instructor = self.watch(instructor.from_openai(self.raw_client, mode=instructor.Mode.JSON))
-        self.instructor.on("completion:response", self._clean)
+        self.server = str(getattr(self.raw_client, "base_url", "") or config.base_url or "")
 
-    @staticmethod
-    def _clean(response: Any, *args: Any, **kwargs: Any) -> None:
-        """Runs before instructor parses the reply: tolerate local models' habits."""
-        for choice in getattr(response, "choices", None) or []:
-            message = getattr(choice, "message", None)
-            if message is not None and isinstance(message.content, str | None):
-                message.content = clean_reply(message.content)
+    # the request form a server accepts ----------------------------------------------------------
+
+    def variants(self) -> list[tuple[str, dict[str, Any]]]:
+        """(mode, extra body) in the order to try: each mode with fewer no-thinking switches."""
+        return [(mode, extra) for mode in LADDERS[self.config.structured] for extra in NO_THINKING]
+
+    def _memory_key(self) -> tuple[str, str, str]:
+        return (self.server, self.model, self.config.structured)
+
+    def send(self, messages: list[dict[str, Any]], response_model: type[BaseModel]) -> tuple[Any, str]:
+        """One chat request in the strongest form the server accepts; returns (completion, mode)."""
+        variants = self.variants()
+        with _accepted_lock:
+            first = _accepted.get(self._memory_key(), 0)
+        for index in range(first, len(variants)):
+            mode, extra = variants[index]
+            self.ledger.record(self.model, Usage(requests=1))
+            try:
+                completion = self.raw_client.chat.completions.create(
+                    model=self.model, max_tokens=self.config.max_tokens, messages=messages,
+                    extra_body=extra or None, **structure(mode, response_model))
+            except Exception as exc:
+                if not refused(exc):
+                    raise
+                if index + 1 < len(variants):
+                    continue  # this form is refused: the next, weaker one
+                tried = ", ".join(dict.fromkeys(mode for mode, _ in variants[first:]))
+                raise RequestRefused(f"the server refused every form tried ({tried}), the last with "
+                                     f"{describe(exc)}") from exc
+            if index != first:
+                with _accepted_lock:
+                    _accepted[self._memory_key()] = index
+            self.ledger.held_by(self.model, mode)
+            return completion, mode
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    # one call -----------------------------------------------------------------------------------
 
     def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
-        extra: dict[str, Any] = {"context": context} if context is not None else {}
-        result = self.instructor.chat.completions.create(
-            model=self.model,
-            max_tokens=self.config.max_tokens,
-            messages=[{"role": "system", "content": prompt.system}, {"role": "user", "content": prompt.user}],
-            response_model=response_model,
-            max_retries=self.config.validation_retries,
-            **extra,
-        )
-        return result, usage_after(result)
+        schema = json.dumps(schema_of(response_model), separators=(",", ":"))
+        system = f"{prompt.system}\n\nReply with one JSON object that matches this JSON schema:\n{schema}"
+        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": prompt.user}]
+        spent = Usage(requests=0)
+        problems: list[str] = []
+        for _attempt in range(self.config.validation_retries + 1):
+            try:
+                completion, mode = self.send(messages, response_model)
+            except Exception as exc:
+                exc.total_usage = spent  # type: ignore[attr-defined]  # tokens of earlier replies
+                raise
+            spent.add(Usage.from_response(getattr(completion, "usage", None), requests=0))
+            choice = completion.choices[0] if completion.choices else None
+            text = self._text(choice, mode)
+            if choice is not None and choice.finish_reason == "length":
+                self.ledger.reply(valid=False)
+                raise ReplyCutOff(self.config.max_tokens, spent)
+            cleaned = clean_reply(text)
+            try:
+                if not cleaned:
+                    raise ValueError("the reply was empty")
+                reply = response_model.model_validate_json(cleaned, context=context)
+            except (ValidationError, ValueError) as exc:
+                self.ledger.reply(valid=False)
+                problems.append(validation_problems(exc))
+                messages = [*messages[:2], {"role": "assistant", "content": cleaned or "(an empty reply)"},
+                            {"role": "user", "content": f"That reply does not match the schema: {problems[-1]}. "
+                                                        "Reply again with the whole JSON object, corrected."}]
+                continue
+            self.ledger.reply(valid=True)
+            return reply, spent
+        empty = all(p == "the reply was empty" for p in problems)
+        raise ReplyUnusable(f"no reply matched the schema in {len(problems)} attempt(s) (last: {problems[-1]})",
+                            spent, empty=empty)
+
+    @staticmethod
+    def _text(choice: Any, mode: str) -> str:
+        """The reply's JSON text: a tool call's arguments in tools mode (or the content when a
+        server answers a forced tool call in plain text), else the message content."""
+        message = getattr(choice, "message", None)
+        if message is None:
+            return ""
+        calls = getattr(message, "tool_calls", None) or []
+        if mode == "tools" and calls:
+            return str(getattr(calls[0].function, "arguments", "") or "")
+        return str(message.content or "")
 
     def hint(self, exc: BaseException, advice: Advice = COMPILE_ADVICE) -> str:
-        last = getattr(exc, "last_completion", None)
-        choices = getattr(last, "choices", None) or []
-        if choices and not (getattr(choices[0].message, "content", "") or "").strip():
-            return "the model kept returning empty replies; check that it is loaded and can answer in JSON, or try a larger model"
-        if type(root_cause(exc)).__name__ in {"ValidationError", "JSONDecodeError"}:
-            return "the model's replies did not match the schema; try a larger model or raise [llm] validation_retries"
+        cause = root_cause(exc)
+        if isinstance(cause, ReplyUnusable):
+            if cause.empty:
+                return ("the model kept returning empty replies; check that it is loaded and can answer in JSON, "
+                        "or try a larger model")
+            return ("the model's replies did not match the schema; try a larger model, raise [llm] validation_retries, "
+                    "or set [llm] fallback = \"heuristic\"")
+        if isinstance(cause, RequestRefused):
+            return (f"the server refused every form of request kg can send ([llm] structured = "
+                    f"\"{self.config.structured}\"); check that base_url is an OpenAI-compatible chat server, "
+                    "or set [llm] structured = \"auto\"")
         return super().hint(exc, advice)

@@ -3,7 +3,7 @@ and the run's token/cost summary. Plain functions over a KnowledgeBase; no print
 
 Estimates use kg/llm/ledger.py's approximation, ceil(characters / 4), for everything sent: the
 system prompt, the user message (title, section, known entities, the chunk) and the reply
-schema (tool or JSON schema). Output tokens are a rough guess, twice the chunk's tokens plus
+schema (tool or JSON schema; the openai provider also states it in the system prompt). Output tokens are a rough guess, twice the chunk's tokens plus
 100: a reply repeats each quote verbatim and adds a sentence and fields per claim (the tests'
 fake, which answers with the heuristic extractor's output, measures about 4x on the examples). Chunks already in the reply cache cost
 nothing. For Anthropic, the system prompt + tool are written to the prompt cache once per
@@ -98,7 +98,8 @@ def estimate(kb: KnowledgeBase, override: str | None = None, only: Sequence[str]
                 continue
             seen.add(key)
             rendered = prompt.render(chunk.text, context.source_title, chunk.headings, context.known_entities)
-            system = estimate_tokens(rendered.system) + schema_tokens
+            # the openai provider sends the schema twice: in the system prompt and in response_format (or the tool)
+            system = estimate_tokens(rendered.system) + schema_tokens * (2 if name == "openai" else 1)
             user = estimate_tokens(rendered.user)
             overheads.append(system + user - estimate_tokens(chunk.text))
             est.usage.requests += 1
