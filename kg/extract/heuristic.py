@@ -14,6 +14,14 @@ from dataclasses import dataclass, field
 
 from kg.extract import ExtractionContext, Extractor
 from kg.extract import vocab as V
+from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
+from kg.extract import gazetteer
+from kg.extract.entity_types import context_votes, decide, name_votes, typed
+
+# The type a discovery rule knows a name to have: a quoted title, a role's holder, an office; a
+# nationality above all ("the Swedish government": what follows does not make it a person).
+GIVEN_WEIGHT = 3.0
+GIVEN_WEIGHTS = {"nationality": 6.0}
 from kg.extract.facets import (
     CONJUNCTIONS,
     NUMBER,
@@ -163,9 +171,27 @@ def _has(text: str, phrases: tuple[str, ...]) -> str | None:
 @dataclass
 class _Entity:
     name: str
-    type: str
+    type: str = DEFAULT_TYPE
     aliases: set[str] = field(default_factory=set)
     description: str = ""
+    votes: dict[str, float] = field(default_factory=dict)  # type -> weight of the rules voting for it
+    voted: set[tuple[str, str]] = field(default_factory=set)  # (name, rule) pairs counted once
+
+    def vote(self, type_: str, weight: float) -> None:
+        if typed(type_):
+            self.votes[type_] = self.votes.get(type_, 0.0) + weight
+            self.type = decide(self.votes)
+
+    def vote_once(self, name: str, rule: str, type_: str, weight: float) -> None:
+        """A vote that a name earns once, however often it is added: its form says the same each time."""
+        if (name, rule) not in self.voted:
+            self.voted.add((name, rule))
+            self.vote(type_, weight)
+
+    def absorb(self, other: _Entity) -> None:
+        """Take the votes of an entity folded into this one."""
+        for type_, weight in sorted(other.votes.items()):
+            self.vote(type_, weight)
 
 
 @dataclass
@@ -190,7 +216,9 @@ class _Registry:
                 return found
         return None
 
-    def add(self, name: str, type_: str, alias: str | None = None) -> str | None:
+    def add(self, name: str, type_: str = "", alias: str | None = None) -> str | None:
+        """The key of `name`'s entity (added if new), or None for no name. `type_`: what the rule
+        that found it knows it to be ("nationality", "work", ...); its form votes too (entity_types)."""
         name = " ".join(name.split()).strip(" .,;:")
         key = name_key(name)
         if not key or len(key) < 2 or len(name) > 120 or key in V.STOP_CAPS:
@@ -203,35 +231,19 @@ class _Registry:
             self.alias_to_key[key] = existing
             return existing
         if existing is None:
-            self.entities[key] = _Entity(name, type_)
+            self.entities[key] = _Entity(name)
             self.alias_to_key[key] = key
             existing = key
         entity = self.entities[existing]
-        if entity.type in ("named", "concept") and type_ not in ("named", "concept"):
-            entity.type = type_
+        entity.vote_once(name, "found as", type_, GIVEN_WEIGHTS.get(type_, GIVEN_WEIGHT))
+        if (name, "") not in entity.voted:
+            entity.voted.add((name, ""))
+            for rule, voted_type, weight in name_votes(name):
+                entity.vote(voted_type, weight)
         if alias and name_key(alias) and name_key(alias) != existing:
             entity.aliases.add(" ".join(alias.split()))
             self.alias_to_key.setdefault(name_key(alias), existing)
         return existing
-
-
-def _guess_type(name: str, before: str = "") -> str:
-    words = name.split()
-    lowered = [w.lower().strip(".,'’") for w in words]
-    if lowered[-1] in V.ORG_WORDS or lowered[0] in {"university", "bank", "institute", "ministry", "department"}:
-        return "organization"
-    if any(w in V.PLACE_WORDS for w in lowered):
-        return "place"
-    if any(w in V.EVENT_WORDS for w in lowered):
-        return "event"
-    prev = before.split()[-1].lower().strip(".") if before.split() else ""
-    if prev in V.TITLES or (lowered[0] in V.FIRST_NAMES and 2 <= len(words) <= 4):
-        return "person"
-    if 3 <= len(words) <= 4 and any(w in {"von", "van", "de", "da", "di", "du"} for w in lowered[1:-1]):
-        return "person"
-    if len(words) == 3 and re.fullmatch(r"[A-Z]\.", words[1]):
-        return "person"  # "John W. Mauchly"
-    return "named" if any(c.isupper() for c in name) else "concept"
 
 
 def _acronym_matches(words: list[str], acronym: str) -> int:
@@ -263,11 +275,13 @@ class HeuristicExtractor(Extractor):
         headings = self._headings(chunk, registry)
         self._discover(plain, spans, registry)
         finder = _MentionFinder(registry)
+        mentions = [finder.find(plain.text[start:end]) for start, end in spans]
+        _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
         # (end, subject key, last person named) of the paragraph's last sentence with a name
         previous: tuple[int, str, str | None] | None = None
-        for start, end in spans:
+        for (start, end), mentioned in zip(spans, mentions, strict=True):
             md_start, md_end = plain.source_span(start, end)
             if topic_for.is_heading(md_start, md_end):
                 continue
@@ -278,7 +292,6 @@ class HeuristicExtractor(Extractor):
                 candidates = [previous[1], previous[2], *candidates]
             referents = [k for k in dict.fromkeys(candidates) if k and k in registry.entities]
             claim = self._claim(plain, start, end, chunk.text[md_start:md_end], finder, registry, referents)
-            mentioned = finder.find(plain.text[start:end])
             person = next((m.key for m in reversed(mentioned) if registry.entities[m.key].type == "person"),
                           previous[2] if previous else None)
             if claim:
@@ -314,7 +327,7 @@ class HeuristicExtractor(Extractor):
             return None
         place = _COMMA_QUALIFIED.fullmatch(text)
         if place:  # a page title "Westmere, New York": the name is "Westmere", the title an alias
-            return registry.add(place.group(1), _guess_type(place.group(1)), alias=text)
+            return registry.add(place.group(1), "place" if gazetteer.is_place(place.group(2)) else "", alias=text)
         return _add_term(text, registry)
 
     def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: _Registry) -> None:
@@ -338,7 +351,7 @@ class HeuristicExtractor(Extractor):
             used = _acronym_matches(words[-(len(acronym) + 3) :], acronym)
             if used:
                 long_form = " ".join(words[-used:])
-                registry.add(long_form, _guess_type(long_form), alias=acronym)
+                registry.add(long_form, "", alias=acronym)
         for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
             title = _quoted_title(match.group(1) or match.group(2) or "")
             if not title or in_code(match.start(), match.end()):
@@ -360,10 +373,10 @@ class HeuristicExtractor(Extractor):
                 participle = opens and _participle_phrase(sentence[m_end:])
                 name, tail = _split_of(self._trim_name(sentence[m_start:m_end], opens, participle))
                 if tail:  # "Kansas City Chiefs of the National Football League": two names
-                    registry.add(tail, _guess_type(tail))
+                    registry.add(tail, "")
                 name, known_type, inner, inner_type = _split_name(name)
                 # "German Chancellor Angela Merkel", "Governor of Texas": a name in the name
-                if inner and (kept := registry.add(inner, inner_type or _guess_type(inner))):
+                if inner and (kept := registry.add(inner, inner_type or "")):
                     registry.kept.add(kept)
                 if not name:
                     continue
@@ -402,7 +415,7 @@ class HeuristicExtractor(Extractor):
                 or name.lower() in V.DEMONYMS
             ):
                 continue
-            registry.add(name, _guess_type(name, before))
+            registry.add(name, "")
         _fold_surnames(registry)
 
     @staticmethod
@@ -463,6 +476,8 @@ class HeuristicExtractor(Extractor):
             if fitting is None:  # nothing at hand fits ("He" after a band): keep the subject, name it as a prefix
                 reference = Reference(reference.kind, reference.words, reference.wants, False)
             topic = fitting or topic
+            if fitting and reference.wants == "person":
+                registry.entities[fitting].vote("person", PRONOUN_WEIGHT)  # "He ..." after "Kipling": a person
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
@@ -531,7 +546,7 @@ class HeuristicExtractor(Extractor):
                 continue
             if not cells or not cells[0] or len(cells) < 2:
                 continue
-            key = registry.add(cells[0], _guess_type(cells[0]))
+            key = registry.add(cells[0], "")
             if key is None:
                 continue
             for column, cell in zip(header[1:], cells[1:], strict=False):
@@ -554,6 +569,23 @@ class HeuristicExtractor(Extractor):
                 )
         return claims
 
+
+def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: _Registry) -> None:
+    """Every mention's context votes for its entity's type (entity_types.CONTEXT_RULES)."""
+    for (start, end), found in zip(spans, mentions, strict=True):
+        sentence = text[start:end]
+        for mention in found:
+            name = sentence[mention.start : mention.end]
+            after = sentence[mention.end :]
+            possessive = re.search(r"['’]s?$", name)
+            if possessive:  # "Kipling's wife": the possessive belongs to what follows
+                name, after = name[: possessive.start()], name[possessive.start() :] + after
+            entity = registry.entities[mention.key]
+            for _, type_, weight in context_votes(sentence[: mention.start], name, after):
+                entity.vote(type_, weight)
+
+
+PRONOUN_WEIGHT = 2.0
 
 _BASE_CONFIDENCE = {
     ClaimType.definition: 0.85, ClaimType.quantity: 0.8, ClaimType.date: 0.8, ClaimType.relation: 0.75,
@@ -680,10 +712,10 @@ def _add_term(term: str, registry: _Registry, before: str = "") -> str | None:
     if qualified and qualified.group(1):
         inner = qualified.group(2).strip()
         if re.fullmatch(r"[A-Z][A-Za-z0-9&]{1,9}", inner) and sum(c.isupper() for c in inner) >= 2:
-            return registry.add(qualified.group(1), _guess_type(qualified.group(1), before), alias=inner)
-        type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else _guess_type(qualified.group(1), before)
+            return registry.add(qualified.group(1), "", alias=inner)
+        type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else ""
         return registry.add(qualified.group(1), type_, alias=text)
-    return registry.add(text, _guess_type(text, before))
+    return registry.add(text, "")
 
 
 _PRONOUN_OPENERS = {"i", "we", "you", "he", "she", "it", "they", "this", "that", "there", "what", "how", "why"}
@@ -805,7 +837,7 @@ def _fold_surnames(registry: _Registry) -> None:
     by_last: dict[str, list[str]] = {}
     for key, entity in registry.entities.items():
         words = entity.name.split()
-        if (len(words) >= 2 and entity.type in ("person", "named") and not any(w.lower() in ("of", "the") for w in words)
+        if (len(words) >= 2 and entity.type in ("person", DEFAULT_TYPE) and not any(w.lower() in ("of", "the") for w in words)
                 and words[0].lower() not in V.NAME_PARTICLES  # "Von Neumann" is a surname, not a full name
                 and _SURNAME.fullmatch(words[-1])
                 and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
@@ -822,8 +854,8 @@ def _fold_surnames(registry: _Registry) -> None:
         owner = registry.entities[owners[0]]
         owner.aliases.add(entity.name)
         owner.aliases.update(entity.aliases)
-        if owner.type == "named":
-            owner.type = "person"
+        owner.absorb(entity)
+        owner.vote_once(owner.name, "surname folded", "person", GIVEN_WEIGHT)
         del registry.entities[key]
         for alias, target in list(registry.alias_to_key.items()):
             if target == key:
@@ -853,7 +885,7 @@ def _fold_full_names(registry: _Registry, by_last: dict[str, list[str]]) -> None
             folded = registry.entities.pop(long_key)
             owner.aliases.add(folded.name)
             owner.aliases.update(folded.aliases)
-            owner.type = "person" if "person" in (owner.type, folded.type) else owner.type
+            owner.absorb(folded)
             for alias, target in list(registry.alias_to_key.items()):
                 if target == long_key:
                     registry.alias_to_key[alias] = shorter[long_key][0]

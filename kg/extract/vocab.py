@@ -235,3 +235,121 @@ GENERIC_ABBREVIATIONS = {
     "OBE", "MBE", "CBE", "KBE", "CEO", "CFO", "CTO", "COO", "MP", "MPs", "MEP", "Jr", "Sr",
     "BC", "BCE", "Mya", "MW", "GW", "KW", "kW",
     "Jan", "Feb", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"}
+
+
+# Entity types (kg.extract.entity_types) ----------------------------------------------------
+# Written for kg: common English nouns that say what kind of thing a name is, in a description
+# ("an American rock band", "a town in Poland") or as a name's last word ("Oakwood Cemetery"). No
+# package on PyPI ships a noun lexicon by kind that loads without a download at run time.
+_KINDS = {
+    "person": """
+        person man woman boy girl child actor actress singer songwriter musician rapper composer conductor
+        pianist guitarist drummer bassist violinist cellist vocalist saxophonist trumpeter organist producer
+        director filmmaker screenwriter writer author novelist poet playwright lyricist journalist columnist
+        editor critic broadcaster presenter host anchor reporter historian philosopher theologian scientist
+        physicist chemist biologist botanist zoologist geologist astronomer mathematician economist sociologist
+        anthropologist archaeologist linguist psychologist psychiatrist physician surgeon doctor nurse engineer
+        inventor architect painter sculptor artist photographer illustrator cartoonist animator designer
+        dancer choreographer comedian magician politician statesman stateswoman diplomat lawyer attorney
+        judge jurist senator governor mayor minister premier chancellor president king queen prince princess
+        emperor empress monarch ruler pharaoh sultan caliph tsar czar khan duke duchess earl count countess
+        baron baroness nobleman noblewoman aristocrat courtier bishop archbishop priest pope cardinal monk nun
+        rabbi imam missionary preacher pastor saint martyr prophet general admiral officer soldier commander
+        colonel captain lieutenant sergeant marshal pilot astronaut cosmonaut explorer navigator sailor
+        athlete footballer cricketer boxer wrestler swimmer cyclist runner sprinter skier golfer jockey
+        gymnast skater rower fencer archer shooter weightlifter sportsman sportswoman player goalkeeper
+        striker midfielder defender forward quarterback pitcher coach manager racer driver businessman
+        businesswoman entrepreneur executive banker industrialist financier investor philanthropist activist
+        campaigner revolutionary teacher professor lecturer academic scholar scholar researcher educator
+        spy criminal murderer gangster outlaw pirate chef farmer merchant trader
+        bureaucrat socialite heiress heir character protagonist deity god goddess hero heroine
+        wife husband son daughter father mother brother sister grandson granddaughter nephew niece cousin
+        widow uncle aunt mistress consort descendant ancestor founder co-founder youtuber blogger vlogger
+        dj disc jockey frontman frontwoman mezzo-soprano soprano tenor baritone contralto bandleader
+        """.split(),
+    "place": """
+        place city town village hamlet municipality commune suburb neighbourhood neighborhood district county
+        province state region country nation island archipelago peninsula river tributary stream creek brook
+        lake lagoon pond mountain mount peak hill range valley canyon gorge plateau plain sea ocean bay gulf
+        strait channel desert forest woodland park reserve wilderness capital settlement parish borough
+        township locality street road avenue boulevard lane highway motorway freeway route bridge tunnel
+        airport airfield airbase railway station port harbour harbor canal dam reservoir glacier volcano
+        waterfall falls beach coast shore cape cemetery graveyard castle palace fortress fort cathedral
+        basilica chapel temple mosque shrine monastery abbey priory church building tower skyscraper house
+        mansion manor estate stadium arena ballpark theatre theater cinema museum gallery square plaza market
+        mall campus oblast prefecture canton governorate voivodeship arrondissement emirate kingdom empire
+        republic principality duchy colony territory continent subcontinent landmark lighthouse zoo
+        garden gardens hotel resort inn pub restaurant farm ranch mine quarry prison jail hospital
+        crater moon planet star galaxy constellation headland island isle atoll reef delta estuary basin
+        watershed marsh swamp wetland moor heath trail mountains islands hills lakes
+        """.split(),
+    "organization": """
+        organization organisation company corporation firm business enterprise manufacturer maker brand
+        label band group duo trio quartet quintet orchestra choir ensemble team club franchise university
+        college school academy institute institution agency party union association society foundation
+        charity council committee commission ministry department government administration army navy
+        force regiment division brigade battalion squadron corps militia police newspaper magazine tabloid
+        broadcaster network channel airline carrier bank publisher studio retailer chain supermarket
+        conglomerate subsidiary startup developer consortium cooperative federation confederation league
+        alliance coalition movement order court parliament legislature assembly senate congress cabinet
+        tribunal gang cartel syndicate denomination sect congregation monastery-order fraternity sorority
+        bureau office authority board trust fund laboratory lab think-tank nonprofit non-profit ngo
+        distributor operator provider insurer exchange dynasty
+        """.split(),
+    "work": """
+        film movie album song single ep book novel novella series show sitcom soap documentary play opera
+        musical poem game episode painting sculpture comic manga anime cartoon video programme program
+        soundtrack symphony sonata concerto ballet anthology compilation mixtape trilogy story essay
+        miniseries telenovela serial drama memoir biography autobiography textbook encyclopedia dictionary
+        hymn anthem ballad track record fresco mural portrait franchise software
+        """.split(),
+    "event": """
+        war battle siege campaign revolution rebellion uprising revolt insurrection election referendum
+        festival tournament championship championships competition contest race match olympics games cup
+        final finals season summit ceremony earthquake hurricane typhoon cyclone storm flood famine disaster
+        massacre attack bombing crisis protest strike riot riots expedition tour concert pandemic epidemic
+        incident accident crash scandal trial coup invasion offensive conflict crusade genocide plague
+        marathon tournament grand-prix rally regatta exhibition expo fair world-cup derby
+        """.split(),
+}
+KIND_NOUNS: dict[str, str] = {word: kind for kind, words in _KINDS.items() for word in words}
+# Two-word kinds whose last word alone would say otherwise: "a radio station" is no place.
+KIND_NOUNS |= {"radio station": "organization", "television station": "organization", "tv station": "organization",
+               "record label": "organization", "video game": "work", "television series": "work",
+               "football club": "organization", "census-designated place": "place"}
+# A name's last word that says what it is ("Harvard University", "Oakwood Cemetery", "Battle of X"):
+# the kind nouns of places, organisations and events, and the plural or proper heads names take.
+KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k in ("place", "organization", "event")
+                              and " " not in w} | {
+    "records": "organization", "studios": "organization", "pictures": "organization", "entertainment": "organization",
+    "airlines": "organization", "airways": "organization", "motors": "organization", "industries": "organization",
+    "holdings": "organization", "systems": "organization", "technologies": "organization", "media": "organization",
+    "press": "organization", "publishing": "organization", "publications": "organization", "communications": "organization",
+    "forces": "organization", "guard": "organization", "brothers": "organization", "partners": "organization",
+    "associates": "organization", "orchestra": "organization", "singers": "organization",
+    "heights": "place", "springs": "place", "shores": "place", "mountains": "place", "hills": "place",
+    "lakes": "place", "islands": "place", "rapids": "place", "woods": "place", "fields": "place", "drive": "place",
+    "way": "place", "row": "place", "runway": "place", "corridor": "place", "pass": "place", "reservation": "place",
+    "awards": "event", "olympiad": "event", "paralympics": "event", "playoffs": "event",
+}
+for _word in ("star", "moon", "channel", "plain", "fair", "mine", "count"):
+    KIND_HEADS.pop(_word, None)  # heads of other things as often: "Blue Moon", "English Channel", "Fair Game"
+KIND_HEADS |= {"works": "organization", "initiative": "organization", "legion": "organization", "nations": "organization",
+               "group": "organization", "exchange": "organization"}
+# Before "of", a kind word may name another kind: "House of Commons", "House of Bourbon" (not "Dunn House").
+KINDS_BEFORE_OF = {"house": "organization", "church": "organization"}
+# Words naming a part of a place: "Southern Sudan", "East Asia", "Greater Manchester".
+PLACE_PARTS = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper",
+               "lower", "greater", "inner", "outer", "northeast", "northwest", "southeast", "southwest", "northeastern",
+               "northwestern", "southeastern", "southwestern", "middle", "old", "new"}
+# A name's first word that says what it is: "Mount Elbert", "Lake Placid", "Fort Wentworth".
+LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "place", "cape": "place", "isle": "place",
+                 "loch": "place", "river": "place", "glen": "place", "río": "place", "rio": "place", "lac": "place", "monte": "place",
+                 "camp": "place", "university": "organization", "bank": "organization", "fk": "organization",
+                 "fc": "organization", "sk": "organization", "club": "organization", "cd": "organization",
+                 "real": "organization", "sporting": "organization", "universidad": "organization",
+                 "escuela": "organization", "université": "organization", "universität": "organization"}
+CORPORATE_SUFFIXES = {"inc", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "co", "bros", "fc", "afc",
+                      "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c"}
+SURNAME_PARTICLES = {"von", "van", "de", "da", "di", "du", "del", "della", "der", "den", "le", "la", "dos", "das", "bin",
+                     "ibn", "al", "el", "ter", "ten", "zu", "y"}

@@ -1,0 +1,341 @@
+"""What kind of thing a name is, for the offline extractor (issue 34).
+
+Each rule below is a named function that votes for a type with a weight; an entity's type is
+the one with the most weight over its names and mentions (`decide`), "concept" when nothing
+voted. Name rules read the name alone (a head word, a corporate suffix, a gazetteer, a first
+name); context rules read the sentence around a mention (a definition or apposition, "born in
+X", "X (born 1950)"). Reference resolution adds a vote for a person when "He" or "She" refers to
+a name (kg/extract/heuristic.py). The rules are general patterns of English prose; their weights
+were chosen on one half of Re-DocRED and checked on the other (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kg.extract import gazetteer
+from kg.extract import vocab as V
+
+# Types a reader can navigate by, in the order ties are broken; anything else is a concept.
+TYPES = ("person", "organization", "place", "event", "work", "nationality", "office")
+UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": graphs from before heuristic-4
+DEFAULT = "concept"
+
+
+def typed(type_: str) -> bool:
+    return type_ not in UNTYPED
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    weight: float
+    applies: Callable[..., str | None]
+
+
+NAME_RULES: list[Rule] = []
+CONTEXT_RULES: list[Rule] = []
+
+
+def name_rule(weight: float) -> Callable[[Callable[[list[str], list[str]], str | None]], Callable[..., str | None]]:
+    """Register a rule reading the name alone: (its words, the same lowercased) -> type."""
+    def register(fn: Callable[[list[str], list[str]], str | None]) -> Callable[..., str | None]:
+        NAME_RULES.append(Rule(fn.__name__, weight, fn))
+        return fn
+    return register
+
+
+def context_rule(weight: float) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
+    """Register a rule reading a mention in its sentence: (text before, the name, text after) -> type."""
+    def register(fn: Callable[[str, str, str], str | None]) -> Callable[..., str | None]:
+        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn))
+        return fn
+    return register
+
+
+def name_votes(name: str) -> list[tuple[str, str, float]]:
+    """(rule, type, weight) of every name rule that applies to `name`."""
+    words = name.split()
+    if not words:
+        return []
+    lowered = [w.lower().strip(".,'’") for w in words]
+    out = []
+    for rule in NAME_RULES:
+        type_ = rule.applies(words, lowered)
+        if type_:
+            out.append((rule.name, type_, rule.weight))
+    return out
+
+
+def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
+    """(rule, type, weight) of every context rule that applies to one mention of `name`."""
+    out = []
+    for rule in CONTEXT_RULES:
+        type_ = rule.applies(before, name, after)
+        if type_:
+            out.append((rule.name, type_, rule.weight))
+    return out
+
+
+def decide(votes: dict[str, float]) -> str:
+    """The type with the most weight (ties: the first of TYPES), DEFAULT when none."""
+    best = max(votes.values(), default=0.0)
+    if best <= 0:
+        return DEFAULT
+    return min((t for t, w in votes.items() if w == best), key=lambda t: (TYPES.index(t) if t in TYPES else len(TYPES), t))
+
+
+# name rules ----------------------------------------------------------------------------------
+
+
+@name_rule(4)
+def corporate_suffix(words: list[str], lowered: list[str]) -> str | None:
+    """"Atari, Inc.", "Warner Bros.", "Manchester United F.C.": a company's or club's legal suffix."""
+    return "organization" if len(words) > 1 and lowered[-1] in V.CORPORATE_SUFFIXES else None
+
+
+@name_rule(3)
+def kind_head(words: list[str], lowered: list[str]) -> str | None:
+    """A word of the name says what it is: the last ("Oakwood Cemetery", "Harvard University"), the
+    one before "of" ("Battle of Hastings", "University of Kent") or a leading one ("Mount Elbert")."""
+    if len(words) < 2:
+        return None
+    joint = next((i for i, w in enumerate(lowered[1:], 1) if w in ("of", "on", "for")), None)
+    if joint is not None and lowered[joint - 1] in V.KIND_HEADS:  # "University of Kent", "Committee on ..."
+        head = lowered[joint - 1]
+        return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
+    last = len(words) - 1
+    while last > 0 and re.fullmatch(r"\d+[A-Za-z]?", words[last]):
+        last -= 1  # "U.S. Route 20", "State Highway 9": the word before the number
+    if lowered[last] in V.KIND_HEADS and words[last][:1].isupper():
+        return V.KIND_HEADS[lowered[last]]
+    if lowered[0] in V.LEADING_KINDS:
+        return V.LEADING_KINDS[lowered[0]]
+    return None
+
+
+@name_rule(3)
+def part_of_place(words: list[str], lowered: list[str]) -> str | None:
+    """"Southern Sudan", "East Asia", "Greater Caucasus": a part of a known place."""
+    return "place" if len(words) >= 2 and lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])) else None
+
+
+@name_rule(3.5)
+def known_place(words: list[str], lowered: list[str]) -> str | None:
+    """A country, subdivision, capital, continent, US state or county the gazetteers list."""
+    return "place" if gazetteer.is_place(" ".join(words)) else None
+
+
+@name_rule(1.5)
+def known_city(words: list[str], lowered: list[str]) -> str | None:
+    """A city of 15,000 people or more named by one word (many share it with a person: "Florence",
+    "Dante")."""
+    return "place" if len(words) == 1 and gazetteer.is_city(words[0]) else None
+
+
+@name_rule(3)
+def known_city_name(words: list[str], lowered: list[str]) -> str | None:
+    """A city of 15,000 people or more named by several words ("San Francisco", "Bahir Dar")."""
+    return "place" if len(words) > 1 and gazetteer.is_city(" ".join(words)) else None
+
+
+@name_rule(3)
+def team_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Edmonton Oilers", "Fort Wayne Zollner Pistons": a place, then a plural, names a team."""
+    if len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]+[^s]s", words[-1]) or lowered[-1] in V.KIND_HEADS:
+        return None
+    return "organization" if any(gazetteer.is_place(" ".join(words[:n])) or gazetteer.is_city(" ".join(words[:n]))
+                                 for n in range(1, len(words))) else None
+
+
+def _person_words(words: list[str]) -> bool:
+    """Capitalised names, particles, hyphens and initials only ("Anne - Marguerite du Noyer"), no
+    word saying it is something else ("River Liffey", "Paisley Park") and no country at the end
+    ("Bell Canada", "Nazi Germany")."""
+    if not all(_NAME_WORD.fullmatch(w) or _INITIAL.fullmatch(w) or w in ("-", "–") or w.lower() in V.NAME_PARTICLES
+               for w in words):
+        return False
+    if words[-1].lower() in V.KIND_HEADS or words[0].lower() in V.LEADING_KINDS:
+        return False
+    return len(words) < 2 or not gazetteer.is_country(words[-1])
+
+
+@name_rule(2)
+def first_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Kaori Nakamura", "Jean - Nicolas Marrigues": a given name, then more names."""
+    if not 2 <= len(words) <= 6 or lowered[0] not in gazetteer.first_names():
+        return None
+    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[-1]) else None
+
+
+@name_rule(1)
+def lone_first_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Thomas", "Lena": a given name alone, a person unless something says otherwise."""
+    return "person" if len(words) == 1 and lowered[0] in gazetteer.first_names() and _NAME_WORD.fullmatch(words[0]) else None
+
+
+@name_rule(1.5)
+def family_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Tituss Burgess", "Husain Haqqani": names ending in a family name."""
+    if not 2 <= len(words) <= 4 or lowered[-1] not in gazetteer.last_names():
+        return None
+    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[0]) else None
+
+
+@name_rule(2)
+def regnal_number(words: list[str], lowered: list[str]) -> str | None:
+    """"Elizabeth II", "Pharasmanes I", "John D. Rockefeller III": a name and a ruler's number."""
+    return "person" if len(words) >= 2 and _REGNAL.fullmatch(words[-1]) and _person_words(words[:-1]) else None
+
+
+@name_rule(2)
+def initials(words: list[str], lowered: list[str]) -> str | None:
+    """"John W. Mauchly", "J. R. R. Tolkien": initials among capitalised names."""
+    if not 2 <= len(words) <= 5 or not any(_INITIAL.fullmatch(w) for w in words[:-1]):
+        return None
+    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[-1]) else None
+
+
+@name_rule(1.5)
+def name_particle(words: list[str], lowered: list[str]) -> str | None:
+    """"Ludwig van Beethoven", "Charles de Gaulle": a particle between given name and surname."""
+    inner = lowered[1:-1]
+    return "person" if 3 <= len(words) <= 4 and any(w in V.SURNAME_PARTICLES for w in inner) else None
+
+
+
+
+_NAME_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]*[a-zß-öø-ÿā-ž][\w'’-]*")  # "Nakamura", "O'Brien", "McDonald"
+_INITIAL = re.compile(r"[A-Z]\.")
+_REGNAL = re.compile(r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})")
+
+
+# context rules -------------------------------------------------------------------------------
+
+_COPULA = re.compile(r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:is|was|are|were|has been|had been|became|remains)\s+"
+                     r"(?:also\s+|now\s+|currently\s+|still\s+|not\s+)?(?:an?|the|one of the)\s+(.{3,200})")
+_APPOSITION = re.compile(r"^\s*,\s*(?:an?|the)\s+([^,;()]{3,200})")
+_DESCRIPTION_END = re.compile(r"\b(?:who|whom|which|that|whose|where|when|in|of|on|at|from|for|by|with|to|and|or|but|"
+                              r"based|located|founded|formed|established|born|directed|written|produced|released|"
+                              r"published|created|known|named|situated|operated|owned|built|set)\b|[,;:()]")
+
+
+def kind_of(description: str) -> str | None:
+    """The type a description's head noun names: "an American rock band formed in ..." -> the last
+    kind noun before the description's first preposition, relative word or comma; none when a name
+    follows the noun ("the contralto Kerstin Thorborg" describes the name after it)."""
+    head = _DESCRIPTION_END.split(description, maxsplit=1)[0]
+    words = re.findall(r"[\w'’-]+", head)
+    if words and words[-1][:1].isupper() and len(words) > 1:
+        return None
+    lowered = [w.lower() for w in words]
+    kinds = [kind for i, w in enumerate(lowered) if (kind := _kind_noun(w, lowered[i - 1] if i else ""))]
+    return kinds[-1] if kinds else None
+
+
+def _kind_noun(word: str, previous: str) -> str | None:
+    """The kind `word` names, in the singular, or with the word before it ("radio station")."""
+    for form in (f"{previous} {word}", word, word[:-1] if word.endswith("s") else "",
+                 word[:-3] + "y" if word.endswith("ies") else "", word[:-2] if word.endswith("es") else ""):
+        if form and form in V.KIND_NOUNS:
+            return V.KIND_NOUNS[form]
+    return None
+
+
+def _opens_sentence(before: str) -> bool:
+    return before.strip(" \t\"“'‘(").lower() in ("", "the", "a", "an")
+
+
+@context_rule(4)
+def definition(before: str, name: str, after: str) -> str | None:
+    """"Leeds is a city in West Yorkshire", "Queen are a British rock band": what a sentence
+    opening with the name says it is."""
+    found = _COPULA.match(after) if _opens_sentence(before) else None
+    return kind_of(found.group(1)) if found else None
+
+
+@context_rule(3)
+def apposition(before: str, name: str, after: str) -> str | None:
+    """"Trajan, a Roman emperor, ...": a description set off by commas after the name."""
+    found = _APPOSITION.match(after)
+    return kind_of(found.group(1)) if found else None
+
+
+_DESCRIBED = re.compile(r"\b(?:the|a|an|his|her|their|its|fellow)\s+(?:[\w-]+\s+){0,3}?([a-z][a-z-]+)(?:\s+of)?\s*$")
+
+
+@context_rule(3)
+def described_before(before: str, name: str, after: str) -> str | None:
+    """"the band Queen", "the German city of Kiel", "her husband Tom": a kind noun before the name."""
+    found = _DESCRIBED.search(before)
+    if not found or found.group(0).rstrip().endswith(" of") and V.KIND_NOUNS.get(found.group(1)) not in ("place", "organization"):
+        return None
+    return V.KIND_NOUNS.get(found.group(1))
+
+
+@context_rule(3)
+def title_before(before: str, name: str, after: str) -> str | None:
+    """"Dr. Grace Hopper", "Sir Isaac Newton": a title before the name."""
+    previous = before.split()[-1].lower().strip(".") if before.split() else ""
+    return "person" if previous in V.TITLES else None
+
+
+_LIFE = re.compile(r"^\s*\((?:born|b\.|née|n\.|c\.\s*)?\s*(?:\d{1,2}\s+\w+\s+|\w+\s+\d{1,2},?\s+)?\d{3,4}\s*[–-]|^\s*\((?:born|b\.|née)\b")
+_PERSON_VERBS = re.compile(r"^\s+(?:was|is)\s+born\b|^\s+(?:died|married|retired|resigned)\b|"
+                           r"^\s*['’]s?\s+(?:wife|husband|son|daughter|father|mother|brother|sister|widow|widower|"
+                           r"parents|family|children|death|birth|funeral|grave|girlfriend|boyfriend|childhood)\b")
+
+
+@context_rule(3)
+def life_dates(before: str, name: str, after: str) -> str | None:
+    """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"."""
+    return "person" if _LIFE.match(after) else None
+
+
+@context_rule(2)
+def person_verb(before: str, name: str, after: str) -> str | None:
+    """"X was born", "X died", "X's wife": what only people do or have."""
+    return "person" if _PERSON_VERBS.match(after) else None
+
+
+_PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headquartered|buried|lives|lived|"
+                           r"grew up|settled|emigrated|moved|relocated)\s+(?:in|at|to|near)(?:\s+the)?\s*$|"
+                           r"\b(?:near|outside|(?:north|south|east|west|northeast|northwest|southeast|southwest)"
+                           r"(?:ern)?\s+(?:part\s+)?of|capital\s+of|suburb\s+of|outskirts\s+of)\s*$")
+
+
+@context_rule(2)
+def place_preposition(before: str, name: str, after: str) -> str | None:
+    """"born in Leeds", "north of Kiel", "the capital of Syria"."""
+    return "place" if _PLACE_BEFORE.search(before) else None
+
+
+_IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
+
+
+@context_rule(0.5)
+def in_place(before: str, name: str, after: str) -> str | None:
+    """"in Samborondón": a place more often than not (a work or a body in which something is
+    has stronger evidence of its own)."""
+    return "place" if _IN.search(before) and not re.match(r"^\s*\d", after) else None
+
+
+@context_rule(2)
+def place_pair(before: str, name: str, after: str) -> str | None:
+    """"Springfield, Illinois", "Miami Shores, Florida": a place and the place it is in."""
+    found = re.match(r"^,\s+([A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2})", after)
+    return "place" if found and gazetteer.is_place(found.group(1)) and not gazetteer.is_place(name) else None
+
+
+_ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|played\s+for|plays\s+for|"
+                         r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
+                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through|by))"
+                         r"(?:\s+the)?\s*$")
+
+
+@context_rule(2)
+def organization_verb(before: str, name: str, after: str) -> str | None:
+    """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images"."""
+    return "organization" if _ORG_BEFORE.search(before) else None
