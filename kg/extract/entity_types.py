@@ -106,13 +106,20 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
     if joint is not None and lowered[joint - 1] in V.KIND_HEADS:  # "University of Kent", "Committee on ..."
         head = lowered[joint - 1]
         return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
-    last = len(words) - 1
-    while last > 0 and re.fullmatch(r"\d+[A-Za-z]?", words[last]):
-        last -= 1  # "U.S. Route 20", "State Highway 9": the word before the number
-    if lowered[last] in V.KIND_HEADS and words[last][:1].isupper():
-        return V.KIND_HEADS[lowered[last]]
     if lowered[0] in V.LEADING_KINDS:
         return V.LEADING_KINDS[lowered[0]]
+    for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
+        kind = _head_kind(lowered[at])
+        if kind and words[at][:1].isupper():
+            return kind
+    return None
+
+
+def _head_kind(word: str) -> str | None:
+    """The kind a name's word says, in the singular too ("Pacific Oceans")."""
+    for form in (word, word[:-1] if word.endswith("s") else "", word[:-3] + "y" if word.endswith("ies") else ""):
+        if form in V.KIND_HEADS:
+            return V.KIND_HEADS[form]
     return None
 
 
@@ -157,8 +164,8 @@ def _person_words(words: list[str]) -> bool:
     if not all(_NAME_WORD.fullmatch(w) or _INITIAL.fullmatch(w) or w in ("-", "–") or w.lower() in V.NAME_PARTICLES
                for w in words):
         return False
-    if words[-1].lower() in V.KIND_HEADS or words[0].lower() in V.LEADING_KINDS:
-        return False
+    if words[-1].lower() in V.KIND_HEADS or words[0].lower() in V.LEADING_KINDS or words[0].lower() in V.NATIONALITIES:
+        return False  # "Paisley Park", "River Liffey", "Swedish Riksdag"
     return len(words) < 2 or not gazetteer.is_country(words[-1])
 
 
@@ -256,23 +263,41 @@ def definition(before: str, name: str, after: str) -> str | None:
     return kind_of(found.group(1)) if found else None
 
 
+_AFTER_PREPOSITION = re.compile(r"\b(?:in|at|on|of|from|to|near|into|by|with)(?:\s+the)?\s*$", re.IGNORECASE)
+
+
 @context_rule(3)
 def apposition(before: str, name: str, after: str) -> str | None:
-    """"Trajan, a Roman emperor, ...": a description set off by commas after the name."""
-    found = _APPOSITION.match(after)
+    """"Trajan, a Roman emperor, ...": a description set off by commas after the name (not after
+    a preposition: "born in Münsingen, the third child of ..." describes the sentence's subject)."""
+    found = _APPOSITION.match(after) if not _AFTER_PREPOSITION.search(before) else None
     return kind_of(found.group(1)) if found else None
 
 
-_DESCRIBED = re.compile(r"\b(?:the|a|an|his|her|their|its|fellow)\s+(?:[\w-]+\s+){0,3}?([a-z][a-z-]+)(?:\s+of)?\s*$")
+_DESCRIBED = re.compile(r"(?:^|\s)([a-z][a-z-]+)(\s+of(?:\s+the)?)?\s*$")
 
 
 @context_rule(3)
 def described_before(before: str, name: str, after: str) -> str | None:
-    """"the band Queen", "the German city of Kiel", "her husband Tom": a kind noun before the name."""
+    """"the band Queen", "electronic music band Ladytron", "the city of Kiel", "her husband Tom":
+    a kind noun right before the name (before "of", only a place's or organisation's)."""
     found = _DESCRIBED.search(before)
-    if not found or found.group(0).rstrip().endswith(" of") and V.KIND_NOUNS.get(found.group(1)) not in ("place", "organization"):
+    kind = V.KIND_NOUNS.get(found.group(1)) if found else None
+    if found and found.group(2) and kind not in ("place", "organization"):
         return None
-    return V.KIND_NOUNS.get(found.group(1))
+    return kind
+
+
+_KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
+
+
+@context_rule(1.5)
+def described_after(before: str, name: str, after: str) -> str | None:
+    """"the MAPAR party", "Revolution newspaper", "the Yangtze river": an organisation's or place's
+    kind noun right after the name (not a work's or person's: "a Beatles song", "Hollywood actor")."""
+    found = _KIND_AFTER.match(after)
+    kind = V.KIND_NOUNS.get(found.group(1)) if found else None
+    return kind if kind in ("place", "organization") else None
 
 
 @context_rule(3)
@@ -329,7 +354,7 @@ def place_pair(before: str, name: str, after: str) -> str | None:
     return "place" if found and gazetteer.is_place(found.group(1)) and not gazetteer.is_place(name) else None
 
 
-_ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|played\s+for|plays\s+for|"
+_ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
                          r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
                          r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through|by))"
                          r"(?:\s+the)?\s*$")
@@ -339,3 +364,56 @@ _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|play
 def organization_verb(before: str, name: str, after: str) -> str | None:
     """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images"."""
     return "organization" if _ORG_BEFORE.search(before) else None
+
+
+_RELATIVE = re.compile(r"^\s*,?\s*(who|whom|whose|where)\b")
+
+
+@context_rule(2)
+def relative_word(before: str, name: str, after: str) -> str | None:
+    """"Thabo Mbeki, who ...", "Volhynia, where ...": the relative word a clause about the name opens with."""
+    found = _RELATIVE.match(after)
+    return None if not found else "place" if found.group(1) == "where" else "person"
+
+
+_SUBJECT_OF = [
+    ("place", re.compile(r"^\s+(?:is|was|are|were)\s+(?:located|situated)\b|^\s+(?:flows|flowed|borders|bordered)\b")),
+    ("person", re.compile(r"^\s+(?:said|told|stated|recalled|scored|starred|sang|resigned|retired)\b|"
+                          r"^\s+and\s+(?:his|her)\s")),
+    ("organization", re.compile(r"^\s+(?:announced|acquired|merged|employs|employed|manufactures|manufactured)\b")),
+]
+
+
+@context_rule(1.5)
+def subject_verb(before: str, name: str, after: str) -> str | None:
+    """"Kremmling is located ...", "Zuma said ...", "Nokia acquired ...": a verb of one kind of subject."""
+    return next((type_ for type_, pattern in _SUBJECT_OF if pattern.match(after)), None)
+
+
+_OF_KIND = [
+    ("place", re.compile(r"\b(?:mayor|governor|city|town|village|province|county|state|region|people|citizens|"
+                         r"residents|inhabitants|history|geography|population|coast|interior)\s+of(?:\s+the)?\s*$")),
+    ("organization", re.compile(r"\b(?:member|members|founder|co-founder|chairman|chairwoman|CEO|subsidiary|division|"
+                                r"employees|headquarters|shareholders|frontman|lead\s+singer|lineup)\s+of(?:\s+the)?\s*$")),
+]
+
+
+@context_rule(2)
+def kind_of_name(before: str, name: str, after: str) -> str | None:
+    """"the mayor of Kiel", "a founder of Idealab": what the word before "of" is of."""
+    return next((type_ for type_, pattern in _OF_KIND if pattern.search(before)), None)
+
+
+_LISTED = re.compile(r"^(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$")
+
+
+def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[int]]:
+    """Runs of names a sentence lists ("Nokia, Intel and Taito"): indexes into `spans`, which are
+    (start, end) of the mentions in order; a run has two or more."""
+    runs: list[list[int]] = []
+    for i in range(len(spans)):
+        if i and _LISTED.match(sentence[spans[i - 1][1] : spans[i][0]]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [run for run in runs if len(run) > 1]

@@ -16,7 +16,7 @@ from kg.extract import ExtractionContext, Extractor
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract import gazetteer
-from kg.extract.entity_types import context_votes, decide, name_votes, typed
+from kg.extract.entity_types import context_votes, decide, listed_together, name_votes, typed
 
 # The type a discovery rule knows a name to have: a quoted title, a role's holder, an office; a
 # nationality above all ("the Swedish government": what follows does not make it a person).
@@ -583,9 +583,19 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             entity = registry.entities[mention.key]
             for _, type_, weight in context_votes(sentence[: mention.start], name, after):
                 entity.vote(type_, weight)
+    # Names listed together are of a kind ("Nokia, Intel and Taito"): the typed ones vote for the others.
+    for (start, end), found in zip(spans, mentions, strict=True):
+        for run in listed_together(text[start:end], [(m.start, m.end) for m in found]):
+            members = [registry.entities[found[i].key] for i in run]
+            kinds = [m.type for m in members if typed(m.type)]
+            for member in members:
+                if not typed(member.type):
+                    for kind in kinds:
+                        member.vote(kind, LIST_WEIGHT)
 
 
 PRONOUN_WEIGHT = 2.0
+LIST_WEIGHT = 1.0
 
 _BASE_CONFIDENCE = {
     ClaimType.definition: 0.85, ClaimType.quantity: 0.8, ClaimType.date: 0.8, ClaimType.relation: 0.75,

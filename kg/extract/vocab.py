@@ -341,7 +341,7 @@ KINDS_BEFORE_OF = {"house": "organization", "church": "organization"}
 # Words naming a part of a place: "Southern Sudan", "East Asia", "Greater Manchester".
 PLACE_PARTS = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper",
                "lower", "greater", "inner", "outer", "northeast", "northwest", "southeast", "southwest", "northeastern",
-               "northwestern", "southeastern", "southwestern", "middle", "old", "new"}
+               "northwestern", "southeastern", "southwestern", "middle", "old", "new", "mainland"}
 # A name's first word that says what it is: "Mount Elbert", "Lake Placid", "Fort Wentworth".
 LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "place", "cape": "place", "isle": "place",
                  "loch": "place", "river": "place", "glen": "place", "río": "place", "rio": "place", "lac": "place", "monte": "place",
