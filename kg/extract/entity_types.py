@@ -108,6 +108,8 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
     if lowered[0] in V.LEADING_KINDS:
         return V.LEADING_KINDS[lowered[0]]
+    if joint is not None:
+        return None  # "Speaker of the House of Commons": what follows "of" is another name's
     for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
         kind = _head_kind(lowered[at])
         if kind and words[at][:1].isupper():
