@@ -19,7 +19,9 @@ from kg.extract import gazetteer
 from kg.extract import vocab as V
 
 # Types a reader can navigate by, in the order ties are broken; anything else is a concept.
-TYPES = ("person", "organization", "place", "event", "work", "nationality", "office")
+TYPES = ("person", "organization", "place", "event", "work", "nationality", "office", "disease", "gene or protein",
+         "cell type", "organism", "chemical")
+SCIENCE_KINDS = frozenset({"disease", "gene or protein", "cell type", "organism", "chemical"})
 UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": graphs from before heuristic-4
 DEFAULT = "concept"
 
@@ -112,7 +114,7 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         return None  # "Speaker of the House of Commons": what follows "of" is another name's
     for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
         kind = _head_kind(lowered[at])
-        if kind and words[at][:1].isupper():
+        if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
             return kind
     return None
 
@@ -129,6 +131,27 @@ def _head_kind(word: str) -> str | None:
 def part_of_place(words: list[str], lowered: list[str]) -> str | None:
     """"Southern Sudan", "East Asia", "Greater Caucasus": a part of a known place."""
     return "place" if len(words) >= 2 and lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])) else None
+
+
+_DISEASE_END = re.compile(r"[a-z]{3,}(?:itis|a?emia)|[a-z]{5,}pathy")  # "arthritis", "ischemia", "neuropathy"
+_TUMOUR_END = re.compile(r"[a-z]{4,}omas?")  # "melanoma", "carcinomas" (a common noun: "Oklahoma" is no tumour)
+
+
+@name_rule(2)
+def disease_suffix(words: list[str], lowered: list[str]) -> str | None:
+    """A name ending in a disease's suffix: "rheumatoid arthritis", "hepatocellular carcinoma"."""
+    if _DISEASE_END.fullmatch(lowered[-1]):
+        return "disease"
+    return "disease" if _TUMOUR_END.fullmatch(words[-1]) else None
+
+
+@name_rule(3)
+def hyphen_head(words: list[str], lowered: list[str]) -> str | None:
+    """"T-cell", "B-cells": a one-word compound whose last part is a kind."""
+    if len(words) != 1 or "-" not in lowered[0]:
+        return None
+    head = lowered[0].rsplit("-", 1)[1]
+    return _head_kind(head) if head else None
 
 
 @name_rule(3.5)
@@ -237,11 +260,11 @@ def kind_of(description: str) -> str | None:
     follows the noun ("the contralto Kerstin Thorborg" describes the name after it)."""
     head = _DESCRIPTION_END.split(description, maxsplit=1)[0]
     words = re.findall(r"[\w'’-]+", head)
-    if words and words[-1][:1].isupper() and len(words) > 1:
-        return None
     lowered = [w.lower() for w in words]
-    kinds = [kind for i, w in enumerate(lowered) if (kind := _kind_noun(w, lowered[i - 1] if i else ""))]
-    return kinds[-1] if kinds else None
+    kinds = [(i, kind) for i, w in enumerate(lowered) if (kind := _kind_noun(w, lowered[i - 1] if i else ""))]
+    if not kinds or any(w[:1].isupper() for w in words[kinds[-1][0] + 1 :]):
+        return None
+    return kinds[-1][1]
 
 
 def _kind_noun(word: str, previous: str) -> str | None:
@@ -340,13 +363,20 @@ def place_preposition(before: str, name: str, after: str) -> str | None:
 
 
 _IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
+# After a place, the clause ends or goes on with a preposition or conjunction; a noun after the name
+# makes it a modifier ("in Drosophila cells", "in HIV infection").
+_CLAUSE_GOES_ON = re.compile(r"^(?:\s*[,.;:)!?]|\s*$|\s+(?:in|on|at|and|or|but|from|to|during|since|until|where|when|for|"
+                             r"with|as|by|between|near|before|after|under|which|who|that|was|is|were|are|had|has)\b)")
 
 
 @context_rule(0.5)
 def in_place(before: str, name: str, after: str) -> str | None:
-    """"in Samborondón": a place more often than not (a work or a body in which something is
-    has stronger evidence of its own)."""
-    return "place" if _IN.search(before) and not re.match(r"^\s*\d", after) else None
+    """"in Samborondón, ...": a place more often than not, when it reads as a proper name and the
+    clause goes on without it modifying a noun (a work or a body in which something is has stronger
+    evidence of its own)."""
+    if not _IN.search(before) or not _CLAUSE_GOES_ON.match(after):
+        return None
+    return "place" if all(_NAME_WORD.fullmatch(w) for w in name.split()) else None
 
 
 @context_rule(2)

@@ -12,16 +12,10 @@ import functools
 import re
 from dataclasses import dataclass, field
 
-from kg.extract import ExtractionContext, Extractor
+from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
-from kg.extract import gazetteer
 from kg.extract.entity_types import context_votes, decide, listed_together, name_votes, typed
-
-# The type a discovery rule knows a name to have: a quoted title, a role's holder, an office; a
-# nationality above all ("the Swedish government": what follows does not make it a person).
-GIVEN_WEIGHT = 3.0
-GIVEN_WEIGHTS = {"nationality": 6.0}
 from kg.extract.facets import (
     CONJUNCTIONS,
     NUMBER,
@@ -31,10 +25,16 @@ from kg.extract.facets import (
     unit_of,
     validity,
 )
-from kg.extract.reference import Reference, reference_at_start, referent, standalone
+from kg.extract.filters import not_a_name
+from kg.extract.reference import Reference, fit, reference_at_start, referent, standalone
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
 from kg.names import name_key, name_variants
 from kg.text import PlainText, sentences, to_plain
+
+# The type a discovery rule knows a name to have: a quoted title, a role's holder, an office; a
+# nationality above all ("the Swedish government": what follows does not make it a person).
+GIVEN_WEIGHT = 3.0
+GIVEN_WEIGHTS = {"nationality": 6.0}
 
 # Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
 _UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
@@ -221,7 +221,7 @@ class _Registry:
         that found it knows it to be ("nationality", "work", ...); its form votes too (entity_types)."""
         name = " ".join(name.split()).strip(" .,;:")
         key = name_key(name)
-        if not key or len(key) < 2 or len(name) > 120 or key in V.STOP_CAPS:
+        if not key or len(key) < 2 or len(name) > 120 or key in V.STOP_CAPS or not_a_name(name):
             return None
         existing = self.key_of(name)
         if existing is None and alias and name_key(alias) in self.alias_to_key:
@@ -238,7 +238,7 @@ class _Registry:
         entity.vote_once(name, "found as", type_, GIVEN_WEIGHTS.get(type_, GIVEN_WEIGHT))
         if (name, "") not in entity.voted:
             entity.voted.add((name, ""))
-            for rule, voted_type, weight in name_votes(name):
+            for _rule, voted_type, weight in name_votes(name):
                 entity.vote(voted_type, weight)
         if alias and name_key(alias) and name_key(alias) != existing:
             entity.aliases.add(" ".join(alias.split()))
@@ -265,8 +265,10 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
 class HeuristicExtractor(Extractor):
     name = "heuristic"
     # 2: subjects of pronouns and descriptions resolved; standalone text. 3: names' boundaries
-    # ("X of Y", "A and B Railroad", possessive places, nicknames, spaced hyphens), full names folded
-    version = "heuristic-3"
+    # ("X of Y", "A and B Railroad", possessive places, nicknames, spaced hyphens), full names folded.
+    # 4: types from names, gazetteers and context (kg/extract/entity_types.py), no "named";
+    # statistical notation, lone roman numerals and modifier fragments are no entities
+    version = "heuristic-4"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
@@ -292,8 +294,11 @@ class HeuristicExtractor(Extractor):
                 candidates = [previous[1], previous[2], *candidates]
             referents = [k for k in dict.fromkeys(candidates) if k and k in registry.entities]
             claim = self._claim(plain, start, end, chunk.text[md_start:md_end], finder, registry, referents)
-            person = next((m.key for m in reversed(mentioned) if registry.entities[m.key].type == "person"),
-                          previous[2] if previous else None)
+            # the last person named, or a name that may be one ("Aurangzeb"), for a "He" to come
+            person = next((m.key for m in reversed(mentioned) if registry.entities[m.key].type == "person"), None) or \
+                next((m.key for m in reversed(mentioned) if fit(_HE, registry.entities[m.key].type,
+                                                                 registry.entities[m.key].name)), None) or \
+                (previous[2] if previous else None)
             if claim:
                 claims.append(claim)
                 previous = (end, registry.key_of(claim.subject) or "", person)
@@ -362,7 +367,7 @@ class HeuristicExtractor(Extractor):
             if not nickname:  # 'Jon "Bowzer" Bauman': a nickname, part of the name around it
                 registry.add(title, "work")
         mid_sentence_caps: set[str] = set()
-        candidates: list[tuple[str, bool, str]] = []
+        candidates: list[tuple[str, bool]] = []
         for start, end in spans:
             sentence = text[start:end]
             for m_start, m_end in _name_spans(sentence):
@@ -389,12 +394,12 @@ class HeuristicExtractor(Extractor):
                 follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
                     mid_sentence_caps.add(name_key(name))  # "Colossus was ..." is a name
-                candidates.append((name, at_start, sentence[:m_start]))
+                candidates.append((name, at_start))
             defined = _DEFINED_TERM.match(sentence)
             if defined and defined.group(1).split()[-1] not in _GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
                 registry.add(defined.group(1), "concept")
         lowercase_words = {w for w in re.findall(r"(?<![\w'’-])[a-z][a-z-]+", text)}
-        for name, at_start, before in candidates:
+        for name, at_start in candidates:
             if name.lower() in V.NATIONALITIES or (name.endswith("s") and name[:-1].lower() in V.NATIONALITIES):
                 registry.add(name, "nationality")
                 continue
@@ -595,6 +600,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
 
 
 PRONOUN_WEIGHT = 2.0
+_HE = Reference("pronoun", 1, "person", True)
 LIST_WEIGHT = 1.0
 
 _BASE_CONFIDENCE = {

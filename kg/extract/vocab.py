@@ -311,6 +311,28 @@ _KINDS = {
         incident accident crash scandal trial coup invasion offensive conflict crusade genocide plague
         marathon tournament grand-prix rally regatta exhibition expo fair world-cup derby
         """.split(),
+    # the kinds a scientist reads by: "a rare autoimmune disease", "the kinase PI3K", "dendritic cells"
+    "disease": """
+        disease syndrome disorder cancer carcinoma tumor tumour leukemia leukaemia lymphoma melanoma sarcoma
+        glioma glioblastoma myeloma infection diabetes sclerosis arthritis dementia asthma obesity hypertension
+        malaria tuberculosis influenza pneumonia hepatitis fibrosis cirrhosis anemia anaemia sepsis psoriasis
+        infarction deficiency schizophrenia autism epilepsy atherosclerosis osteoporosis neuropathy retinopathy
+        nephropathy cardiomyopathy colitis dermatitis lupus allergy
+        """.split(),
+    "organism": """
+        virus bacterium bacteria fungus parasite yeast nematode pathogen microbe
+        """.split(),
+    "cell type": """
+        cell lymphocyte macrophage neuron fibroblast monocyte neutrophil platelet erythrocyte keratinocyte
+        hepatocyte adipocyte oocyte astrocyte myocyte cardiomyocyte osteoblast osteoclast microglia
+        """.split(),
+    "gene or protein": """
+        protein receptor kinase enzyme hormone antibody antigen cytokine chemokine interleukin integrin peptide
+        polymerase phosphatase protease transporter gene histone oncogene
+        """.split(),
+    "chemical": """
+        acid oxide peroxide chloride sulfate sulphate nitrate phosphate carbonate hydroxide compound
+        """.split(),
 }
 KIND_NOUNS: dict[str, str] = {word: kind for kind, words in _KINDS.items() for word in words}
 # Two-word kinds whose last word alone would say otherwise: "a radio station" is no place.
@@ -319,8 +341,7 @@ KIND_NOUNS |= {"radio station": "organization", "television station": "organizat
                "football club": "organization", "census-designated place": "place"}
 # A name's last word that says what it is ("Harvard University", "Oakwood Cemetery", "Battle of X"):
 # the kind nouns of places, organisations and events, and the plural or proper heads names take.
-KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k in ("place", "organization", "event")
-                              and " " not in w} | {
+KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k not in ("person", "work") and " " not in w} | {
     "records": "organization", "studios": "organization", "pictures": "organization", "entertainment": "organization",
     "airlines": "organization", "airways": "organization", "motors": "organization", "industries": "organization",
     "holdings": "organization", "systems": "organization", "technologies": "organization", "media": "organization",
@@ -348,8 +369,16 @@ LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "pl
                  "camp": "place", "university": "organization", "bank": "organization", "fk": "organization",
                  "fc": "organization", "sk": "organization", "club": "organization", "cd": "organization",
                  "real": "organization", "sporting": "organization", "universidad": "organization",
-                 "escuela": "organization", "université": "organization", "universität": "organization"}
+                 "escuela": "organization", "université": "organization", "universität": "organization",
+                 "vitamin": "chemical"}
 CORPORATE_SUFFIXES = {"inc", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "co", "bros", "fc", "afc",
                       "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c"}
 SURNAME_PARTICLES = {"von", "van", "de", "da", "di", "du", "del", "della", "der", "den", "le", "la", "dos", "das", "bin",
                      "ibn", "al", "el", "ter", "ten", "zu", "y"}
+# The notation of statistics, as abstracts write it ("95% CI", "OR 1.2", "HR = 0.91", "mean (SD)"):
+# never an entity (kg.extract.filters). Written for kg: the abbreviations of statistics that
+# abstracts of clinical and epidemiological studies use.
+STATISTICAL_NOTATION = {
+    "CI", "CIs", "OR", "ORs", "aOR", "AOR", "aORs", "HR", "HRs", "aHR", "AHR", "RR", "RRs", "aRR", "ARR", "RRR",
+    "SD", "SDs", "SE", "SEs", "SEM", "IQR", "IQRs", "df", "SMD", "WMD", "NNT", "NNH", "ICC", "ICCs", "CV", "LR",
+    "PPV", "NPV", "HPD", "CrI", "CrIs", "OD"}
