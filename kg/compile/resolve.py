@@ -28,9 +28,9 @@ from kg.names import MAX_SLUG, name_key, slugify
 
 GENERIC_TYPES = {"named", "concept", "thing", "other", ""}  # "named": graphs from before heuristic-4
 UNTYPED = "concept"  # what an entity is when nothing says what it is
-# A specific type counts when at least this share of the sources naming an entity give it: one
-# stray "the DNA, which" among a thousand abstracts does not make DNA an organisation.
-MIN_TYPE_SHARE = 0.05
+# A specific type counts when at least this share of the mentions of an entity give it: a few
+# stray votes among many abstracts that say nothing of what "NANOG" is make no organisation of it.
+MIN_TYPE_SHARE = 0.2
 # Titles of people ("Saint" and "St" are left out: "St Louis" is not "Louis").
 TITLE_WORDS = ("mr", "mrs", "ms", "dr", "prof", "professor", "sir", "dame", "lord", "lady", "president", "general",
                "captain")

@@ -140,7 +140,7 @@ _TUMOUR_END = re.compile(r"[a-z]{4,}omas?")  # "melanoma", "carcinomas" (a commo
 @name_rule(2)
 def disease_suffix(words: list[str], lowered: list[str]) -> str | None:
     """A name ending in a disease's suffix: "rheumatoid arthritis", "hepatocellular carcinoma"."""
-    if _DISEASE_END.fullmatch(lowered[-1]):
+    if _DISEASE_END.fullmatch(words[-1]):  # lower case: "Caenorhabditis" is a genus
         return "disease"
     return "disease" if _TUMOUR_END.fullmatch(words[-1]) else None
 
@@ -157,14 +157,16 @@ def hyphen_head(words: list[str], lowered: list[str]) -> str | None:
 @name_rule(3.5)
 def known_place(words: list[str], lowered: list[str]) -> str | None:
     """A country, subdivision, capital, continent, US state or county the gazetteers list."""
+    if len(words) == 1 and not (_title_case(words[0]) or words[0].isupper()):
+        return None  # "HeLa", "CpG": no place is written so
     return "place" if gazetteer.is_place(" ".join(words)) else None
 
 
 @name_rule(1.5)
 def known_city(words: list[str], lowered: list[str]) -> str | None:
     """A city of 15,000 people or more named by one word (many share it with a person: "Florence",
-    "Dante")."""
-    return "place" if len(words) == 1 and gazetteer.is_city(words[0]) else None
+    "Dante"), written as a place's name is ("HeLa" is a cell line)."""
+    return "place" if len(words) == 1 and _title_case(words[0]) and gazetteer.is_city(words[0]) else None
 
 
 @name_rule(3)
@@ -189,23 +191,18 @@ def _person_words(words: list[str]) -> bool:
     if not all(_NAME_WORD.fullmatch(w) or _INITIAL.fullmatch(w) or w in ("-", "–") or w.lower() in V.NAME_PARTICLES
                for w in words):
         return False
-    if words[-1].lower() in V.KIND_HEADS or words[0].lower() in V.LEADING_KINDS or words[0].lower() in V.NATIONALITIES:
-        return False  # "Paisley Park", "River Liffey", "Swedish Riksdag"
+    last, first = words[-1].lower(), words[0].lower()
+    if last in V.KIND_HEADS or last in V.NOT_PERSON_HEADS or first in V.LEADING_KINDS or first in V.NATIONALITIES:
+        return False  # "Paisley Park", "Gene Ontology", "River Liffey", "Swedish Riksdag"
     return len(words) < 2 or not gazetteer.is_country(words[-1])
 
 
 @name_rule(2)
 def first_name(words: list[str], lowered: list[str]) -> str | None:
     """"Kaori Nakamura", "Jean - Nicolas Marrigues": a given name, then more names."""
-    if not 2 <= len(words) <= 6 or lowered[0] not in gazetteer.first_names():
+    if not 2 <= len(words) <= 6 or lowered[0] not in gazetteer.first_names() or not _title_case(words[0]):
         return None
     return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[-1]) else None
-
-
-@name_rule(1)
-def lone_first_name(words: list[str], lowered: list[str]) -> str | None:
-    """"Thomas", "Lena": a given name alone, a person unless something says otherwise."""
-    return "person" if len(words) == 1 and lowered[0] in gazetteer.first_names() and _NAME_WORD.fullmatch(words[0]) else None
 
 
 @name_rule(1.5)
@@ -218,16 +215,21 @@ def family_name(words: list[str], lowered: list[str]) -> str | None:
 
 @name_rule(2)
 def regnal_number(words: list[str], lowered: list[str]) -> str | None:
-    """"Elizabeth II", "Pharasmanes I", "John D. Rockefeller III": a name and a ruler's number."""
-    return "person" if len(words) >= 2 and _REGNAL.fullmatch(words[-1]) and _person_words(words[:-1]) else None
+    """"Elizabeth II", "John D. Rockefeller III": a given name and a ruler's number (not "Pol II",
+    "Myosin II")."""
+    if len(words) < 2 or not _REGNAL.fullmatch(words[-1]) or not _person_words(words[:-1]):
+        return None
+    return "person" if len(words[0]) >= 4 and lowered[0] in gazetteer.first_names() and _title_case(words[0]) else None
 
 
 @name_rule(2)
 def initials(words: list[str], lowered: list[str]) -> str | None:
     """"John W. Mauchly", "J. R. R. Tolkien": initials among capitalised names."""
-    if not 2 <= len(words) <= 5 or not any(_INITIAL.fullmatch(w) for w in words[:-1]):
+    initials = sum(bool(_INITIAL.fullmatch(w)) for w in words[:-1])
+    if not 2 <= len(words) <= 5 or not initials or not _person_words(words) or not _NAME_WORD.fullmatch(words[-1]):
         return None
-    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[-1]) else None
+    # two initials, or one beside a given name ("S. Typhi", "J. Biol" abbreviate a genus, a journal)
+    return "person" if initials >= 2 or lowered[0] in gazetteer.first_names() else None
 
 
 @name_rule(1.5)
@@ -276,6 +278,31 @@ def _kind_noun(word: str, previous: str) -> str | None:
     return None
 
 
+_FUNCTION_WORDS = frozenset("""
+    in on at and or but nor from to during since until where when while for with as by between near before after
+    under over into onto through throughout against among within without about upon via which who whom whose that
+    than then so yet if is are was were be been being has have had do does did will would shall should can could
+    may might must also not never still later now once again only just even both either neither
+    """.split())
+
+
+def heads_its_phrase(after: str) -> bool:
+    """Whether the name is a noun phrase of its own, not a modifier of a noun after it ("KLF2 mRNA",
+    "NMDA receptor", "Treg cells", "Type 2 diabetes"): the sentence goes on with punctuation, another
+    name, a function word or a verb."""
+    found = re.match(r"\s*([A-Za-z][\w'’-]*)", after)
+    if not found or not after[:1].isspace():
+        return True
+    word = found.group(1)
+    return word[:1].isupper() or word in _FUNCTION_WORDS or _verb_like(word)
+
+
+def _verb_like(word: str) -> bool:
+    w = word.lower()
+    return any(w.endswith(suffix) and w[: len(w) - len(suffix)] in V.COMMON_VERBS for suffix in ("", "s", "es", "ed", "d", "ing")) \
+        or (w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS)
+
+
 def _opens_sentence(before: str) -> bool:
     return before.strip(" \t\"“'‘(").lower() in ("", "the", "a", "an")
 
@@ -299,21 +326,38 @@ def apposition(before: str, name: str, after: str) -> str | None:
     return kind_of(found.group(1)) if found else None
 
 
-_DESCRIBED = re.compile(r"(?:^|\s)([a-z][a-z-]+)(\s+of(?:\s+the)?)?\s*$")
+_DESCRIBED = re.compile(r"(?:^|(\S+)\s)([a-z][a-z-]+)(\s+of(?:\s+the)?)?\s*$")
+_PREPOSITIONS = frozenset("in on at of by for with from to into onto via".split())
 
 
 @context_rule(3)
 def described_before(before: str, name: str, after: str) -> str | None:
     """"the band Queen", "electronic music band Ladytron", "the city of Kiel", "her husband Tom":
-    a kind noun right before the name (before "of", only a place's or organisation's)."""
-    found = _DESCRIBED.search(before)
-    kind = V.KIND_NOUNS.get(found.group(1)) if found else None
-    if found and found.group(2) and kind not in ("place", "organization"):
-        return None
+    a kind noun right before the name (before "of", only a place's), which is no verb ("We show X")
+    and follows no preposition ("in yeast X"); a work's after "the" or a possessive ("a novel X" is new)."""
+    found = _DESCRIBED.search(before) if heads_its_phrase(after) else None
+    if not found or _verb_like(found.group(2)) or (found.group(1) or "").lower() in _PREPOSITIONS:
+        return None  # "We show NHEJ", "in yeast NHEJ": no description of the name
+    kind, previous = V.KIND_NOUNS.get(found.group(2)), (found.group(1) or "").lower()
+    if found.group(3) and kind != "place":
+        return None  # "the city of Kiel", not "administration of FTY720"
+    if kind == "work" and previous in ("a", "an", ""):
+        return None  # "the novel Dune", not "a novel F4 population"
     return kind
 
 
 _KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
+_SETS = frozenset({"group", "unit", "division", "family", "society"})  # "the placebo group": a set, no body
+def proper_name(name: str) -> bool:
+    """Every word written as a proper name's, particles aside ("Ludwig van Beethoven", "Nokia")."""
+    return all(_title_case(w) or w.lower() in V.NAME_PARTICLES for w in name.split())
+
+
+def _title_case(word: str) -> bool:
+    """Written as a proper name is: a capital, then lower case ("Łódź", "Baden-Württemberg",
+    "O'Brien"), not "HeLa", "CpG" or "IgE"."""
+    parts = [p for p in re.split(r"[-'’]", word) if p]
+    return word[:1].isupper() and bool(parts) and all(p.isalpha() and (len(p) == 1 or p[1:].islower()) for p in parts)
 
 
 @context_rule(1.5)
@@ -321,18 +365,30 @@ def described_after(before: str, name: str, after: str) -> str | None:
     """"the MAPAR party", "Revolution newspaper", "the Yangtze river": an organisation's or place's
     kind noun right after the name (not a work's or person's: "a Beatles song", "Hollywood actor")."""
     found = _KIND_AFTER.match(after)
-    kind = V.KIND_NOUNS.get(found.group(1)) if found else None
-    return kind if kind in ("place", "organization") else None
+    kind = V.KIND_NOUNS.get(found.group(1)) if found and found.group(1) not in _SETS else None
+    if kind not in ("place", "organization"):
+        return None
+    return kind if " " in name or _title_case(name) else None  # not "CpG island", "HFD group"
+
+
+@context_rule(1)
+def lone_first_name(before: str, name: str, after: str) -> str | None:
+    """"Thomas", "Lena": a given name alone is a person unless something says otherwise, when it
+    heads its phrase ("Candida albicans" is a yeast) and is long enough to tell ("Pol", "Cas")."""
+    if " " in name or len(name) < 4 or not _title_case(name) or name.lower() not in gazetteer.first_names():
+        return None
+    return "person" if heads_its_phrase(after) else None
 
 
 @context_rule(3)
 def title_before(before: str, name: str, after: str) -> str | None:
     """"Dr. Grace Hopper", "Sir Isaac Newton": a title before the name."""
     previous = before.split()[-1].lower().strip(".") if before.split() else ""
-    return "person" if previous in V.TITLES else None
+    return "person" if previous in V.TITLES and heads_its_phrase(after) else None
 
 
 _LIFE = re.compile(r"^\s*\((?:born|b\.|née|n\.|c\.\s*)?\s*(?:\d{1,2}\s+\w+\s+|\w+\s+\d{1,2},?\s+)?\d{3,4}\s*[–-]|^\s*\((?:born|b\.|née)\b")
+_BORN = re.compile(r"^\s*\((?:born|b\.|née)\b")
 _PERSON_VERBS = re.compile(r"^\s+(?:was|is)\s+born\b|^\s+(?:died|married|retired|resigned)\b|"
                            r"^\s*['’]s?\s+(?:wife|husband|son|daughter|father|mother|brother|sister|widow|widower|"
                            r"parents|family|children|death|birth|funeral|grave|girlfriend|boyfriend|childhood)\b")
@@ -340,8 +396,12 @@ _PERSON_VERBS = re.compile(r"^\s+(?:was|is)\s+born\b|^\s+(?:died|married|retired
 
 @context_rule(3)
 def life_dates(before: str, name: str, after: str) -> str | None:
-    """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"."""
-    return "person" if _LIFE.match(after) else None
+    """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"; years alone
+    only after a name that reads as a person's ("MEDLINE (1966-2005)" is a database's range)."""
+    found = _LIFE.match(after)
+    if not found:
+        return None
+    return "person" if _BORN.match(after) or _person_words(name.split()) else None
 
 
 @context_rule(2)
@@ -359,24 +419,20 @@ _PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headqu
 @context_rule(2)
 def place_preposition(before: str, name: str, after: str) -> str | None:
     """"born in Leeds", "north of Kiel", "the capital of Syria"."""
-    return "place" if _PLACE_BEFORE.search(before) else None
+    return "place" if _PLACE_BEFORE.search(before) and heads_its_phrase(after) else None
 
 
 _IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
-# After a place, the clause ends or goes on with a preposition or conjunction; a noun after the name
-# makes it a modifier ("in Drosophila cells", "in HIV infection").
-_CLAUSE_GOES_ON = re.compile(r"^(?:\s*[,.;:)!?]|\s*$|\s+(?:in|on|at|and|or|but|from|to|during|since|until|where|when|for|"
-                             r"with|as|by|between|near|before|after|under|which|who|that|was|is|were|are|had|has)\b)")
 
 
 @context_rule(0.5)
 def in_place(before: str, name: str, after: str) -> str | None:
-    """"in Samborondón, ...": a place more often than not, when it reads as a proper name and the
-    clause goes on without it modifying a noun (a work or a body in which something is has stronger
-    evidence of its own)."""
-    if not _IN.search(before) or not _CLAUSE_GOES_ON.match(after):
+    """"in Miami Shores", "in Old Bohumín": a name of several proper words after "in" is a place more
+    often than not (one word is as often an organism or a database: "in Drosophila", "in Embase")."""
+    words = name.split()
+    if len(words) < 2 or not _IN.search(before) or not heads_its_phrase(after):
         return None
-    return "place" if all(_NAME_WORD.fullmatch(w) for w in name.split()) else None
+    return "place" if all(_title_case(w) for w in words) else None
 
 
 @context_rule(2)
@@ -395,10 +451,10 @@ _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:p
 @context_rule(2)
 def organization_verb(before: str, name: str, after: str) -> str | None:
     """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images"."""
-    return "organization" if _ORG_BEFORE.search(before) else None
+    return "organization" if _ORG_BEFORE.search(before) and heads_its_phrase(after) else None
 
 
-_RELATIVE = re.compile(r"^\s*,?\s*(who|whom|whose|where)\b")
+_RELATIVE = re.compile(r"^\s*,\s*(who|whom|whose|where)\b")  # with its comma: "patients with CVD who ..." is no person
 
 
 @context_rule(2)
@@ -424,7 +480,7 @@ def subject_verb(before: str, name: str, after: str) -> str | None:
 
 _OF_KIND = [
     ("place", re.compile(r"\b(?:mayor|governor|city|town|village|province|county|state|region|people|citizens|"
-                         r"residents|inhabitants|history|geography|population|coast|interior)\s+of(?:\s+the)?\s*$")),
+                         r"residents|inhabitants|coast|interior)\s+of(?:\s+the)?\s*$")),
     ("organization", re.compile(r"\b(?:member|members|founder|co-founder|chairman|chairwoman|CEO|subsidiary|division|"
                                 r"employees|headquarters|shareholders|frontman|lead\s+singer|lineup)\s+of(?:\s+the)?\s*$")),
 ]
@@ -433,6 +489,8 @@ _OF_KIND = [
 @context_rule(2)
 def kind_of_name(before: str, name: str, after: str) -> str | None:
     """"the mayor of Kiel", "a founder of Idealab": what the word before "of" is of."""
+    if not heads_its_phrase(after):
+        return None
     return next((type_ for type_, pattern in _OF_KIND if pattern.search(before)), None)
 
 

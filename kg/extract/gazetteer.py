@@ -16,12 +16,14 @@ from __future__ import annotations
 import functools
 import re
 
+from kg.extract import vocab as V
 from kg.names import name_key
 
-# Country abbreviations English writes that no package lists as a name (the ISO codes are no
-# names: "IT", "AD" and "HR" mean other things in most texts).
+# Short names of countries English writes that no package lists (the ISO codes are no names:
+# "IT", "AD" and "HR" mean other things in most texts).
 COUNTRY_ABBREVIATIONS = {"US": "United States", "USA": "United States", "UK": "United Kingdom",
-                         "UAE": "United Arab Emirates", "USSR": "Soviet Union", "EU": "European Union"}
+                         "UAE": "United Arab Emirates", "USSR": "Soviet Union", "EU": "European Union",
+                         "America": "United States", "Britain": "United Kingdom"}
 _CODE = re.compile(r"[A-Z]{2,3}")
 
 
@@ -66,8 +68,10 @@ def demonyms() -> dict[str, str]:
 
 
 def is_place(name: str) -> bool:
-    """A country, former country, subdivision, capital, continent, US state or county."""
-    return name.strip(".") in COUNTRY_ABBREVIATIONS or name_key(name) in places()
+    """A country, former country, subdivision, capital, continent, US state or county (not a
+    subdivision named by a direction alone: "Western", "Central")."""
+    key = name_key(name)
+    return name.strip(".") in COUNTRY_ABBREVIATIONS or (key in places() and key not in V.PLACE_PARTS)
 
 
 def is_country(name: str) -> bool:
@@ -124,8 +128,11 @@ def _regions() -> set[str]:
 
 @functools.cache
 def first_names() -> frozenset[str]:
-    """Given names (lowercase) of the locales Faker writes in Latin script."""
-    return _faker_names(("first_names", "first_names_male", "first_names_female"))
+    """Given names (lowercase) of the locales Faker writes in Latin script, less the common English
+    words of Faker's own word list ("Little", "Summer", "Major", "May" are words first)."""
+    from faker.providers.lorem.en_US import Provider as Words
+
+    return _faker_names(("first_names", "first_names_male", "first_names_female")) - frozenset(Words.word_list)
 
 
 @functools.cache

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 
 from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
-from kg.extract.entity_types import context_votes, decide, listed_together, name_votes, typed
+from kg.extract.entity_types import context_votes, decide, listed_together, name_votes, proper_name, typed
 from kg.extract.facets import (
     CONJUNCTIONS,
     NUMBER,
@@ -592,16 +593,26 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
     for (start, end), found in zip(spans, mentions, strict=True):
         for run in listed_together(text[start:end], [(m.start, m.end) for m in found]):
             members = [registry.entities[found[i].key] for i in run]
-            kinds = [m.type for m in members if typed(m.type)]
+            if not all(proper_name(m.name) for m in members):
+                continue  # symbols and codes ("VCAM-1", "Cdks") carry no kind for their neighbours
+            kinds = Counter(m.type for m in members if typed(m.type))
+            if len(kinds) != 1:
+                continue  # nothing typed, or the typed ones disagree
+            kind, count = next(iter(kinds.items()))
+            if kind not in LISTED_KINDS and count < 2:
+                continue
             for member in members:
                 if not typed(member.type):
-                    for kind in kinds:
-                        member.vote(kind, LIST_WEIGHT)
+                    member.vote(kind, LIST_WEIGHT * count)
 
 
 PRONOUN_WEIGHT = 2.0
 _HE = Reference("pronoun", 1, "person", True)
 LIST_WEIGHT = 1.0
+# The kinds one typed name passes on to the names listed with it: places and organisations are
+# listed with their like; a list with one person is as often of people and works, or people and
+# bands (Re-DocRED's first half), so other kinds pass on when two names of the list agree.
+LISTED_KINDS = frozenset({"place", "organization"})
 
 _BASE_CONFIDENCE = {
     ClaimType.definition: 0.85, ClaimType.quantity: 0.8, ClaimType.date: 0.8, ClaimType.relation: 0.75,
@@ -871,7 +882,8 @@ def _fold_surnames(registry: _Registry) -> None:
         owner.aliases.add(entity.name)
         owner.aliases.update(entity.aliases)
         owner.absorb(entity)
-        owner.vote_once(owner.name, "surname folded", "person", GIVEN_WEIGHT)
+        if owner.name.split()[0].lower() in gazetteer.first_names():  # "Turing" -> "Alan Turing"; not "Misregulated CDKs"
+            owner.vote_once(owner.name, "surname folded", "person", GIVEN_WEIGHT)
         del registry.entities[key]
         for alias, target in list(registry.alias_to_key.items()):
             if target == key:

@@ -289,12 +289,12 @@ _KINDS = {
         college school academy institute institution agency party union association society foundation
         charity council committee commission ministry department government administration army navy
         force regiment division brigade battalion squadron corps militia police newspaper magazine tabloid
-        broadcaster network channel airline carrier bank publisher studio retailer chain supermarket
+        broadcaster network channel airline carrier bank publisher studio retailer supermarket
         conglomerate subsidiary startup developer consortium cooperative federation confederation league
         alliance coalition movement order court parliament legislature assembly senate congress cabinet
         tribunal gang cartel syndicate denomination sect congregation monastery-order fraternity sorority
         bureau office authority board trust fund laboratory lab think-tank nonprofit non-profit ngo
-        distributor operator provider insurer exchange dynasty
+        distributor operator provider insurer exchange dynasty clinic
         """.split(),
     "work": """
         film movie album song single ep book novel novella series show sitcom soap documentary play opera
@@ -308,7 +308,7 @@ _KINDS = {
         festival tournament championship championships competition contest race match olympics games cup
         final finals season summit ceremony earthquake hurricane typhoon cyclone storm flood famine disaster
         massacre attack bombing crisis protest strike riot riots expedition tour concert pandemic epidemic
-        incident accident crash scandal trial coup invasion offensive conflict crusade genocide plague
+        accident crash scandal coup invasion offensive conflict crusade genocide plague
         marathon tournament grand-prix rally regatta exhibition expo fair world-cup derby
         """.split(),
     # the kinds a scientist reads by: "a rare autoimmune disease", "the kinase PI3K", "dendritic cells"
@@ -351,12 +351,21 @@ KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k not in ("
     "heights": "place", "springs": "place", "shores": "place", "mountains": "place", "hills": "place",
     "lakes": "place", "islands": "place", "rapids": "place", "woods": "place", "fields": "place", "drive": "place",
     "way": "place", "row": "place", "runway": "place", "corridor": "place", "pass": "place", "reservation": "place",
+    "area": "place", "monument": "place", "subway": "place", "tramway": "place", "camp": "place", "zone": "place",
     "awards": "event", "olympiad": "event", "paralympics": "event", "playoffs": "event",
 }
 for _word in ("star", "moon", "channel", "plain", "fair", "mine", "count"):
     KIND_HEADS.pop(_word, None)  # heads of other things as often: "Blue Moon", "English Channel", "Fair Game"
 KIND_HEADS |= {"works": "organization", "initiative": "organization", "legion": "organization", "nations": "organization",
                "group": "organization", "exchange": "organization"}
+# A name's last word that makes it no person's, though it says no kind: "Gene Ontology", "Beck
+# Depression Inventory", "Framingham Heart Study", "Health Study II".
+NOT_PERSON_HEADS = {
+    "study", "studies", "survey", "analysis", "ontology", "trial", "trials", "project", "programme", "program",
+    "database", "inventory", "scale", "questionnaire", "index", "score", "test", "model", "method", "assay",
+    "register", "registry", "criteria", "guideline", "guidelines", "manual", "classification", "system", "pathway",
+    "cycle", "effect", "theory", "law", "syndrome", "disease", "equation", "algorithm", "software", "tool",
+    "results", "report", "review", "statement", "award", "prize", "medal", "cup", "trophy"}
 # Before "of", a kind word may name another kind: "House of Commons", "House of Bourbon" (not "Dunn House").
 KINDS_BEFORE_OF = {"house": "organization", "church": "organization"}
 # Words naming a part of a place: "Southern Sudan", "East Asia", "Greater Manchester".
