@@ -16,7 +16,14 @@ from dataclasses import dataclass, field
 from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
-from kg.extract.entity_types import context_votes, decide, listed_together, name_votes, proper_name, typed
+from kg.extract.entity_types import (
+    context_votes,
+    decide,
+    listed_together,
+    name_votes,
+    proper_name,
+    typed,
+)
 from kg.extract.facets import (
     CONJUNCTIONS,
     NUMBER,
