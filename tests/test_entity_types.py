@@ -84,7 +84,7 @@ def test_a_name_is_no_person_when_it_says_it_is_something_else() -> None:
 def test_decide_takes_the_heaviest_type_and_concept_when_none() -> None:
     assert entity_types.decide({}) == "concept"
     assert entity_types.decide({"place": 3.5, "person": 1.0}) == "place"
-    assert entity_types.decide({"place": 2.0, "person": 2.0}) == "person"  # ties: the order of TYPES
+    assert entity_types.decide({"place": 2.0, "person": 2.0}) == "place"  # ties: the order of TYPES
 
 
 def test_gazetteers_come_from_packages() -> None:

@@ -19,7 +19,7 @@ from kg.extract import gazetteer
 from kg.extract import vocab as V
 
 # Types a reader can navigate by, in the order ties are broken; anything else is a concept.
-TYPES = ("person", "organization", "place", "event", "work", "nationality", "office", "disease", "gene or protein",
+TYPES = ("organization", "place", "person", "event", "work", "nationality", "office", "disease", "gene or protein",
          "cell type", "organism", "chemical")
 SCIENCE_KINDS = frozenset({"disease", "gene or protein", "cell type", "organism", "chemical"})
 UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": graphs from before heuristic-4
@@ -278,6 +278,7 @@ def _kind_noun(word: str, previous: str) -> str | None:
     return None
 
 
+_DETERMINERS = frozenset({"a", "an", "the"})
 _FUNCTION_WORDS = frozenset("""
     in on at and or but nor from to during since until where when while for with as by between near before after
     under over into onto through throughout against among within without about upon via which who whom whose that
@@ -323,7 +324,9 @@ def apposition(before: str, name: str, after: str) -> str | None:
     """"Trajan, a Roman emperor, ...": a description set off by commas after the name (not after
     a preposition: "born in Münsingen, the third child of ..." describes the sentence's subject)."""
     found = _APPOSITION.match(after) if not _AFTER_PREPOSITION.search(before) else None
-    return kind_of(found.group(1)) if found else None
+    if not found or any(w in _FUNCTION_WORDS - _DETERMINERS or _verb_like(w) for w in found.group(1).split()[:6]):
+        return None  # "In small RCTs, a single-sequence method may not ...": the sentence's subject, no apposition
+    return kind_of(found.group(1))
 
 
 _DESCRIBED = re.compile(r"(?:^|(\S+)\s)([a-z][a-z-]+)(\s+of(?:\s+the)?)?\s*$")
@@ -444,7 +447,7 @@ def place_pair(before: str, name: str, after: str) -> str | None:
 
 _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
                          r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
-                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through|by))"
+                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through))"
                          r"(?:\s+the)?\s*$")
 
 
@@ -461,7 +464,9 @@ _RELATIVE = re.compile(r"^\s*,\s*(who|whom|whose|where)\b")  # with its comma: "
 def relative_word(before: str, name: str, after: str) -> str | None:
     """"Thabo Mbeki, who ...", "Volhynia, where ...": the relative word a clause about the name opens with."""
     found = _RELATIVE.match(after)
-    return None if not found else "place" if found.group(1) == "where" else "person"
+    if not found or re.search(r"\b(?:with|without|of|among)(?:\s+the)?\s*$", before):
+        return None  # "patients with SpA, who ...": the clause is about the noun before "with"
+    return "place" if found.group(1) == "where" else "person"
 
 
 _SUBJECT_OF = [

@@ -43,6 +43,7 @@ from kg.text import PlainText, sentences, to_plain
 # nationality above all ("the Swedish government": what follows does not make it a person).
 GIVEN_WEIGHT = 3.0
 GIVEN_WEIGHTS = {"nationality": 6.0}
+TITLE_WORDS = 6  # a heading of this many words with function words among them is a document's title, a work
 
 # Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
 _UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
@@ -341,6 +342,8 @@ class HeuristicExtractor(Extractor):
         place = _COMMA_QUALIFIED.fullmatch(text)
         if place:  # a page title "Westmere, New York": the name is "Westmere", the title an alias
             return registry.add(place.group(1), "place" if gazetteer.is_place(place.group(2)) else "", alias=text)
+        if len(text.split()) >= TITLE_WORDS and "(" not in text and re.search(r" (?:a|an|the|of|in|on|for|and|to|with) ", text):
+            return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
     def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: _Registry) -> None:
@@ -373,7 +376,7 @@ class HeuristicExtractor(Extractor):
                 re.search(rf"[{_UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
                 and re.match(rf"[ \t][{_UPPER}]", text[match.end() : match.end() + 2]))
             if not nickname:  # 'Jon "Bowzer" Bauman': a nickname, part of the name around it
-                registry.add(title, "work")
+                registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
         mid_sentence_caps: set[str] = set()
         candidates: list[tuple[str, bool]] = []
         for start, end in spans:
@@ -393,8 +396,9 @@ class HeuristicExtractor(Extractor):
                     registry.kept.add(kept)
                 if not name:
                     continue
-                if known_type:
-                    registry.add(name, known_type)
+                if known_type:  # what follows a role; no person when a study's ("General Practice Patient Survey")
+                    person_head = known_type == "person" and name.split()[-1].lower() in V.NOT_PERSON_HEADS
+                    registry.add(name, "" if person_head else known_type)
                     continue
                 opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
                 at_start = opening == "" or opening.lower() in V.STOP_CAPS
