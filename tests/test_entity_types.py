@@ -6,7 +6,6 @@ import pytest
 
 from kg.compile.groups import Node
 from kg.extract import ExtractionContext, entity_types, gazetteer
-from kg.extract.filters import FILTERS, not_a_name
 from kg.extract.heuristic import HeuristicExtractor
 from kg.models import Chunk, ExtractionResult
 
@@ -126,27 +125,6 @@ def _extract(text: str) -> ExtractionResult:
 def test_typed_names_in_ordinary_prose(text: str, expected: dict[str, str]) -> None:
     types = {e.name: e.type for e in _extract(f"# Notes\n\n{text}\n").entities}
     assert {name: types.get(name) for name in expected} == expected
-
-
-FILTER_CASES = {
-    "statistical_notation": ("The risk fell (HR 0.91, 95% CI 0.89-0.94; OR 1.2).", ["HR", "CI", "OR"]),
-    "roman_numeral": ("Patients in class II did better than those in class III.", ["II", "III"]),
-    "modifier_fragment": ("DNA-based tests and IL-6-dependent signals were serum-free.",
-                          ["DNA-based", "IL-6-dependent", "serum-free"]),
-}
-
-
-def test_every_filter_has_a_case() -> None:
-    assert [name for name, _ in FILTERS] == list(FILTER_CASES)
-
-
-@pytest.mark.parametrize("rule", sorted(FILTER_CASES))
-def test_filtered_names_are_no_entities_but_their_claims_stay(rule: str) -> None:
-    text, names = FILTER_CASES[rule]
-    assert all(not_a_name(name) == rule for name in names)
-    result = _extract(f"# Trial\n\n{text}\n")
-    assert not {e.name for e in result.entities} & set(names)
-    assert any(text in claim.quotes[0] for claim in result.claims)
 
 
 def test_a_type_needs_a_share_of_the_mentions() -> None:
