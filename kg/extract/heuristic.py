@@ -62,7 +62,6 @@ _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 _COMPARATIVE = re.compile(r"\b((?:more|less|fewer)\s+\w+|\w+er)\s+than\b", re.IGNORECASE)
 _QUALIFIER = re.compile(r"^(.*?)\s*\(([^()]+)\)$")
 _HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
-_STRONG_HEDGES = tuple(h for h in V.HEDGES if h not in {"about", "around", "nearly", "almost", "roughly", "approximately", "estimated", "estimate"})
 
 
 @functools.lru_cache(maxsize=64)
@@ -305,9 +304,9 @@ class HeuristicExtractor(Extractor):
         rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
         fields = _classify(sentence, rest, mentions, subject_key, registry)
         confidence = _BASE_CONFIDENCE[fields["claim_type"]]
-        if _has(sentence, _STRONG_HEDGES):
+        if _has(sentence, V.STRONG_HEDGES):
             confidence = min(confidence, 0.45)
-        elif _has(sentence, ("about", "around", "nearly", "almost", "roughly", "approximately", "estimated")):
+        elif _has(sentence, V.SOFT_HEDGES):
             confidence -= 0.1
         if subject_end == 0 and not names_subject:
             confidence -= 0.1  # the subject was resolved, not read

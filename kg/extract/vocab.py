@@ -102,6 +102,10 @@ HEDGES = (
     "some historians", "some argue", "it is said", "is said to", "presumably", "roughly", "approximately",
     "about", "around", "nearly", "almost", "estimated", "estimate",
 )
+# Hedges that soften a figure, not the claim ("about 27 tonnes", "an estimated 5,000"): 0.1 less
+# confidence; the other hedges cap it at 0.45 (kg.extract.heuristic). One list for both uses.
+SOFT_HEDGES = ("about", "around", "nearly", "almost", "roughly", "approximately", "estimated", "estimate")
+STRONG_HEDGES = tuple(h for h in HEDGES if h not in SOFT_HEDGES)
 # Hedges that make a sentence an opinion rather than a hedged fact.
 OPINION_MARKERS = (
     "arguably", "i think", "i believe", "in my view", "in my opinion", "we believe", "some historians",
