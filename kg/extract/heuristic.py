@@ -525,7 +525,7 @@ def _head(phrase: list[str]) -> list[str]:
 
 def _predicate(words: list[str]) -> str:
     kept = [w.lower().strip(".,;:'’\"()") for w in words]
-    kept = [w for w in kept if w and w.isalpha() and w not in V.AUXILIARIES and w not in V.PRONOUN_STARTS and w not in CONJUNCTIONS][:3]
+    kept = [w for w in kept if w and w.isalpha() and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in CONJUNCTIONS][:3]
     return "_".join(kept)
 
 

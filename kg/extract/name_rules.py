@@ -526,9 +526,16 @@ def is_section_label(word: str) -> bool:
     return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
 
 
+# Adverbs, quantifiers and possessives end a sentence's leading noun phrase as a verb does ("The machine
+# also ...", "Patients some ..."); articles, prepositions and relative words do not.
+_ENDS_A_PHRASE = V.FUNCTION_WORDS - {"a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "that",
+                                     "which", "who"}
+
+
 def is_verb(word: str) -> bool:
+    """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
     w = word.lower().strip(".,;:")
-    if w in V.AUXILIARIES - {"a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "that", "which", "who"}:
+    if w in V.AUXILIARIES or w in _ENDS_A_PHRASE:
         return True
     for suffix in ("", "s", "es", "ed", "d", "ing"):
         if suffix and w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS:

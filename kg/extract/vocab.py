@@ -121,9 +121,15 @@ COMPARISON_MARKERS = (
     " than ", "compared to", "compared with", "unlike", "whereas", "in contrast", "as much as",
     "as many as", "the same as", "similar to", "superior to", "inferior to",
 )
-AUXILIARIES = set(
-    ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly", "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its", "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who", "first"]
-)
+AUXILIARIES = {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will",
+               "would", "shall", "should", "can", "could", "may", "might", "must"}
+# Words without content besides auxiliaries: adverbs, quantifiers, articles, prepositions, possessives and
+# relative words a predicate ("was also about" -> "weighed") or a measured thing's words skip.
+FUNCTION_WORDS = {"also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly",
+                  "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its",
+                  "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who",
+                  "first"}
+NOT_CONTENT = AUXILIARIES | FUNCTION_WORDS
 PRONOUN_STARTS = {"it", "he", "she", "they", "this", "these", "its", "his", "her", "their", "that", "those"}
 # Nationality adjectives: named entities of their own ("a German skeleton racer"), never a claim's
 # subject. The common ones; a list, since "-ian" also ends first names ("Brian", "Julian").
