@@ -202,7 +202,7 @@ def first_name(words: list[str], lowered: list[str]) -> str | None:
     """"Kaori Nakamura", "Jean - Nicolas Marrigues": a given name, then more names."""
     if not 2 <= len(words) <= 6 or lowered[0] not in gazetteer.first_names() or not _title_case(words[0]):
         return None
-    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[-1]) else None
+    return "person" if _person_words(words) and _surname_case(words[-1]) else None  # not "Pol IVb"
 
 
 @name_rule(1.5)
@@ -351,6 +351,11 @@ def described_before(before: str, name: str, after: str) -> str | None:
 
 _KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
 _SETS = frozenset({"group", "unit", "division", "family", "society"})  # "the placebo group": a set, no body
+def _surname_case(word: str) -> bool:
+    """Written as a family name is: "Nakamura", "McDonald", "O'Brien", "MacLeod" (not "IVb", "DNase")."""
+    return _title_case(word) or bool(re.fullmatch(r"(?:Mc|Mac|Fitz)[A-Z][a-z]+", word))
+
+
 def proper_name(name: str) -> bool:
     """Every word written as a proper name's, particles aside ("Ludwig van Beethoven", "Nokia")."""
     return all(_title_case(w) or w.lower() in V.NAME_PARTICLES for w in name.split())
@@ -385,9 +390,10 @@ def lone_first_name(before: str, name: str, after: str) -> str | None:
 
 @context_rule(3)
 def title_before(before: str, name: str, after: str) -> str | None:
-    """"Dr. Grace Hopper", "Sir Isaac Newton": a title before the name."""
+    """"Dr. Grace Hopper", "Sir Isaac Newton": a title before a person's name (not "General
+    Practice Patient Survey")."""
     previous = before.split()[-1].lower().strip(".") if before.split() else ""
-    return "person" if previous in V.TITLES and heads_its_phrase(after) else None
+    return "person" if previous in V.TITLES and heads_its_phrase(after) and _person_words(name.split()) else None
 
 
 _LIFE = re.compile(r"^\s*\((?:born|b\.|née|n\.|c\.\s*)?\s*(?:\d{1,2}\s+\w+\s+|\w+\s+\d{1,2},?\s+)?\d{3,4}\s*[–-]|^\s*\((?:born|b\.|née)\b")
