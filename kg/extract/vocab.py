@@ -373,6 +373,12 @@ NOT_PERSON_HEADS = {
     "register", "registry", "criteria", "guideline", "guidelines", "manual", "classification", "system", "pathway",
     "cycle", "effect", "theory", "law", "syndrome", "disease", "equation", "algorithm", "software", "tool",
     "results", "report", "review", "statement", "award", "prize", "medal", "cup", "trophy"}
+# Last words of names of documents, agreements, lists and eras: no body, though English writes them
+# with "the" as it does an organisation's ("the Potsdam Agreement", "the UK Albums Chart").
+NOT_BODY_HEADS = NOT_PERSON_HEADS | {
+    "agreement", "treaty", "accord", "pact", "convention", "conventions", "charter", "declaration", "constitution",
+    "act", "oath", "bible", "testament", "chart", "charts", "list", "lists", "restoration", "age", "era", "period",
+    "front", "draft"}
 # Before "of", a kind word may name another kind: "House of Commons", "House of Bourbon" (not "Dunn House").
 KINDS_BEFORE_OF = {"house": "organization", "church": "organization"}
 # Words naming a part of a place: "Southern Sudan", "East Asia", "Greater Manchester".
