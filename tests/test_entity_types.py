@@ -43,7 +43,7 @@ CONTEXT_CASES = {
     "relative_word": ("The song was sung by ", "Thabo Mbeki", ", who was then president.", "person"),
     "subject_verb": ("", "Kremmling", " is located on the river.", "place"),
     "kind_of_name": ("He was the mayor of ", "Joutseno", " until 2009.", "place"),
-    "article_before": ("The series was shown by the ", "BBC", " in 1973.", "organization"),
+    "article_before": ("She sang with the ", "Miami Sound Machine", " in 1985.", "organization"),
     "agent_body": ("The album was certified Gold by the ", "BPI", " within three weeks.", "organization"),
     "creator_by": ("The film was directed by ", "Tomomi Mochizuki", " in 1993.", "person"),
     "place_compound": ("It joined the ", "Berlin", " - based underground band.", "place"),
@@ -75,6 +75,8 @@ def test_context_rule(rule: str) -> None:
     ("It grew close to ", "Ion Antonescu", ".", "place"),
     ("They settled in the ", "Levant", " after the war.", "organization"),  # "in the X": a region's
     ("It was ended by the ", "Potsdam Agreement", " in 1945.", "organization"),  # an agreement is no body
+    ("We measured the ", "Wnt", " in mice.", "organization"),  # one word: as often a gene's or a symbol's
+    ("It was lower in the ", "odds ratio", " than expected.", "organization"),  # no proper name
     ("The song was written by ", "Iron and Wine", " in 2011.", "person"),  # a band: not read as a name
     ("Its results were ", "DNA", "-based.", "place"),  # a place's compounds are a proper name's
 ])
@@ -130,7 +132,7 @@ TYPED_PROSE = [
      {"Rheumatoid arthritis": "disease", "dendritic cells": "cell type"}),
     ("The Edmonton Oilers and the Leicester Tigers played in the final.",
      {"Edmonton Oilers": "organization", "Leicester Tigers": "organization"}),
-    ("The episode was aired by the BBC in 1973. It was directed by Tomomi Mochizuki.",
+    ("The episode was aired on the BBC in 1973. It was directed by Tomomi Mochizuki.",
      {"BBC": "organization", "Tomomi Mochizuki": "person"}),
     ("He was born in Moscow, in the Soviet Union. He studied at Harvard and taught in Berlin.",
      {"Moscow": "place", "Soviet Union": "place", "Harvard": "organization", "Berlin": "place"}),

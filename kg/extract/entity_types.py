@@ -539,8 +539,8 @@ def article_before(before: str, name: str, after: str) -> str | None:
     mostly in the gazetteers, which outvote this)."""
     if not _THE.search(before) or _WHERE_THE.search(before) or not heads_its_phrase(after):
         return None  # "in the Levant", "across the Americas": a region's
-    if name.split()[-1].lower() in V.NOT_BODY_HEADS:
-        return None  # "the Potsdam Agreement", "the Billboard Hot 100 chart"
+    if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
+        return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
     return "organization"
 
 
@@ -554,7 +554,13 @@ _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distr
 def agent_body(before: str, name: str, after: str) -> str | None:
     """"published by Nettwerk", "owned by the BBC", "certified Gold by the BPI", "aired on ABC": what
     bodies do to things (not "written by", "directed by": people's work)."""
-    return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) else None
+    return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) and _body_name(name) else None
+
+
+def _body_name(name: str) -> bool:
+    """Written as an organisation's name: proper words ("Nettwerk"), or an acronym of letters only
+    ("BPI"; not "IL-6", "CD4")."""
+    return proper_name(name) or (name.isalpha() and name.isupper() and len(name) >= 2)
 
 
 ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
