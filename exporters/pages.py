@@ -8,7 +8,7 @@ always gives the same pages: no clock, no dict or file-system order.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -212,20 +212,7 @@ def _assemble(store: Store, aliases: Aliases, offsets: _Offsets, log: bool,
     claims: dict[str, ClaimView] = {}
     for r in claim_rows(store, offsets.claims):
         claims[r["id"]] = ClaimView(**r)
-    roles: dict[str, dict[str, str]] = defaultdict(dict)
-    for r in about_rows(store, offsets.claims):
-        entity_id = canon(r["e"])  # a merged entity's claims belong to the entity it is an alias of
-        best = roles[r["c"]].get(entity_id)
-        if best is None or _ROLE_RANK[r["role"]] < _ROLE_RANK[best]:
-            roles[r["c"]][entity_id] = r["role"]
-    claims_of_entity: dict[str, list[str]] = defaultdict(list)
-    for claim_id, by_entity in roles.items():
-        claim = claims[claim_id]
-        for entity_id, role in by_entity.items():
-            claim.entities.append((entity_id, role))
-            if role == "subject":
-                claim.subject = entity_id
-            claims_of_entity[entity_id].append(claim_id)
+    claims_of_entity = _attach_roles(claims, about_rows(store, offsets.claims), canon)
     evidence = evidence_rows(store, offsets.claims)
     mentioned = mention_rows(store, offsets.sources, offsets.entities)
     relations = related_rows(store, offsets.entities)
@@ -266,9 +253,38 @@ def _assemble(store: Store, aliases: Aliases, offsets: _Offsets, log: bool,
         visible = set(claims_of_entity) | {canon(e) for e in entities_with_claims(store, store.offsets("Entity", unknown))}
     aliases.fold(entities)
 
-    contradictions = contradiction_rows(store, offsets.core)
-    # Open contradictions: both claims still live (a retracted or superseded claim closes it).
-    contradictions = [r for r in contradictions if r["a"] in claims and r["b"] in claims
+    contradictions = _attach_edges(store, offsets, claims)
+    pages = page_rows(store)
+    log_entries = log_rows(store) if log else []
+    _sort_views(claims, claims_of_entity, claims_of_source, mentions)
+    return WikiGraph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_entries,
+                 dict(claims_of_entity), dict(claims_of_source), visible)
+
+def _attach_roles(claims: dict[str, ClaimView], rows: list[dict[str, Any]],
+                  canon: Callable[[str], str]) -> dict[str, list[str]]:
+    """Each claim's entities with their best role (a merged entity's claims belong to the entity it
+    is an alias of); returns the claims of each entity."""
+    roles: dict[str, dict[str, str]] = defaultdict(dict)
+    for r in rows:
+        entity_id = canon(r["e"])
+        best = roles[r["c"]].get(entity_id)
+        if best is None or _ROLE_RANK[r["role"]] < _ROLE_RANK[best]:
+            roles[r["c"]][entity_id] = r["role"]
+    claims_of_entity: dict[str, list[str]] = defaultdict(list)
+    for claim_id, by_entity in roles.items():
+        claim = claims[claim_id]
+        for entity_id, role in by_entity.items():
+            claim.entities.append((entity_id, role))
+            if role == "subject":
+                claim.subject = entity_id
+            claims_of_entity[entity_id].append(claim_id)
+    return claims_of_entity
+
+
+def _attach_edges(store: Store, offsets: _Offsets, claims: dict[str, ClaimView]) -> list[dict[str, Any]]:
+    """Open contradictions (both claims still live: a retracted or superseded claim closes one) and
+    supersessions, written onto the claims; returns the open contradictions."""
+    contradictions = [r for r in contradiction_rows(store, offsets.core) if r["a"] in claims and r["b"] in claims
                       and claims[r["a"]].status == "live" and claims[r["b"]].status == "live"]
     for row in contradictions:
         claims[row["a"]].contradicts.append((row["b"], row["reason"]))
@@ -276,8 +292,12 @@ def _assemble(store: Store, aliases: Aliases, offsets: _Offsets, log: bool,
     for r in supersession_rows(store, offsets.core):
         if r["b"] in claims:
             claims[r["b"]].superseded_by.append((r["a"], r["reason"]))
-    pages = page_rows(store)
-    log_entries = log_rows(store) if log else []
+    return contradictions
+
+
+def _sort_views(claims: dict[str, ClaimView], claims_of_entity: dict[str, list[str]],
+                claims_of_source: dict[str, list[str]], mentions: dict[str, list[tuple[str, int]]]) -> None:
+    """Every list in one order, whatever order the rows came in: the wiki's bytes depend on it."""
     for claim in claims.values():
         claim.entities.sort()
         claim.evidence.sort(key=lambda e: (e.retracted, e.source_path, e.char_start, e.char_end))
@@ -287,5 +307,3 @@ def _assemble(store: Store, aliases: Aliases, offsets: _Offsets, log: bool,
         values.sort()
     for pairs in mentions.values():
         pairs.sort()
-    return WikiGraph(sources, entities, claims, dict(mentions), dict(related), contradictions, pages, log_entries,
-                 dict(claims_of_entity), dict(claims_of_source), visible)

@@ -168,6 +168,7 @@ def claim_show(kb: KnowledgeBase, claim_id: str) -> Any:
     """A claim with its evidence cut from raw/ (hash-checked), entities and contradictions."""
     from kg.maintain.provenance import claim_report
 
+    check_text(claim_id, "The claim id", MAX_NAME_CHARS, name=True)
     with open_store(kb, read_only=True) as store:
         return claim_report(store, kb.raw, claim_id, kb.converted_path)
 
@@ -196,6 +197,7 @@ def explain(kb: KnowledgeBase, only: Sequence[str] | None = None) -> dict[str, A
 def entity_show(kb: KnowledgeBase, ref: str) -> dict[str, Any]:
     from kg.maintain import entities
 
+    check_text(ref, "The entity name", MAX_NAME_CHARS, name=True)
     with open_store(kb, read_only=True) as store:
         return entities.show(store, ref)
 
@@ -270,14 +272,31 @@ def status(kb: KnowledgeBase) -> Status:
                   stale_claims=len(stale), llm_usage=usage, past_freshness=overdue)
 
 
-def cypher(kb: KnowledgeBase, query: str, params: dict[str, Any] | None = None, write: bool = False) -> list[dict[str, Any]]:
-    """Run Cypher. Read-only unless `write`: the database is opened read-only, so writes fail."""
+class CypherRows(list[dict[str, Any]]):
+    """Rows of a Cypher query (dicts keyed by the RETURN names), as many as the row and size caps let
+    through; `columns` in order, `truncated` when more were left unread."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]] = (), columns: Sequence[str] = (), truncated: bool = False) -> None:
+        super().__init__(rows)
+        self.columns = list(columns)
+        self.truncated = truncated
+
+
+def cypher(kb: KnowledgeBase, query: str, params: dict[str, Any] | None = None, write: bool = False,
+           max_rows: int = 100_000, max_bytes: int = 256 * 2**20) -> CypherRows:
+    """Run Cypher. Read-only unless `write`: the database is opened read-only, so writes fail.
+    Rows are fetched until `max_rows` or about `max_bytes`, never converted whole."""
+    check_text(query, "The Cypher query", MAX_CYPHER_CHARS)
+    if params is not None and len(json.dumps(params, default=str)) > MAX_CYPHER_CHARS:
+        raise QueryError(f"The query's parameters are over {MAX_CYPHER_CHARS:,} characters: pass less, "
+                         "or match on keys the graph already holds.")
     with open_store(kb, read_only=not write) as store:
         try:
-            return store.query(query, params or {})
+            columns, rows, cut = store.rows(query, params or {}, max_rows, max_bytes)
         except QueryError as exc:
             hint = " Add --write to run a query that changes the graph." if not write and "read-only" in str(exc).lower().replace("read only", "read-only") else ""
             raise QueryError(f"Cypher failed: {exc}{hint}") from exc
+    return CypherRows((dict(zip(columns, row, strict=True)) for row in rows), columns, cut)
 
 
 def parse_param(text: str) -> tuple[str, Any]:
@@ -292,6 +311,51 @@ def parse_param(text: str) -> tuple[str, Any]:
     return name.strip(), value
 
 
+# limits on every read (issue 32) ---------------------------------------------------------------
+
+MAX_CYPHER_CHARS = 100_000  # a Cypher query (and its parameters, as JSON)
+MAX_TEXT_CHARS = 5_000  # a search string or a question: a long paragraph, not a document
+MAX_NAME_CHARS = 1_000  # an entity name, a claim id, a wiki page path
+
+
+def check_text(value: str, what: str, limit: int, name: bool = False) -> str:
+    """`value` when it is within `limit` characters (and, for a `name`, holds no control characters)."""
+    if len(value) > limit:
+        raise QueryError(f"{what} is {len(value):,} characters long; at most {limit:,} are accepted. "
+                         "Shorten it to what matters.")
+    if name and any(ord(ch) < 32 or 127 <= ord(ch) < 160 for ch in value):
+        raise QueryError(f"{what} holds control characters; pass the name as it is written on a page.")
+    return value
+
+
+def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None = None) -> Any:
+    """The limits of one read: [limits] in kg.toml for the CLI (`served`: for kg mcp and kg serve),
+    `timeout` (seconds) overriding the time limit."""
+    from kg.graph.guard import Limits
+
+    cfg = kb.config().limits
+    prefix = "serve_" if served else ""
+    seconds = cfg.serve_timeout_seconds if served else cfg.timeout_seconds
+    time_setting = f"[limits] {prefix}timeout_seconds in kg.toml"
+    if timeout is not None:
+        seconds, time_setting = timeout, "--timeout" if not served else "the call's timeout"
+    return Limits(seconds, cfg.serve_memory_mb if served else cfg.memory_mb, time_setting,
+                  f"[limits] {prefix}memory_mb in kg.toml")
+
+
+def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1) -> Any:
+    """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits."""
+    from kg.graph.guard import ReadPool
+
+    return ReadPool(read_limits(kb, served, timeout), size)
+
+
+def bounded(kb: KnowledgeBase, timeout: float | None, fn: Any, *args: Any, **kwargs: Any) -> Any:
+    """`fn(*args, **kwargs)` once, in a worker process under the CLI's limits (kg cypher, search, query)."""
+    with reader(kb, timeout=timeout) as pool:
+        return pool.call(fn, *args, **kwargs)
+
+
 # search, query, lint (issue 6) ----------------------------------------------------------------
 
 
@@ -302,13 +366,18 @@ def _embedder(kb: KnowledgeBase, name: str) -> Any:
     return make_embedder(name, VectorCache(kb.vectors_path))
 
 
-def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
+def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
               embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
-    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store)."""
+    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store).
+    `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE)."""
     from kg.graph.fts import indexed_store
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
 
+    mode = mode or DEFAULT_MODE
+
+    check_text(text, "The search text", MAX_TEXT_CHARS)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # a small compile leaves them to the first search
@@ -320,40 +389,57 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
              offline: bool = False, mode: str | None = None, progress: Any = None,
-             on_rebuild: Any = None) -> tuple[Any, Any, str | None]:
+             on_rebuild: Any = None) -> Any:
     """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
 
-    Returns (Answer, NavigationResult, saved page id or None).
+    Returns a `QueryResult` (kg/retrieve/answer.py): the answer, the navigation, the saved page id or None.
     """
+    result = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild)
+    if save:
+        result.saved_page = save_answer_kb(kb, result.answer)
+    return result
+
+
+def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedder: str = "minilm",
+                    offline: bool = False, mode: str | None = None, progress: Any = None,
+                    on_rebuild: Any = None) -> Any:
+    """The read half of `kg query`: a QueryResult not filed back. Writes nothing but the LLM ledger."""
     from kg.graph.fts import indexed_store
-    from kg.retrieve.answer import extractive_answer, llm_answer, make_answer_client, save_answer
+    from kg.retrieve.answer import QueryResult, extractive_answer, llm_answer, make_answer_client
     from kg.retrieve.navigate import Navigator
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
     from kg.retrieve.walk import GraphWalk
 
+    check_text(question, "The question", MAX_TEXT_CHARS)
+    mode = mode or DEFAULT_MODE  # the one default of kg query, kg search and the MCP tools
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
-        with indexed_store(kb.db_path, writable=save, on_rebuild=on_rebuild,
-                           journal=kb.journal_path) as store:  # see search_kb
+        with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # see search_kb
             walk = GraphWalk(store, cache=kb.walk_graph_path)  # saved between processes: kg/retrieve/walk.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
-                answer = extractive_answer(nav)
-            else:
-                client, model = make_answer_client(config, provider)
-                answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
-                save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
-            page = None
-            if save:
-                page = save_answer(store, answer)
-                cited = {s.source_path for c in answer.claims for s in c.citations}
-                render_kb_wiki(store, kb, cited)
-            return answer, nav, page
+                return QueryResult(extractive_answer(nav), nav)
+            client, model = make_answer_client(config, provider)
+            answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
+            save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
+            return QueryResult(answer, nav)
     finally:
         if emb is not None and emb.cache is not None:
             emb.cache.close()
+
+
+def save_answer_kb(kb: KnowledgeBase, answer: Any) -> str:
+    """File an answer back (`kg query --save`): its page, index.md, log.md. Returns the page id."""
+    from kg.graph.fts import indexed_store
+    from kg.retrieve.answer import save_answer
+
+    with indexed_store(kb.db_path, writable=True, journal=kb.journal_path) as store:
+        page = save_answer(store, answer)
+        render_kb_wiki(store, kb, {s.source_path for c in answer.claims for s in c.citations})
+    return page
 
 
 def lint_kb(kb: KnowledgeBase, fix: bool = False) -> Any:

@@ -19,6 +19,7 @@ from kg.compile.engine import Engine, make_engine
 from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
+from kg.retrieve.settings import DEFAULT_MODE
 
 app = typer.Typer(
     name="kg",
@@ -33,6 +34,8 @@ T = TypeVar("T")
 
 KbOption = Annotated[Path | None, typer.Option("--kb", help="Knowledge base folder (default: the one containing the current folder).", envvar="KG_HOME")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
+TimeoutOption = Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds the read may take before it is stopped "
+                                                     "(default: [limits] timeout_seconds in kg.toml, 300).")]
 
 
 @contextmanager
@@ -364,23 +367,33 @@ def cypher_command(
     query: Annotated[str, typer.Argument(help="A Cypher query, e.g. \"MATCH (e:Entity) RETURN e.name LIMIT 5\".")],
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="name=value (JSON values allowed); repeatable.")] = None,
     write: Annotated[bool, typer.Option("--write", help="Allow queries that change the graph.")] = False,
+    max_rows: Annotated[int | None, typer.Option("--max-rows", min=1, help="Rows returned at most; the rest are not read "
+                                                  "(default: [limits] max_rows in kg.toml, 100000).")] = None,
+    timeout: TimeoutOption = None,
     kb: KbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Run Cypher against the graph (read-only unless --write). See the README for the schema."""
+    """Run Cypher against the graph (read-only unless --write). See the README for the schema.
+
+    The query runs in a worker process that is stopped past its time limit or memory ceiling
+    ([limits] in kg.toml): a runaway query ends with a message and exit 1.
+    """
     with errors():
+        base = find_kb(kb)
         params = dict(api.parse_param(p) for p in (param or []))
-        rows = api.cypher(find_kb(kb), query, params, write=write)
+        rows = api.bounded(base, timeout, api.cypher, base, query, params, write=write,
+                             max_rows=max_rows or base.config().limits.max_rows)
+    if rows.truncated:
+        err.print(f"Showing the first {len(rows):,} rows; more were not read (add a LIMIT, or --max-rows).", markup=False)
     if as_json:
-        emit_json(rows)
+        emit_json(list(rows))
         return
     if not rows:
         out.print("(no rows)")
         return
-    columns = list(rows[0])
-    print("\t".join(columns))
+    print("\t".join(rows.columns))
     for row in rows:
-        print("\t".join(_cell(row[c]) for c in columns))
+        print("\t".join(_cell(row[c]) for c in rows.columns))
 
 
 claim_app = typer.Typer(help="Inspect claims.", no_args_is_help=True)
@@ -475,10 +488,11 @@ EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-Min
 @app.command("search")
 def search_command(
     text: Annotated[str, typer.Argument(help="What to look for.")],
-    mode: Annotated[str, typer.Option("--mode", "-m", help="bm25 | vector | hybrid (reciprocal rank fusion).")] = "hybrid",
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"bm25 | vector | hybrid (reciprocal rank fusion); default {DEFAULT_MODE}.")] = None,
     k: Annotated[int, typer.Option("--k", "-k", help="Number of hits.")] = 10,
     expand: Annotated[bool, typer.Option("--expand", help="Also walk the graph: entities of the top hits -> their other claims and sources.")] = False,
     embedder: EmbedderOption = "minilm",
+    timeout: TimeoutOption = None,
     kb: KbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -487,7 +501,9 @@ def search_command(
     Vectors are computed on first use for what is not cached yet (.kg/vectors.sqlite).
     """
     with errors(), _EmbeddingProgress() as progress:
-        result = api.search_kb(find_kb(kb), text, mode, k, expand, embedder, progress, _say_rebuilding)
+        base = find_kb(kb)
+        result = api.bounded(base, timeout, api.search_kb, base, text, mode, k, expand, embedder,
+                             progress=progress, on_rebuild=_say_rebuilding)
     if as_json:
         emit_json(result.as_dict())
         return
@@ -546,20 +562,26 @@ def query_command(
     save: Annotated[bool, typer.Option("--save", help="File the answer back: wiki/answers/<slug>.md, index.md, log.md.")] = False,
     budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read.")] = 2000,
     offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
-    mode: Annotated[str | None, typer.Option("--mode", help="Search mode used by the navigator (default hybrid; bm25 needs no embedder).")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
     embedder: EmbedderOption = "minilm",
+    timeout: TimeoutOption = None,
     kb: KbOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Answer a question from the wiki, with citations to claims, pages and source spans."""
+    """Answer a question from the wiki, with citations to claims, pages and source spans.
+
+    Answering runs in a worker process under [limits] (--timeout); --save files it back after.
+    """
     with errors(), _EmbeddingProgress() as progress:
-        answer, nav, page = api.query_kb(find_kb(kb), question, budget, save, embedder, offline, mode, progress,
-                                         _say_rebuilding)
+        base = find_kb(kb)
+        result = api.bounded(base, timeout, api.answer_question, base, question, budget, embedder, offline, mode,
+                             progress=progress, on_rebuild=_say_rebuilding)
+        if save:
+            result.saved_page = api.save_answer_kb(base, result.answer)
     if as_json:
-        emit_json({**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
-                   "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,
-                                  "budget": nav.budget, "counting": nav.counting}})
+        emit_json(result.as_dict())
         return
+    answer, nav, page = result.answer, result.navigation, result.saved_page
     print(answer.markdown())
     err.print(f"tokens read: {nav.tokens_read} of {nav.budget} ({nav.counting}); pages: {', '.join(nav.pages[:6]) or 'none'}", markup=False)
     if page:
@@ -608,19 +630,23 @@ def lint_command(
 def mcp_command(
     allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Add kg_compile and saving answers (kg_query save=true).")] = False,
     embedder: EmbedderOption = "minilm",
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds each tool call may take before it "
+                                                  "is stopped (default: [limits] serve_timeout_seconds in kg.toml, 30).")] = None,
     kb: KbOption = None,
 ) -> None:
     """Serve the knowledge base to agents (Claude Code, Codex, Cursor) over MCP on stdin/stdout.
 
     Tools: kg_search, kg_query, kg_entity, kg_claim, kg_page, kg_cypher (read-only), kg_status,
     kg_lint; kg_compile only with --allow-writes. The graph is opened per call, so `kg compile`
-    works while the server runs. Set up: claude mcp add --scope project kg -- kg mcp
+    works while the server runs. Each call runs in a worker process stopped past its time limit
+    or memory ceiling ([limits] in kg.toml), and the server goes on.
+    Set up: claude mcp add --scope project kg -- kg mcp
     """
     from kg.serve.mcp import build_server
 
     with errors():
         base = find_kb(kb)
-        server = build_server(base, allow_writes, embedder)
+        server = build_server(base, allow_writes, embedder, timeout)
     err.print(f"kg mcp: serving {base.root} over stdio{' (writes allowed)' if allow_writes else ''}; "
               "waiting for a client on stdin (Ctrl-C to stop).", markup=False)
     try:
@@ -647,7 +673,7 @@ def watch_command(
 
     stop = threading.Event()
 
-    def on_signal(signum: int, frame: Any) -> None:
+    def on_signal(_signum: int, _frame: Any) -> None:
         stop.set()
 
     signal.signal(signal.SIGTERM, on_signal)

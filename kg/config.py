@@ -65,6 +65,16 @@ min_confidence = 0.0
 # "news/**" = "30d"
 # "policies/**" = "365d"
 
+[limits]
+# Every read kg runs on someone's behalf (kg cypher, kg search, kg query, each kg mcp tool call)
+# runs in a worker process that is stopped past these: the read fails with a message, never the
+# machine. `--timeout SECONDS` overrides the time limit of one command.
+# timeout_seconds = 300           # kg cypher, kg search, kg query
+# memory_mb = 2048
+# serve_timeout_seconds = 30      # kg mcp: each tool call
+# serve_memory_mb = 1024
+# max_rows = 100000               # rows kg cypher returns at most (the rest is not read)
+
 [bundle]
 # This knowledge base's id as a shard (`kg bundle export`; default: the folder's name).
 # shard_id = "lab-a"
@@ -105,9 +115,21 @@ class LlmConfig:
 
 
 @dataclass(frozen=True)
+class LimitsConfig:
+    """[limits]: time and memory one read may take (kg/graph/guard.py), by who asks."""
+
+    timeout_seconds: float = 300.0  # the CLI: a person waits, and can say --timeout
+    memory_mb: int = 2048
+    serve_timeout_seconds: float = 30.0  # an agent's tool call: MCP clients give up about then
+    serve_memory_mb: int = 1024
+    max_rows: int = 100_000  # `kg cypher`: rows returned at most
+
+
+@dataclass(frozen=True)
 class Config:
     compile: CompileConfig = field(default_factory=CompileConfig)
     llm: LlmConfig = field(default_factory=LlmConfig)
+    limits: LimitsConfig = field(default_factory=LimitsConfig)
     authority: dict[str, int] = field(default_factory=dict)
     #: Predicates that hold one value at a time: one claim supersedes the others.
     single_valued: tuple[str, ...] = ()
@@ -133,6 +155,7 @@ class Config:
         try:
             compile_cfg = CompileConfig(**data.get("compile", {}))
             llm_cfg = LlmConfig(**data.get("llm", {}))
+            limits = LimitsConfig(**data.get("limits", {}))
         except TypeError as exc:
             raise ConfigError(f"{origin}: unknown or misspelt setting ({exc}). See the comments in a fresh `kg init` kg.toml.") from exc
         authority = {str(k): int(v) for k, v in data.get("authority", {}).items()}
@@ -147,11 +170,15 @@ class Config:
             raise ConfigError(f"{origin}: [llm] concurrency must be >= 1, timeout_seconds > 0, max_retries and validation_retries >= 0.")
         if compile_cfg.max_source_bytes <= 0 or compile_cfg.chunk_chars < 200:
             raise ConfigError(f"{origin}: max_source_bytes must be > 0 and chunk_chars >= 200.")
+        if (not all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in limits.__dict__.values())
+                or limits.memory_mb < 128 or limits.serve_memory_mb < 128):
+            raise ConfigError(f"{origin}: [limits] takes positive numbers: seconds, rows, and at least 128 for memory_mb "
+                              "and serve_memory_mb (MB).")
         freshness = {str(pattern): _age_days(origin, str(pattern), value) for pattern, value in data.get("freshness", {}).items()}
         shard_id = data.get("bundle", {}).get("shard_id", "")
         if not isinstance(shard_id, str) or shard_id != shard_id.strip() or any(ch.isspace() for ch in shard_id):
             raise ConfigError(f"{origin}: [bundle] shard_id must be a string without spaces, such as \"lab-a\".")
-        return cls(compile=compile_cfg, llm=llm_cfg, authority=authority, single_valued=single_valued,
+        return cls(compile=compile_cfg, llm=llm_cfg, limits=limits, authority=authority, single_valued=single_valued,
                    min_confidence=min_confidence, freshness=freshness, shard_id=shard_id)
 
 

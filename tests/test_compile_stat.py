@@ -68,7 +68,8 @@ def log_count(kb: KnowledgeBase) -> int:
     return int(api.cypher(kb, "MATCH (l:LogEntry) RETURN count(l) AS n")[0]["n"])
 
 
-def test_recorded_stat_skips_reading_unchanged_files(example_kb: KnowledgeBase, hashed: list[str], trust_at_once: None) -> None:
+@pytest.mark.usefixtures("trust_at_once")
+def test_recorded_stat_skips_reading_unchanged_files(example_kb: KnowledgeBase, hashed: list[str]) -> None:
     api.compile_kb(example_kb, "heuristic", render=False)
     stats = file_stats(example_kb)
     assert stats and all(stats.values())  # old enough to be trusted: recorded
@@ -79,8 +80,8 @@ def test_recorded_stat_skips_reading_unchanged_files(example_kb: KnowledgeBase, 
     assert not report.changed_anything and hashed == []  # nothing read
 
 
-def test_touch_without_a_content_change_is_not_recompiled(example_kb: KnowledgeBase, hashed: list[str],
-                                                         trust_at_once: None) -> None:
+@pytest.mark.usefixtures("trust_at_once")
+def test_touch_without_a_content_change_is_not_recompiled(example_kb: KnowledgeBase, hashed: list[str]) -> None:
     api.compile_kb(example_kb, "heuristic")
     logged = log_count(example_kb)
     before = file_stats(example_kb)
@@ -114,7 +115,8 @@ def test_same_size_and_mtime_but_new_bytes_right_after_a_compile_is_changed(kb: 
     assert any("900" in t for t in texts) and not any("100" in t for t in texts)
 
 
-def test_old_mtime_set_back_after_an_edit_is_changed(kb: KnowledgeBase, trust_at_once: None) -> None:
+@pytest.mark.usefixtures("trust_at_once")
+def test_old_mtime_set_back_after_an_edit_is_changed(kb: KnowledgeBase) -> None:
     """Tools that restore mtimes (touch -d, cp -p, rsync -t) cannot restore ctime."""
     path = kb.raw / "a.md"
     path.write_text("# A\n\nAlpha Corp employs 100 people.\n")
@@ -126,8 +128,8 @@ def test_old_mtime_set_back_after_an_edit_is_changed(kb: KnowledgeBase, trust_at
     assert plan_of(kb).changed == ["a.md"]
 
 
-def test_the_recorded_stat_is_taken_before_the_bytes_are_read(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch,
-                                                             trust_at_once: None) -> None:
+@pytest.mark.usefixtures("trust_at_once")
+def test_the_recorded_stat_is_taken_before_the_bytes_are_read(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
     """An edit that lands after the compile read the file must show as a change next time."""
     path = kb.raw / "a.md"
     path.write_text("# A\n\nAlpha Corp employs 100 people.\n")
@@ -147,8 +149,8 @@ def test_the_recorded_stat_is_taken_before_the_bytes_are_read(kb: KnowledgeBase,
     assert plan_of(kb).changed == ["a.md"]
 
 
-def test_a_graph_without_recorded_stats_hashes_once_then_records_them(example_kb: KnowledgeBase, hashed: list[str],
-                                                                     trust_at_once: None) -> None:
+@pytest.mark.usefixtures("trust_at_once")
+def test_a_graph_without_recorded_stats_hashes_once_then_records_them(example_kb: KnowledgeBase, hashed: list[str]) -> None:
     """A graph compiled before stats were recorded (migration 4 leaves them NULL)."""
     api.compile_kb(example_kb, "heuristic", render=False)
     api.cypher(example_kb, "MATCH (s:Source) SET s.file_stat = NULL", write=True)
@@ -161,7 +163,8 @@ def test_a_graph_without_recorded_stats_hashes_once_then_records_them(example_kb
     assert hashed == []
 
 
-def test_failed_sources_keep_their_stat_and_are_retried(kb: KnowledgeBase, hashed: list[str], trust_at_once: None) -> None:
+@pytest.mark.usefixtures("trust_at_once")
+def test_failed_sources_keep_their_stat_and_are_retried(kb: KnowledgeBase, hashed: list[str]) -> None:
     (kb.raw / "empty.md").write_text("   \n")
     (kb.raw / "good.md").write_text("# Good\n\nGood Corp employs 5 people.\n")
     report, _ = api.compile_kb(kb, "heuristic", render=False)

@@ -1,11 +1,15 @@
 """The house rules of README's layout section: imports flow one way between stages (function-level
-imports count), no cycles, Cypher only under kg/graph/, at most 12 modules directly in kg/."""
+imports count), no cycles, Cypher only under kg/graph/, at most 12 modules directly in kg/, no dead code."""
 
 from __future__ import annotations
 
 import ast
 import re
+import subprocess
+import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 # Lower layers never import higher ones. Inside a layer, modules may import each other (no cycles).
@@ -98,3 +102,10 @@ def test_cypher_only_under_kg_graph() -> None:
 def test_few_modules_directly_in_kg() -> None:
     top = [p.name for p in (ROOT / "kg").glob("*.py") if p.name != "__init__.py"]
     assert len(top) <= 12, sorted(top)
+
+
+def test_no_dead_code() -> None:
+    """vulture with the project's config ([tool.vulture] in pyproject.toml) finds nothing."""
+    pytest.importorskip("vulture")
+    found = subprocess.run([sys.executable, "-m", "vulture"], cwd=ROOT, capture_output=True, text=True)
+    assert found.returncode == 0, found.stdout + found.stderr

@@ -69,7 +69,8 @@ def wiki(kb: KnowledgeBase) -> dict[str, str]:
     return {page: digest for page, digest in tree_digest(kb.wiki).items() if not is_log(page)}
 
 
-def test_ray_compile_is_a_plain_compile(ray_local: None, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("ray_local")
+def test_ray_compile_is_a_plain_compile(tmp_path: Path) -> None:
     plain, fanned = example_kb(tmp_path / "plain"), example_kb(tmp_path / "ray")
     code, out_plain = run("compile", "--kb", str(plain.root), "-x", "heuristic", "--json")
     assert code == 1, out_plain  # empty.md failed, the others compiled
@@ -90,7 +91,8 @@ def test_ray_compile_is_a_plain_compile(ray_local: None, tmp_path: Path) -> None
     assert wiki(plain) == wiki(fanned)
 
 
-def test_ray_compile_of_100_hotpotqa_passages_is_a_plain_compile(ray_local: None, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("ray_local")
+def test_ray_compile_of_100_hotpotqa_passages_is_a_plain_compile(tmp_path: Path) -> None:
     """Issue 20's check: `kg compile --engine ray` on 100 passages gives the same wiki as `kg compile`."""
     data = Path(os.environ.get("KG_DATA_DIR") or ROOT.parent / "shared" / "data") / "hotpotqa-100" / "corpus.jsonl"
     if not data.is_file():
@@ -108,7 +110,8 @@ def test_ray_compile_of_100_hotpotqa_passages_is_a_plain_compile(ray_local: None
     assert wiki(kbs[0]) == wiki(kbs[1])
 
 
-def test_ray_engine_yields_in_order_with_few_tasks_in_flight(ray_local: None) -> None:
+@pytest.mark.usefixtures("ray_local")
+def test_ray_engine_yields_in_order_with_few_tasks_in_flight() -> None:
     engine = RayEngine(group=3, window=2)
     assert list(engine.map(str, range(50))) == [str(i) for i in range(50)]
     assert list(engine.map(str, [])) == []

@@ -190,15 +190,6 @@ class Regrouped:
     groups: set[str] = field(default_factory=set)
     touched: int = 0
 
-    @property
-    def canonicals_changed(self) -> set[str]:
-        """Entities that were canonical and are no longer, or the other way round."""
-        out = set()
-        for entity, (old, new) in self.moved.items():
-            if (old == entity) != (new == entity):
-                out.add(entity)
-        return out
-
 
 def _nodes(store: Store, ids: Iterable[str]) -> dict[str, Node]:
     """Live entities among `ids`, with what their mentions say."""

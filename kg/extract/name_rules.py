@@ -172,6 +172,7 @@ def naming_possessive(pair: Pair) -> bool:
 
 
 EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
+extend_rule = _phase(EXTEND_RULES)
 _TRAILING_YEAR = re.compile(r"[ \t]+(?:1[5-9][0-9]{2}|20[0-9]{2})(?![\w'’-]|[.,]\d)")
 _YEAR_NAMED = {"euro", "olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
                "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit",
@@ -179,7 +180,7 @@ _YEAR_NAMED = {"euro", "olympics", "games", "championship", "championships", "cu
                "act", "uprising", "riots", "earthquake", "hurricane", "floods", "contest", "show", "rally"}
 
 
-@_phase(EXTEND_RULES)
+@extend_rule
 def event_year(sentence: str, start: int, end: int) -> int:
     """A year after an event's name belongs to it: "Eurovision Song Contest 1995", "UEFA Euro 2008"."""
     words = sentence[start:end].split()

@@ -20,7 +20,6 @@ from kg.extract.entity_types import UNTYPED
 
 PERSONAL = {"he", "she", "his", "her"}
 NEUTER = {"it", "its"}
-PLURAL = {"they", "their", "these", "those"}
 POSSESSIVE = {"its", "his", "her", "their"}
 DEMONSTRATIVE = {"this", "that", "these", "those", "the"}
 # Nouns that describe an entity instead of naming it, and the entity type they expect ("" any).

@@ -69,35 +69,11 @@ def unchecked_live_claims(store: Store) -> list[dict[str, Any]]:
         "MATCH (c:Claim) WHERE c.status = 'live' AND c.checked_at = '' RETURN c.id AS id, c.text AS text")
 
 
-def claim_total_and_first(store: Store) -> dict[str, Any]:
-    """One row: how many claims the graph has, of any status (n), and the earliest recorded_at (first)."""
-    return store.query("MATCH (c:Claim) RETURN count(*) AS n, min(c.recorded_at) AS first")[0]
-
-
-def all_claim_texts(store: Store) -> list[dict[str, Any]]:
-    """Rows (id, text) of every claim, of any status."""
-    return store.query("MATCH (c:Claim) RETURN c.id AS id, c.text AS text")
-
-
-def live_claim_subjects(store: Store, ids: Iterable[str]) -> list[dict[str, Any]]:
-    """Rows (id, subject, predicate) of the live claims with a subject among `ids`."""
-    return store.query(
-        "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.status = 'live' AND offset(id(c)) IN $o "
-        "RETURN c.id AS id, e.id AS subject, c.predicate AS predicate", {"o": store.offsets("Claim", ids)})
-
-
 def live_claims_of_subjects(store: Store, entity_ids: Iterable[str]) -> list[dict[str, Any]]:
     """Rows (id, subject, predicate) of the live claims whose subject is one of these entities."""
     return store.query("MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE offset(id(e)) IN $o "
                        "AND c.status = 'live' RETURN c.id AS id, e.id AS subject, c.predicate AS predicate",
                        {"o": store.offsets("Entity", entity_ids)})
-
-
-def contradictions_among(store: Store, ids: Iterable[str]) -> list[dict[str, Any]]:
-    """Rows (a, b) of the CONTRADICTS edges, either way, from one of these claims."""
-    return store.query(
-        "MATCH (a:Claim)-[:CONTRADICTS]-(b:Claim) WHERE offset(id(a)) IN $o RETURN a.id AS a, b.id AS b",
-        {"o": store.offsets("Claim", ids)})
 
 
 def drop_contradictions_of(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:

@@ -6,18 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import pyarrow as pa
-
 from kg.graph.store import Store, WriteBatch
 
 _ENTITY_FIELDS = "e.id AS id, e.name AS name, e.type AS type, e.aliases AS aliases, e.summary AS summary, e.status AS status"
 
 # entity rows ---------------------------------------------------------------------------------
-
-
-def entity_table(store: Store) -> pa.Table:
-    """Columns id, name, type, aliases, summary, status of every entity (in no order)."""
-    return store.table(f"MATCH (e:Entity) RETURN {_ENTITY_FIELDS}")
 
 
 def entity_rows(store: Store) -> list[dict[str, Any]]:
@@ -46,20 +39,9 @@ def sources_mentioning(store: Store, entity_id: str) -> list[str]:
 # ALIAS_OF edges ------------------------------------------------------------------------------
 
 
-def alias_edge_table(store: Store) -> pa.Table:
-    """Columns src (the alias) and dst (its target) of every ALIAS_OF edge."""
-    return store.table("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst")
-
-
 def alias_edge_rows(store: Store) -> list[dict[str, Any]]:
     """Rows (src, dst) of every ALIAS_OF edge."""
     return store.query("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst")
-
-
-def alias_target_ids(store: Store, entity_id: str) -> list[str]:
-    """Ids of the entities this one is an alias of (at most one, unless the graph was edited)."""
-    return [r["id"] for r in store.query("MATCH (a:Entity {id: $id})-[:ALIAS_OF]->(b:Entity) RETURN b.id AS id",
-                                         {"id": entity_id})]
 
 
 def alias_targets(store: Store, entity_id: str) -> list[dict[str, Any]]:
@@ -72,11 +54,6 @@ def aliases_of(store: Store, entity_id: str) -> list[dict[str, Any]]:
     """Rows (id, name, method, score) of the entities merged into this one, by id."""
     return store.query("MATCH (a:Entity)-[m:ALIAS_OF]->(b:Entity {id: $id}) RETURN a.id AS id, a.name AS name, "
                        "m.method AS method, m.score AS score ORDER BY id", {"id": entity_id})
-
-
-def drop_alias_edges(batch: WriteBatch, entity_id: str) -> None:
-    """Queue deleting the ALIAS_OF edges from this entity (first in the batch)."""
-    batch.statements.append(("MATCH (a:Entity {id: $id})-[m:ALIAS_OF]->() DELETE m", {"id": entity_id}))
 
 
 # groups (kg/compile/groups.py) --------------------------------------------------------------

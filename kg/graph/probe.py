@@ -35,9 +35,6 @@ class ProbeReport:
     def ok(self) -> bool:
         return not self.broken and not self.unopenable
 
-    def is_readable(self, table: str, column: str) -> bool:
-        return (table, column) in self.readable
-
     def as_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "readable": [f"{t}.{c}" for t, c in self.readable],
                 "broken": [f"{t}.{c}" for t, c in self.broken], "unopenable": self.unopenable}

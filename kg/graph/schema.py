@@ -96,11 +96,6 @@ def create_statements() -> list[str]:
 _ARROW = {S: pa.string(), INT: pa.int64(), D: pa.float64(), SL: pa.list_(pa.string())}
 
 
-def columns_of(table: str) -> list[tuple[str, str]]:
-    """A node table's columns, or a relationship table's properties."""
-    return NODES[table] if table in NODES else RELS[table][2]
-
-
 def arrow_schema(table: str) -> pa.Schema:
     """The Arrow schema of batched writes: a node table's columns, or `src`, `dst` and a
     relationship's properties (explicit, so that all-null columns keep their type)."""

@@ -70,6 +70,20 @@ _SCHEMA_CHANGE = re.compile(r"\s*(CREATE\s+(NODE|REL)|ALTER|DROP|CALL\s+(CREATE|
 KEYED_LOOKUPS = 32  # up to this many keys are looked up one by one through the primary-key index
 OFFSET_CACHE = 200_000  # node offsets kept by a read-only Store (see Store.offsets), then forgotten at once
 NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
+# Set in a read worker (kg/graph/guard.py): every store it opens stops a query at this many
+# milliseconds (Kuzu's timeout interrupts between operators) and keeps its page cache within the
+# worker's memory ceiling. (0, 0): no limits, as in a compile.
+_READ_LIMITS = {"timeout_ms": 0, "buffer_pool_mb": 0}
+
+
+def limit_reads(timeout_ms: int, buffer_pool_mb: int) -> None:
+    """Every Store this process opens from now on runs queries under these limits."""
+    _READ_LIMITS.update(timeout_ms=max(0, timeout_ms), buffer_pool_mb=max(0, buffer_pool_mb))
+
+
+def _row_bytes(row: Sequence[Any]) -> int:
+    """About what a row costs in memory once converted (strings by length, anything else a little)."""
+    return sum(len(v) if isinstance(v, str | bytes) else 16 for v in row) + 64
 
 
 @dataclass
@@ -216,10 +230,13 @@ class Store:
         import kuzu  # heavy native module: imported on first use only
 
         # Kuzu's default buffer pool is 80% of the machine's memory; cap it (pages spill to disk).
+        pool_mb = min(self._buffer_pool_mb, _READ_LIMITS["buffer_pool_mb"] or self._buffer_pool_mb)
         self._db: Any = kuzu.Database(str(self.path), read_only=self.read_only,
-                                      buffer_pool_size=self._buffer_pool_mb * 1024 * 1024,
+                                      buffer_pool_size=pool_mb * 1024 * 1024,
                                       checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
         self._conn: Any = kuzu.Connection(self._db)
+        if _READ_LIMITS["timeout_ms"]:
+            self._conn.set_query_timeout(_READ_LIMITS["timeout_ms"])
         self._prepared: dict[str, Any] = {}  # query text -> prepared statement (see _exec)
         self._offsets: dict[tuple[str, str], int | None] = {}  # read-only: (table, key) -> offset (see offsets)
         # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
@@ -304,10 +321,6 @@ class Store:
         finally:
             self._open_database()
 
-    def _has_table(self, name: str) -> bool:
-        rows = self.query("CALL show_tables() RETURN name")
-        return any(r["name"] == name for r in rows)
-
     # execution -----------------------------------------------------------------------------
 
     def _exec(self, cypher: str, params: dict[str, Any] | None = None) -> Any:
@@ -341,6 +354,24 @@ class Store:
         while result.has_next():
             rows.append(dict(zip(columns, result.get_next(), strict=True)))
         return rows
+
+    def rows(self, cypher: str, params: dict[str, Any] | None = None, max_rows: int = 1000,
+             max_bytes: int = 64 * 2**20) -> tuple[list[str], list[list[Any]], bool]:
+        """(columns, rows, cut): rows fetched one by one until `max_rows` or about `max_bytes`, so a
+        huge result is never converted whole; `cut` says more rows were left unread."""
+        result = self._exec(cypher, params)
+        if isinstance(result, list):
+            result = result[-1]
+        columns: list[str] = result.get_column_names()
+        rows: list[list[Any]] = []
+        size = 0
+        while result.has_next():
+            if len(rows) >= max_rows or size > max_bytes:
+                return columns, rows, True
+            row = result.get_next()
+            size += _row_bytes(row)
+            rows.append(row)
+        return columns, rows, False
 
     def table(self, cypher: str, params: dict[str, Any] | None = None) -> pa.Table:
         """Run a read query and return an Arrow table (fast for bulk reads)."""

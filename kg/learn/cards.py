@@ -27,7 +27,6 @@ from exporters.pages import ClaimView, WikiGraph
 from kg.models import CardDraft
 from kg.names import name_key
 
-KINDS = ("definitional", "mechanistic", "relational", "applied")
 MAX_CLAIMS = 2  # claims an answer is made of
 CARDS_JSONL, CARDS_MD = "cards.jsonl", "cards.md"
 

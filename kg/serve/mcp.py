@@ -1,23 +1,28 @@
 """`kg mcp`: a Model Context Protocol server (the official `mcp` SDK, imported only here) over
 KgTools. Tool names are a contract: agents' configs and prompts name them. A KgError becomes a
-ToolError, whose message reaches the model; nothing else is printed on stdout."""
+ToolError, whose message reaches the model; nothing else is printed on stdout. Every read runs in
+a worker process under the served limits of [limits] (kg/graph/guard.py): a call that passes them
+gets an error, and the next call a new worker."""
 
 from __future__ import annotations
 
 import json
 import threading
+import weakref
 from typing import Any
 
+from kg import api
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.serve.tools import KgTools, instructions
 
 READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
-WRITE_TOOLS = ("kg_compile",)
 
 
-def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm") -> Any:
-    """The MCPServer for one knowledge base; `allow_writes` adds kg_compile and saving answers."""
+def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm",
+                 timeout: float | None = None) -> Any:
+    """The MCPServer for one knowledge base; `allow_writes` adds kg_compile and saving answers;
+    `timeout` (seconds) overrides [limits] serve_timeout_seconds for every call."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -25,8 +30,10 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     except ImportError as exc:
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
 
-    tools = KgTools(kb, allow_writes, embedder)
+    reader = api.reader(kb, served=True, timeout=timeout)
+    tools = KgTools(kb, allow_writes, embedder, reader)
     server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
+    weakref.finalize(server, reader.close)  # its workers go with it
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
     lock = threading.Lock()  # the SDK runs tools in threads: one Kuzu database per file per process
@@ -42,10 +49,11 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
             raise ToolError(f"Bad argument: {exc}") from exc
 
     @server.tool(name="kg_search", annotations=reads, structured_output=False)
-    def kg_search(query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> str:
-        """Search claims, source chunks and filed answers. mode: bm25 (default, no model), vector or
-        hybrid. limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
-        a snippet (at most 300 characters), score, wiki page, citation and source span."""
+    def kg_search(query: str, mode: str | None = None, limit: int = 10, cursor: str | None = None) -> str:
+        """Search claims, source chunks and filed answers. mode: bm25, vector or hybrid (default: the
+        one `kg search` and `kg query` use). limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
+        its text (at most 300 characters), score, wiki page, citation and source span (source_path, char_start,
+        char_end): the hits of `kg search --json`."""
         return call(tools.search, query, mode, limit, cursor)
 
     @server.tool(name="kg_query", annotations=reads if not allow_writes else None, structured_output=False)

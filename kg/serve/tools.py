@@ -1,6 +1,11 @@
 """What `kg mcp` serves, as plain functions over the library calls the CLI makes: every reply a
 JSON-able dict no larger than `MAX_REPLY_CHARS`, paged with opaque cursors, saying when it was cut.
 
+Every read of the graph runs through `reader` (a kg.graph.guard.ReadPool under the served limits
+of [limits]: a worker process stopped past its time or memory), so no call can take the server
+down; the reply is shaped here, from results already bounded in the worker. Without a reader
+(tests, scripts) the reads run in this process.
+
 Each call opens the graph and closes it (Kuzu 0.11.3: while any process holds the graph open, no
 other can open it to write), so `kg compile` runs between calls; a call that meets a compile gets
 DatabaseLocked naming it. Errors are KgError with a message for the model (kg/serve/mcp.py turns
@@ -11,6 +16,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +25,7 @@ from kg import api
 from kg.errors import ConfigError, KgError, QueryError
 from kg.kb import KnowledgeBase
 from kg.names import name_key
+from kg.retrieve.settings import SEARCH_MODES
 
 # Claude Code warns above 10k tokens and cuts at 25k: 40,000 characters (~10k tokens) per reply.
 MAX_REPLY_CHARS = 40_000
@@ -26,7 +33,8 @@ MAX_SEARCH_LIMIT = 50
 MAX_SNIPPET = 300
 MAX_CYPHER_ROWS = 1000
 MAX_PAGE_LINES = 400
-MODES = ("bm25", "vector", "hybrid")
+MAX_OFFSET = 10_000  # how far a cursor may page into search hits or an entity's claims
+MODES = SEARCH_MODES
 
 
 def _size(value: Any) -> int:
@@ -40,7 +48,7 @@ def _offset(cursor: str | None) -> int:
         offset = int(str(cursor))
     except ValueError:
         offset = -1
-    if not 0 <= offset <= 10**9:
+    if not 0 <= offset <= MAX_OFFSET:
         raise QueryError(f"cursor {cursor!r} is not one this server gave; pass the next_cursor of the previous reply, or none.")
     return offset
 
@@ -57,11 +65,6 @@ def _fit(items: list[Any], budget: int) -> tuple[list[Any], bool]:
     return kept, False
 
 
-def _snippet(text: str, size: int = MAX_SNIPPET) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= size else flat[: size - 1] + "…"
-
-
 def _clip_text(text: str, size: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= size else (text[: size - 1] + "…", True)
 
@@ -73,67 +76,53 @@ class KgTools:
     kb: KnowledgeBase
     allow_writes: bool = False
     embedder: str = "minilm"
+    reader: Any = None  # a ReadPool: every graph read runs there (see the module's docs)
+
+    def _read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        return self.reader.call(fn, *args, **kwargs) if self.reader is not None else fn(*args, **kwargs)
 
     # reading -----------------------------------------------------------------------------------
 
-    def search(self, query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
+    def search(self, query: str, mode: str | None = None, limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
         if not query.strip():
             raise QueryError("query is empty: pass the words to look for.")
-        if mode not in MODES:
+        if mode is not None and mode not in MODES:
             raise QueryError(f"mode {mode!r} is not one of {', '.join(MODES)}.")
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit}); page with cursor for more.")
         offset = _offset(cursor)
-        result = api.search_kb(self.kb, query, mode, offset + limit, embedder=self.embedder)
-        hits = [{"kind": h.kind, "id": h.id, "title": h.title, "snippet": _snippet(h.text), "score": round(h.score, 6),
-                 "page": h.page, "citation": h.citation, "source_path": h.source_path,
-                 "span": [h.char_start, h.char_end] if h.char_start is not None else None}
-                for h in result.hits[offset:]]
-        kept, cut = _fit(hits, MAX_REPLY_CHARS - 500)
+        result = self._read(api.search_kb, self.kb, query, mode, offset + limit, embedder=self.embedder,
+                            progress=_keep_alive)
+        data = result.as_dict(max_text=MAX_SNIPPET)  # the shape `kg search --json` prints, texts cut
+        kept, cut = _fit(data["hits"][offset:], MAX_REPLY_CHARS - 500)
         more = cut or len(result.hits) == offset + limit
-        return {"query": query, "mode": result.mode, "hits": kept, "truncated": cut,
-                "next_cursor": str(offset + len(kept)) if more and kept else None}
+        return {**data, "hits": kept, "truncated": cut, "next_cursor": str(offset + len(kept)) if more and kept else None}
 
-    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = "bm25") -> dict[str, Any]:
+    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None) -> dict[str, Any]:
         if not question.strip():
             raise QueryError("question is empty: ask something in plain words.")
         if not 200 <= budget <= 50_000:
             raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
-        answer, nav, page = api.query_kb(self.kb, question, budget, save, self.embedder, mode=mode)
-        reply = {**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
-                 "navigation": {"pages": nav.pages[:50], "source_paths": nav.source_paths[:50],
-                                "tokens_read": nav.tokens_read, "budget": nav.budget}}
+        result = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode,
+                            progress=_keep_alive)
+        if save:
+            result.saved_page = api.save_answer_kb(self.kb, result.answer)
+        reply = result.as_dict()
         reply["answer"], cut = _clip_text(reply["answer"], MAX_REPLY_CHARS // 2)
         reply["citations"], cut_citations = _fit(reply["citations"], MAX_REPLY_CHARS // 2 - 2000)
         reply["truncated"] = cut or cut_citations
         return reply
 
     def entity(self, name: str, max_claims: int = 20, cursor: str | None = None) -> dict[str, Any]:
-        from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
-        from kg.maintain.entities import show
-
         if not name.strip():
             raise QueryError("name is empty: pass an entity's name or id.")
+        api.check_text(name, "The entity name", api.MAX_NAME_CHARS, name=True)
         if not 1 <= max_claims <= 200:
             raise QueryError(f"max_claims must be between 1 and 200 (got {max_claims}).")
         offset = _offset(cursor)
-        with api.open_store(self.kb, read_only=True) as store:  # one open for the whole reply
-            try:
-                entity = show(store, name)
-            except QueryError as exc:
-                if "No entity" not in str(exc):
-                    raise
-                close = _close_names(store, name)
-                hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
-                raise QueryError(f"No entity named {name!r}.{hint}") from exc
-            group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
-            total = count_live_claims_about(store, group)
-            claims = live_claims_about(store, group, offset, max_claims)
-            neighbours = neighbour_entities(store, group, 20)
-        sources = entity.pop("sources")
-        entity.pop("claims")
+        entity, sources, total, claims, neighbours = self._read(_entity_parts, self.kb, name, offset, max_claims)
         reply = {"entity": entity, "sources": sources[:100], "sources_total": len(sources),
                  "page": f"entities/{entity['alias_of'][0]['id'] if entity['alias_of'] else entity['id']}.md",
                  "claims_total": total, "neighbours": neighbours}
@@ -146,7 +135,7 @@ class KgTools:
     def claim(self, claim_id: str) -> dict[str, Any]:
         if not claim_id.strip():
             raise QueryError("claim_id is empty: pass a claim id (the ^c… block id on wiki pages).")
-        reply = api.claim_show(self.kb, claim_id.strip().lstrip("^")).as_dict()
+        reply = self._read(api.claim_show, self.kb, claim_id.strip().lstrip("^")).as_dict()
         for ev in reply.get("evidence", []):
             for key in ("quote", "current_text"):
                 if isinstance(ev.get(key), str):
@@ -179,6 +168,7 @@ class KgTools:
 
     def wiki_file(self, path: str) -> Path:
         """A page of wiki/ by its path there ("entities/eniac.md", "index" works too); nothing outside."""
+        api.check_text(path, "The page path", api.MAX_NAME_CHARS, name=True)
         clean = path.strip().lstrip("/")
         if not clean:
             raise QueryError("path is empty: pass a wiki page such as index.md or entities/<id>.md.")
@@ -202,25 +192,26 @@ class KgTools:
             raise QueryError(f"{refused} reads or writes files outside the graph: this server only reads the graph. "
                              "Ask the person to run it with `kg cypher` if it is needed.")
         try:
-            rows = api.cypher(self.kb, query, params or {}, write=False)
+            rows = self._read(api.cypher, self.kb, query, params or {}, write=False, max_rows=limit,
+                              max_bytes=MAX_REPLY_CHARS * 4)
         except QueryError as exc:
             message = str(exc).replace(" Add --write to run a query that changes the graph.", "")
             if "read-only" in message.lower().replace("read only", "read-only"):
                 message += " This server only reads the graph: writes go through kg compile and kg entity merge."
             raise QueryError(message) from exc
-        kept, cut = _fit(rows[:limit], MAX_REPLY_CHARS - 500)
-        return {"rows": json.loads(json.dumps(kept, ensure_ascii=False, default=str)), "row_count": len(rows),
-                "returned": len(kept), "truncated": cut or len(rows) > limit}
+        kept, cut = _fit(list(rows), MAX_REPLY_CHARS - 500)
+        return {"rows": json.loads(json.dumps(kept, ensure_ascii=False, default=str)), "returned": len(kept),
+                "truncated": cut or rows.truncated}
 
     def status(self) -> dict[str, Any]:
-        reply = api.status(self.kb).as_dict()
+        reply = self._read(api.status, self.kb).as_dict()
         for key in ("new", "changed", "vanished"):
             reply[f"{key}_total"] = len(reply[key])
             reply[key] = reply[key][:100]
         return reply
 
     def lint(self, max_findings: int = 100) -> dict[str, Any]:
-        report = api.lint_kb(self.kb).as_dict()
+        report = self._read(api.lint_kb, self.kb).as_dict()
         findings = report.get("findings", [])
         kept, cut = _fit(findings[:max_findings], MAX_REPLY_CHARS - 2000)
         report["findings"] = kept
@@ -259,6 +250,35 @@ def _file_access(query: str) -> str | None:
     return found.group(1).upper() if found else None
 
 
+def _keep_alive(done: int, total: int, embedded: int) -> None:
+    """A first vector search reports its embedding here: each report restarts the call's clock
+    (kg/graph/guard.py), so embedding the knowledge base once is not stopped as a slow read."""
+
+
+def _entity_parts(kb: KnowledgeBase, name: str, offset: int, max_claims: int) -> tuple[Any, ...]:
+    """What kg_entity reads, in one open of the graph: (entity, sources, claims total, a page of
+    claims, neighbours); an unknown name suggests close ones."""
+    from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
+    from kg.maintain.entities import show
+
+    with api.open_store(kb, read_only=True) as store:
+        try:
+            entity = show(store, name)
+        except QueryError as exc:
+            if "No entity" not in str(exc):
+                raise
+            close = _close_names(store, name)
+            hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
+            raise QueryError(f"No entity named {name!r}.{hint}") from exc
+        group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
+        total = count_live_claims_about(store, group)
+        claims = live_claims_about(store, group, offset, max_claims)
+        neighbours = neighbour_entities(store, group, 20)
+    sources = entity.pop("sources")
+    entity.pop("claims")
+    return entity, sources, total, claims, neighbours
+
+
 def _close_names(store: Any, name: str, n: int = 5) -> list[str]:
     """Names of live entities close to `name` (sharing a word with it when any do)."""
     from kg.graph.entities import live_entity_names
@@ -284,7 +304,7 @@ def instructions(tools: KgTools) -> str:
     writes = ("kg_compile and kg_query(save=true) change it." if tools.allow_writes else
               "This server only reads: compiling and filing answers need `kg mcp --allow-writes`.")
     return (f"kg knowledge base at {tools.kb.root}: {state}. Its wiki is generated from a graph of claims, each "
-            "with evidence spans in raw/ sources. To answer from it: kg_search (bm25, no model needed) or kg_query "
+            "with evidence spans in raw/ sources. To answer from it: kg_search (claims, source passages, answers) or kg_query "
             "for a cited answer; open what you find with kg_page (wiki pages, index.md first), kg_entity (an entity "
             "and its claims) and kg_claim (a claim's evidence quote, checked against its source). Cite claims as "
             "the citation links the tools return ([[sources/<slug>#^<claim id>|Title]]) or as raw/<path> with the "
