@@ -376,6 +376,13 @@ def print_report(r: dict[str, Any], misses: list[dict[str, Any]]) -> None:
 # Re-DocRED: entity recall and precision, relation coverage (issue 18) -----------------------
 
 NAMED_TYPES = ("PER", "ORG", "LOC", "MISC")
+# The kg entity type that is right for a gold type (typing accuracy, issue 34); MISC has none.
+KG_TYPE_OF = {"PER": "person", "ORG": "organization", "LOC": "place"}
+UNTYPED = frozenset({"named", "concept", "thing", "other", ""})
+# spaCy's labels as kg's types (--ner spacy), so the same typing score applies.
+SPACY_TYPES = {"PERSON": "person", "ORG": "organization", "GPE": "place", "LOC": "place", "FAC": "place",
+               "NORP": "nationality", "WORK_OF_ART": "work", "EVENT": "event", "PRODUCT": "product",
+               "LAW": "work", "LANGUAGE": "language"}
 # spaCy labels that are no named entity of Re-DocRED's PER/ORG/LOC/MISC (its TIME and NUM).
 SPACY_SKIPPED = frozenset({"DATE", "TIME", "PERCENT", "MONEY", "QUANTITY", "ORDINAL", "CARDINAL"})
 # Words of titles, offices and roles: "Governor Rick Scott", "President of the United States".
@@ -454,7 +461,8 @@ def spacy_document(parsed: Any) -> dict[str, Any]:
     for ent in parsed.ents:
         key = name_key(ent.text)
         if ent.label_ not in SPACY_SKIPPED and key and key not in entities:
-            entities[key] = {"id": key, "name": " ".join(ent.text.split()), "type": ent.label_, "aliases": []}
+            entities[key] = {"id": key, "name": " ".join(ent.text.split()), "type": SPACY_TYPES.get(ent.label_, "named"),
+                             "aliases": []}
     return {"entities": list(entities.values()), "keys": {k: k for k in entities}, "claims": None}
 
 
@@ -611,6 +619,7 @@ def score_redocred(doc: dict[str, Any], out: dict[str, Any], source: str) -> dic
     entity_keys = [name_key(e["name"]) for e in entities]
     matched = max_matching([[i for i in named if key in gold_keys[i]] for key in entity_keys])
     name_hits = [key in named_keys for key in entity_keys]
+    typing, mistyped = _typing(doc, gold, gold_keys, found, entities, matched)
 
     misses = []
     for i in named:
@@ -655,9 +664,61 @@ def score_redocred(doc: dict[str, Any], out: dict[str, Any], source: str) -> dic
         "name_hits": sum(name_hits),
         "name_hits_with_time_num": sum(key in named_keys or key in other_keys for key in entity_keys),
         "coverage": coverage,
+        "typing": typing,
+        "mistyped": mistyped,
         "misses": misses,
         "false_positives": false_positives,
     }
+
+
+def _typing(doc: dict[str, Any], gold: list[dict[str, Any]], gold_keys: list[set[str]], found: set[int],
+            entities: list[dict[str, Any]], matched: dict[int, int]) -> tuple[Counter[str], list[dict[str, Any]]]:
+    """Typing of the gold entities found: per gold type, how many the kg entity standing for it types
+    right, leaves untyped, or types otherwise. The entity standing for a gold entity is the one with
+    its longest name ("United States" rather than "American", "Angela Merkel" rather than "Merkel"),
+    then the one the one-to-one matching gave it. Counter keys "<gold type>:<right|untyped|wrong>",
+    and for every gold type "<gold type>:as:<kg type>"."""
+    from kg.names import name_key
+
+    owner = {i: j for j, i in matched.items()}
+    keys = [{name_key(n) for n in (e["name"], *e["aliases"])} for e in entities]
+    counts: Counter[str] = Counter()
+    wrong: list[dict[str, Any]] = []
+    for i in sorted(found):
+        candidates = [(max(len(k) for k in keys[j] & gold_keys[i]), owner.get(i) == j, -j)
+                      for j in range(len(entities)) if keys[j] & gold_keys[i]]
+        if not candidates:
+            continue
+        j = -max(candidates)[2]
+        kind, kg_type = gold[i]["type"], entities[j]["type"]
+        counts[f"{kind}:as:{kg_type}"] += 1
+        if kind not in KG_TYPE_OF:
+            continue
+        outcome = "right" if kg_type == KG_TYPE_OF[kind] else "untyped" if kg_type in UNTYPED else "wrong"
+        counts[f"{kind}:{outcome}"] += 1
+        if outcome != "right":
+            wrong.append({"id": doc["id"], "type": kind, "name": entities[j]["name"], "kg_type": kg_type,
+                          "context": _context(doc["text"], gold[i]["names"][0])})
+    return counts, wrong
+
+
+def typing_summary(counts: Counter[str]) -> dict[str, Any]:
+    """Typing accuracy over the gold PER/ORG/LOC entities found, overall and per type, and what
+    kg types each gold type got."""
+    def share(a: int, b: int) -> float:
+        return round(a / b, 4) if b else 0.0
+
+    out: dict[str, Any] = {}
+    for kind in (*KG_TYPE_OF, "all"):
+        kinds = list(KG_TYPE_OF) if kind == "all" else [kind]
+        right, untyped, wrong = (sum(counts[f"{k}:{o}"] for k in kinds) for o in ("right", "untyped", "wrong"))
+        n = right + untyped + wrong
+        out[kind] = {"found": n, "right": right, "untyped": untyped, "wrong": wrong, "accuracy": share(right, n),
+                     "untyped_share": share(untyped, n)}
+    out["as"] = {kind: dict(sorted(((key.split(":as:")[1], v) for key, v in counts.items()
+                                    if key.startswith(f"{kind}:as:")), key=lambda kv: (-kv[1], kv[0])))
+                 for kind in NAMED_TYPES}
+    return out
 
 
 def run_redocred(args: argparse.Namespace) -> dict[str, Any]:
@@ -700,9 +761,18 @@ def run_redocred(args: argparse.Namespace) -> dict[str, Any]:
     totals: Counter[str] = Counter()
     misses: list[dict[str, Any]] = []
     false_positives: list[dict[str, Any]] = []
+    typing: Counter[str] = Counter()
+    mistyped: list[dict[str, Any]] = []
+    halves: list[Counter[str]] = [Counter(), Counter()]  # the first and second half of the documents (by id)
     empty = {"entities": [], "keys": {}, "claims": [] if args.ner == "kg" else None}
-    for doc, source, out in zip(docs, sources, outputs, strict=True):
+    for n, (doc, source, out) in enumerate(zip(docs, sources, outputs, strict=True)):
         scored = score_redocred(doc, out or empty, source)
+        half = halves[0 if n < (len(docs) + 1) // 2 else 1]
+        half.update({"gold": sum(scored["gold"].values()), "found": sum(scored["found"].values()),
+                     "entities": scored["entities"], "name_hits": scored["name_hits"]})
+        half.update(scored["typing"])
+        typing.update(scored["typing"])
+        mistyped.extend(scored["mistyped"])
         gold.update(scored["gold"])
         found.update(scored["found"])
         coverage.update(scored["coverage"])
@@ -753,6 +823,11 @@ def run_redocred(args: argparse.Namespace) -> dict[str, Any]:
         "name_precision": ratio(totals["name_hits"], totals["entities"]),
         "name_precision_with_time_num": ratio(totals["name_hits_with_time_num"], totals["entities"]),
         "relations": relations,
+        "typing": typing_summary(typing),
+        "halves": [{"recall": ratio(h["found"], h["gold"]), "name_precision": ratio(h["name_hits"], h["entities"]),
+                    "typing": {k: v for k, v in typing_summary(h).items() if k != "as"}} for h in halves],
+        "example_mistyped": _examples(mistyped, args.misses),
+        "mistyped": [[m["id"], m["type"], m["name"], m["kg_type"]] for m in mistyped],
         "miss_categories": _category_counts(misses),
         "false_positive_categories": _category_counts(false_positives),
         "example_misses": _examples(misses, args.misses),
@@ -797,6 +872,20 @@ def print_redocred(r: dict[str, Any], count: int) -> None:
           "a gold entity vouches for one entity)")
     print(f"  name precision       {r['name_precision']:.3f}  ({r['kg_entities_matching_a_gold_name']} of {r['kg_entities']} "
           f"names equal some gold name; {r['name_precision_with_time_num']:.3f} counting TIME/NUM gold names)")
+    typed = r["typing"]
+    print(f"  typing (gold PER/ORG/LOC found) {typed['all']['accuracy']:.3f} right, {typed['all']['untyped_share']:.3f} untyped "
+          f"({typed['all']['right']} / {typed['all']['untyped']} of {typed['all']['found']})")
+    for kind in KG_TYPE_OF:
+        t = typed[kind]
+        print(f"    {kind:<5} as {KG_TYPE_OF[kind]:<13} {t['accuracy']:.3f} right, {t['untyped_share']:.3f} untyped, "
+              f"{t['wrong'] / t['found'] if t['found'] else 0:.3f} other  ({t['found']})")
+    for kind, types in typed["as"].items():
+        print(f"    {kind:<5} got: " + ", ".join(f"{t} {n}" for t, n in list(types.items())[:8]))
+    for n, h in enumerate(r["halves"], 1):
+        print(f"  half {n}: recall {h['recall']:.3f}, name precision {h['name_precision']:.3f}, typing "
+              f"{h['typing']['all']['accuracy']:.3f} right / {h['typing']['all']['untyped_share']:.3f} untyped "
+              f"(PER {h['typing']['PER']['accuracy']:.3f}, ORG {h['typing']['ORG']['accuracy']:.3f}, "
+              f"LOC {h['typing']['LOC']['accuracy']:.3f})")
     rel = r["relations"]
     if rel:
         print(f"  relation coverage    {rel['coverage']:.3f}  ({rel['named_pairs_covered']} of {rel['named_pairs']} related "
@@ -826,6 +915,10 @@ def print_redocred(r: dict[str, Any], count: int) -> None:
         near = f" | {'kept' if f['category'].startswith('duplicate') else 'gold'}: {f['gold_name']!r}" if f["gold_name"] else ""
         print(f"- {f['id']} {f['name']!r} ({f['kg_type']}) | {f['category']}{near}")
         print(f"    {f['context']}")
+    print(f"\n{len(r['example_mistyped'])} example gold PER/ORG/LOC entities typed otherwise (gold type | kg name (kg type)):")
+    for m in r["example_mistyped"]:
+        print(f"- {m['id']} {m['type']} {m['name']!r} ({m['kg_type']})")
+        print(f"    {m['context']}")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -37,6 +37,7 @@ INDEX_BUDGET = 60_000  # index.md in bytes; fewer top entities per type are show
 ENTITY_LISTS, SOURCE_LIST, ANSWER_LIST = "indexes/entities", "indexes/sources", "indexes/answers"
 TYPE_LIST = "indexes/types"
 TYPES_ON_INDEX = 40  # entity types with a section on index.md; past it, all of them on indexes/types.md
+UNTYPED_TITLES = frozenset({"Concept", "Named", "Thing", "Other"})  # listed after the types a reader can use
 _COUNT = re.compile(rb"\((\d+)\)$")
 _LEAF_LINK = re.compile(rb"^- \[\[(indexes/[^|\]]+)\|", re.MULTILINE)
 _GROUP = re.compile(rb"\ngroup: (\".*\")\n")
@@ -131,7 +132,8 @@ def index_pages(env: Environment, index: IndexEntries, answers: list[tuple[str, 
         yield from list_pages(env, ANSWER_LIST, "Answers", "answers", answer_lines, [page for page, _ in answers],
                               _ANSWER_LINE)
     template = env.get_template("index.md.j2")
-    by_size = sorted(index.groups, key=lambda t: (-len(index.groups[t]), t))
+    # the types a reader navigates by, largest first; what could not be typed last
+    by_size = sorted(index.groups, key=lambda t: (t in UNTYPED_TITLES, -len(index.groups[t]), t))
     if len(by_size) > TYPES_ON_INDEX:  # free-form types (an LLM's): all of them on one page
         rows = "".join(f"- [[{ENTITY_LISTS}/{slugs[t]}|{_label_text(t)}]] ({len(index.groups[t]):,})\n" for t in by_size)
         yield f"{TYPE_LIST}.md", (f"---\ntype: index\ntags: [kg-index]\n---\n# Entity types\n\n"

@@ -30,7 +30,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg.compile.resolve import (
+    MIN_TYPE_SHARE,
     TITLE_WORDS,
+    UNTYPED,
     EntityJudge,
     EntityRecord,
     Judgement,
@@ -161,11 +163,14 @@ class Node:
 
     def attributes(self) -> dict[str, object]:
         """The entity's row, from its mentions: the surface form most sources use (ties: the
-        smallest), the most common specific type, the description of the first source (by path)
-        that has one, and every other name declared or used for it."""
+        smallest), the most common specific type (when at least MIN_TYPE_SHARE of the mentions
+        give it, else "concept"), the description of the first source (by path) that has one, and
+        every other name declared or used for it."""
         name = min(self.names, key=lambda n: (-self.names[n], n)) if self.names else self.key
-        typed = {t: n for t, n in self.types.items() if specific(t)} or self.types
-        type_ = min(typed, key=lambda t: (-typed[t], t)) if typed else "named"
+        typed = {t: n for t, n in self.types.items() if specific(t)}
+        type_ = min(typed, key=lambda t: (-typed[t], t)) if typed else UNTYPED
+        if typed and typed[type_] < MIN_TYPE_SHARE * sum(self.types.values()):
+            type_ = UNTYPED
         summary = min(self.descriptions)[1] if self.descriptions else ""
         seen = {name.casefold()}
         aliases = []
@@ -201,10 +206,11 @@ def _nodes(store: Store, ids: Iterable[str]) -> dict[str, Node]:
                     node.aliases.add(alias)
                 else:
                     node.declared_by[entity_id(key)] = plain_form(key)
+        type_ = row["type"] or UNTYPED
+        node.types[type_] = node.types.get(type_, 0) + 1  # a declared alias is the same thing: its type counts
         if row["role"] == "name":
             node.sources += 1
             node.names[row["name"]] = node.names.get(row["name"], 0) + 1
-            node.types[row["type"] or "named"] = node.types.get(row["type"] or "named", 0) + 1
             if row["description"]:
                 node.descriptions.append((row["path"], row["description"]))
         elif not node.names:

@@ -26,7 +26,11 @@ from dataclasses import dataclass, field
 from kg.models import ExtractedEntity
 from kg.names import MAX_SLUG, name_key, slugify
 
-GENERIC_TYPES = {"named", "concept", "thing", "other", ""}
+GENERIC_TYPES = {"named", "concept", "thing", "other", ""}  # "named": graphs from before heuristic-4
+UNTYPED = "concept"  # what an entity is when nothing says what it is
+# A specific type counts when at least this share of the mentions of an entity give it: a few
+# stray votes among many abstracts that say nothing of what "NANOG" is make no organisation of it.
+MIN_TYPE_SHARE = 0.2
 # Titles of people ("Saint" and "St" are left out: "St Louis" is not "Louis").
 TITLE_WORDS = ("mr", "mrs", "ms", "dr", "prof", "professor", "sir", "dame", "lord", "lady", "president", "general",
                "captain")
@@ -161,8 +165,8 @@ class SourceEntities:
             if alias not in mention.aliases:
                 mention.aliases.append(alias)
             alias_node = entity_id(alias_key)
-            if alias_node not in self.mentions:
-                self.mentions[alias_node] = Mention(alias_key, " ".join(alias.split()), "named")
+            if alias_node not in self.mentions:  # an alias is the same thing: it has the name's type
+                self.mentions[alias_node] = Mention(alias_key, " ".join(alias.split()), entity.type)
             declared = self.mentions[alias_node]
             if declared.declared_only and entity.name not in declared.aliases:
                 declared.aliases.append(entity.name)  # who declares it: found from either side

@@ -48,7 +48,7 @@ def unit_of(match: re.Match[str]) -> tuple[str, bool]:
         return V.UNIT_LOOKUP[first], True
     if raw.split()[0] in V.UNIT_LOOKUP:
         return V.UNIT_LOOKUP[raw.split()[0]], True
-    nouns = [w for w in lowered.split() if w.isalpha() and w not in V.AUXILIARIES and w not in V.STOP_CAPS]
+    nouns = [w for w in lowered.split() if w.isalpha() and w not in V.NOT_CONTENT and w not in V.STOP_CAPS]
     if not nouns or nouns[0] != lowered.split()[0]:
         return "", False
     if nouns[0].endswith("s") and not nouns[0].endswith("ss"):
@@ -151,7 +151,7 @@ _STOP_AFTER = re.compile(r"[,.;:()\[\]]|\b(?:and|or|but|which|that|while|whereas
 def _words_after(text: str, end: int, window: int = 3) -> tuple[str, ...]:
     rest = _STOP_AFTER.split(text[end:], maxsplit=1)[0]
     words = [w.strip("'\"").lower() for w in rest.split()[:window + 3]]
-    return tuple(w for w in words if w.isalpha() and w not in V.AUXILIARIES and w not in PREPOSITIONS
+    return tuple(w for w in words if w.isalpha() and w not in V.NOT_CONTENT and w not in PREPOSITIONS
                  and w not in CONJUNCTIONS)[:window]
 
 
@@ -222,7 +222,7 @@ def words_before(text: str, at: int, window: int = 4) -> list[str]:
     """Content words just before a number or date: what is being measured (names excluded:
     "X was born in 1905" and "a survey of X in 1950" share X, not what is dated)."""
     before = [w.strip(".,;:'’\"()") for w in text[:at].split()[-window:]]
-    return [w.lower() for w in before if w.isalpha() and not w[0].isupper() and w.lower() not in V.AUXILIARIES
+    return [w.lower() for w in before if w.isalpha() and not w[0].isupper() and w.lower() not in V.NOT_CONTENT
             and w.lower() not in CONJUNCTIONS and w.lower() not in V.MONTHS and w.lower() not in PREPOSITIONS]
 
 

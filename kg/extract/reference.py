@@ -16,6 +16,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kg.extract.entity_types import UNTYPED
+
 PERSONAL = {"he", "she", "his", "her"}
 NEUTER = {"it", "its"}
 POSSESSIVE = {"its", "his", "her", "their"}
@@ -94,16 +96,22 @@ def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> 
 _PERSON_NAME = re.compile(r"(?!(?:The|A|An) )(?:[A-Z][a-z'’-]+|[A-Z]\.)(?: (?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|da|di|du|bin|al)){1,3}")
 
 
+_SINGLE_NAME = re.compile(r"[A-Z][a-z'’-]+")  # "Aurangzeb", "Palestrina": may be a person's name
+
+
 def fit(reference: Reference, entity_type: str, name: str = "") -> int:
     """How well an entity can be what `reference` refers to: 2 its type is the one expected (or,
-    for a person, its untyped name reads as one: "Grace Hopper", not "Mark 2"), 1 it may be, 0 no."""
+    for a person, its untyped name reads as one: "Grace Hopper", not "Mark 2"), 1 it may be (an
+    untyped single name for a person: "Aurangzeb"), 0 no."""
     if reference.wants in ("", "thing"):
         return 0 if reference.wants == "thing" and entity_type == "person" else 2
     if entity_type == reference.wants:
         return 2
     if reference.wants == "person":
-        return 2 if entity_type == "named" and _PERSON_NAME.fullmatch(name) else 0
-    return 1 if entity_type in ("named", "concept") else 0
+        if entity_type not in UNTYPED:
+            return 0
+        return 2 if _PERSON_NAME.fullmatch(name) else 1 if _SINGLE_NAME.fullmatch(name) else 0
+    return 1 if entity_type in UNTYPED else 0
 
 
 def referent(reference: Reference, candidates: Sequence[tuple[str, str, str]]) -> str | None:

@@ -40,9 +40,6 @@ PLACE_WORDS = set(
 EVENT_WORDS = set(["war", "battle", "revolution", "olympics", "festival", "election", "treaty", "conference", "summit", "award", "prize"])
 WORK_QUALIFIERS = {"film", "album", "song", "novel", "book", "tv series", "series", "play", "magazine", "band", "opera", "poem", "game", "video game"}
 TITLES = {"mr", "mrs", "ms", "dr", "prof", "professor", "sir", "lord", "lady", "president", "king", "queen", "general", "captain", "senator", "judge", "saint"}
-FIRST_NAMES = set(
-    ["john", "james", "robert", "michael", "william", "david", "richard", "joseph", "thomas", "charles", "christopher", "daniel", "matthew", "anthony", "mark", "donald", "steven", "paul", "andrew", "joshua", "kenneth", "kevin", "brian", "george", "edward", "ronald", "timothy", "jason", "jeffrey", "ryan", "jacob", "gary", "nicholas", "eric", "jonathan", "stephen", "larry", "justin", "scott", "brandon", "benjamin", "samuel", "frank", "gregory", "raymond", "alexander", "patrick", "jack", "dennis", "jerry", "tyler", "aaron", "henry", "adam", "peter", "nathan", "walter", "harold", "carl", "arthur", "albert", "alan", "herman", "howard", "claude", "ada", "grace", "mary", "patricia", "jennifer", "linda", "elizabeth", "barbara", "susan", "jessica", "sarah", "karen", "nancy", "lisa", "margaret", "betty", "sandra", "ashley", "dorothy", "kimberly", "emily", "donna", "michelle", "carol", "amanda", "melissa", "deborah", "stephanie", "rebecca", "laura", "sharon", "cynthia", "kathleen", "amy", "shirley", "angela", "helen", "anna", "brenda", "emma", "catherine", "katherine", "marie", "jean", "alice", "rosalind", "marie", "ruth", "frances", "joan", "evelyn", "hedy", "tim", "steve", "bill", "linus", "dennis", "ken", "niklaus", "edsger", "donald", "barbara", "jon", "maurice", "konrad", "tommy", "max", "isaac", "charles", "gottfried", "blaise", "wilhelm", "louis", "pierre", "jacques", "hans", "karl", "friedrich", "ludwig", "ernst", "fritz", "otto", "giovanni", "giuseppe", "luigi", "carlos", "jose", "juan", "maria", "sofia", "ivan", "sergei", "vladimir", "dmitri", "mikhail", "nikolai", "leo", "lev", "boris", "yuri", "li", "wang", "zhang", "chen"]
-)
 
 UNITS = {
     # canonical unit: spellings
@@ -102,6 +99,10 @@ HEDGES = (
     "some historians", "some argue", "it is said", "is said to", "presumably", "roughly", "approximately",
     "about", "around", "nearly", "almost", "estimated", "estimate",
 )
+# Hedges that soften a figure, not the claim ("about 27 tonnes", "an estimated 5,000"): 0.1 less
+# confidence; the other hedges cap it at 0.45 (kg.extract.heuristic). One list for both uses.
+SOFT_HEDGES = ("about", "around", "nearly", "almost", "roughly", "approximately", "estimated", "estimate")
+STRONG_HEDGES = tuple(h for h in HEDGES if h not in SOFT_HEDGES)
 # Hedges that make a sentence an opinion rather than a hedged fact.
 OPINION_MARKERS = (
     "arguably", "i think", "i believe", "in my view", "in my opinion", "we believe", "some historians",
@@ -120,9 +121,15 @@ COMPARISON_MARKERS = (
     " than ", "compared to", "compared with", "unlike", "whereas", "in contrast", "as much as",
     "as many as", "the same as", "similar to", "superior to", "inferior to",
 )
-AUXILIARIES = set(
-    ["is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will", "would", "shall", "should", "can", "could", "may", "might", "must", "also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly", "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its", "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who", "first"]
-)
+AUXILIARIES = {"is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "will",
+               "would", "shall", "should", "can", "could", "may", "might", "must"}
+# Words without content besides auxiliaries: adverbs, quantifiers, articles, prepositions, possessives and
+# relative words a predicate ("was also about" -> "weighed") or a measured thing's words skip.
+FUNCTION_WORDS = {"also", "then", "still", "already", "just", "only", "about", "approximately", "around", "nearly",
+                  "roughly", "some", "over", "under", "almost", "more", "than", "less", "a", "an", "the", "of", "its",
+                  "their", "his", "her", "to", "by", "in", "on", "at", "for", "with", "as", "that", "which", "who",
+                  "first"}
+NOT_CONTENT = AUXILIARIES | FUNCTION_WORDS
 PRONOUN_STARTS = {"it", "he", "she", "they", "this", "these", "its", "his", "her", "their", "that", "those"}
 # Nationality adjectives: named entities of their own ("a German skeleton racer"), never a claim's
 # subject. The common ones; a list, since "-ian" also ends first names ("Brian", "Julian").
@@ -235,3 +242,165 @@ GENERIC_ABBREVIATIONS = {
     "OBE", "MBE", "CBE", "KBE", "CEO", "CFO", "CTO", "COO", "MP", "MPs", "MEP", "Jr", "Sr",
     "BC", "BCE", "Mya", "MW", "GW", "KW", "kW",
     "Jan", "Feb", "Apr", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov", "Dec"}
+
+
+# Entity types (kg.extract.entity_types) ----------------------------------------------------
+# Written for kg: common English nouns that say what kind of thing a name is, in a description
+# ("an American rock band", "a town in Poland") or as a name's last word ("Oakwood Cemetery"). No
+# package on PyPI ships a noun lexicon by kind that loads without a download at run time.
+_KINDS = {
+    "person": """
+        person man woman boy girl child actor actress singer songwriter musician rapper composer conductor
+        pianist guitarist drummer bassist violinist cellist vocalist saxophonist trumpeter organist producer
+        director filmmaker screenwriter writer author novelist poet playwright lyricist journalist columnist
+        editor critic broadcaster presenter host anchor reporter historian philosopher theologian scientist
+        physicist chemist biologist botanist zoologist geologist astronomer mathematician economist sociologist
+        anthropologist archaeologist linguist psychologist psychiatrist physician surgeon doctor nurse engineer
+        inventor architect painter sculptor artist photographer illustrator cartoonist animator designer
+        dancer choreographer comedian magician politician statesman stateswoman diplomat lawyer attorney
+        judge jurist senator governor mayor minister premier chancellor president king queen prince princess
+        emperor empress monarch ruler pharaoh sultan caliph tsar czar khan duke duchess earl count countess
+        baron baroness nobleman noblewoman aristocrat courtier bishop archbishop priest pope cardinal monk nun
+        rabbi imam missionary preacher pastor saint martyr prophet general admiral officer soldier commander
+        colonel captain lieutenant sergeant marshal pilot astronaut cosmonaut explorer navigator sailor
+        athlete footballer cricketer boxer wrestler swimmer cyclist runner sprinter skier golfer jockey
+        gymnast skater rower fencer archer shooter weightlifter sportsman sportswoman player goalkeeper
+        striker midfielder defender forward quarterback pitcher coach manager racer driver businessman
+        businesswoman entrepreneur executive banker industrialist financier investor philanthropist activist
+        campaigner revolutionary teacher professor lecturer academic scholar scholar researcher educator
+        spy criminal murderer gangster outlaw pirate chef farmer merchant trader
+        bureaucrat socialite heiress heir character protagonist deity god goddess hero heroine
+        wife husband son daughter father mother brother sister grandson granddaughter nephew niece cousin
+        widow uncle aunt mistress consort descendant ancestor founder co-founder youtuber blogger vlogger
+        dj disc jockey frontman frontwoman mezzo-soprano soprano tenor baritone contralto bandleader
+        """.split(),
+    "place": """
+        place city town village hamlet municipality commune suburb neighbourhood neighborhood district county
+        province state region country nation island archipelago peninsula river tributary stream creek brook
+        lake lagoon pond mountain mount peak hill range valley canyon gorge plateau plain sea ocean bay gulf
+        strait channel desert forest woodland park reserve wilderness capital settlement parish borough
+        township locality street road avenue boulevard lane highway motorway freeway route bridge tunnel
+        airport airfield airbase railway station port harbour harbor canal dam reservoir glacier volcano
+        waterfall falls beach coast shore cape cemetery graveyard castle palace fortress fort cathedral
+        basilica chapel temple mosque shrine monastery abbey priory church building tower skyscraper house
+        mansion manor estate stadium arena ballpark theatre theater cinema museum gallery square plaza market
+        mall campus oblast prefecture canton governorate voivodeship arrondissement emirate kingdom empire
+        republic principality duchy colony territory continent subcontinent landmark lighthouse zoo
+        garden gardens hotel resort inn pub restaurant farm ranch mine quarry prison jail hospital
+        crater moon planet star galaxy constellation headland island isle atoll reef delta estuary basin
+        watershed marsh swamp wetland moor heath trail mountains islands hills lakes
+        """.split(),
+    "organization": """
+        organization organisation company corporation firm business enterprise manufacturer maker brand
+        label band group duo trio quartet quintet orchestra choir ensemble team club franchise university
+        college school academy institute institution agency party union association society foundation
+        charity council committee commission ministry department government administration army navy
+        force regiment division brigade battalion squadron corps militia police newspaper magazine tabloid
+        broadcaster network channel airline carrier bank publisher studio retailer supermarket
+        conglomerate subsidiary startup developer consortium cooperative federation confederation league
+        alliance coalition movement order court parliament legislature assembly senate congress cabinet
+        tribunal gang cartel syndicate denomination sect congregation monastery-order fraternity sorority
+        bureau office authority board trust fund laboratory lab think-tank nonprofit non-profit ngo
+        distributor operator provider insurer exchange dynasty clinic
+        """.split(),
+    "work": """
+        film movie album song single ep book novel novella series show sitcom soap documentary play opera
+        musical poem game episode painting sculpture comic manga anime cartoon video programme program
+        soundtrack symphony sonata concerto ballet anthology compilation mixtape trilogy story essay
+        miniseries telenovela serial drama memoir biography autobiography textbook encyclopedia dictionary
+        hymn anthem ballad track record fresco mural portrait franchise software
+        """.split(),
+    "event": """
+        war battle siege campaign revolution rebellion uprising revolt insurrection election referendum
+        festival tournament championship championships competition contest race match olympics games cup
+        final finals season summit ceremony earthquake hurricane typhoon cyclone storm flood famine disaster
+        massacre attack bombing crisis protest strike riot riots expedition tour concert pandemic epidemic
+        accident crash scandal coup invasion offensive conflict crusade genocide plague
+        marathon tournament grand-prix rally regatta exhibition expo fair world-cup derby
+        """.split(),
+    # the kinds a scientist reads by: "a rare autoimmune disease", "the kinase PI3K", "dendritic cells"
+    "disease": """
+        disease syndrome disorder cancer carcinoma tumor tumour leukemia leukaemia lymphoma melanoma sarcoma
+        glioma glioblastoma myeloma infection diabetes sclerosis arthritis dementia asthma obesity hypertension
+        malaria tuberculosis influenza pneumonia hepatitis fibrosis cirrhosis anemia anaemia sepsis psoriasis
+        infarction deficiency schizophrenia autism epilepsy atherosclerosis osteoporosis neuropathy retinopathy
+        nephropathy cardiomyopathy colitis dermatitis lupus allergy
+        """.split(),
+    "organism": """
+        virus bacterium bacteria fungus parasite yeast nematode pathogen microbe
+        """.split(),
+    "cell type": """
+        cell lymphocyte macrophage neuron fibroblast monocyte neutrophil platelet erythrocyte keratinocyte
+        hepatocyte adipocyte oocyte astrocyte myocyte cardiomyocyte osteoblast osteoclast microglia
+        """.split(),
+    "gene or protein": """
+        protein receptor kinase enzyme hormone antibody antigen cytokine chemokine interleukin integrin peptide
+        polymerase phosphatase protease transporter gene histone oncogene
+        """.split(),
+    "chemical": """
+        acid oxide peroxide chloride sulfate sulphate nitrate phosphate carbonate hydroxide compound
+        """.split(),
+}
+KIND_NOUNS: dict[str, str] = {word: kind for kind, words in _KINDS.items() for word in words}
+# Two-word kinds whose last word alone would say otherwise: "a radio station" is no place.
+KIND_NOUNS |= {"radio station": "organization", "television station": "organization", "tv station": "organization",
+               "record label": "organization", "video game": "work", "television series": "work",
+               "football club": "organization", "census-designated place": "place"}
+# A name's last word that says what it is ("Harvard University", "Oakwood Cemetery", "Battle of X"):
+# the kind nouns of places, organisations and events, and the plural or proper heads names take.
+KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k not in ("person", "work") and " " not in w} | {
+    "records": "organization", "studios": "organization", "pictures": "organization", "entertainment": "organization",
+    "airlines": "organization", "airways": "organization", "motors": "organization", "industries": "organization",
+    "holdings": "organization", "systems": "organization", "technologies": "organization", "media": "organization",
+    "press": "organization", "publishing": "organization", "publications": "organization", "communications": "organization",
+    "forces": "organization", "guard": "organization", "brothers": "organization", "partners": "organization",
+    "associates": "organization", "orchestra": "organization", "singers": "organization",
+    "heights": "place", "springs": "place", "shores": "place", "mountains": "place", "hills": "place",
+    "lakes": "place", "islands": "place", "rapids": "place", "woods": "place", "fields": "place", "drive": "place",
+    "way": "place", "row": "place", "runway": "place", "corridor": "place", "pass": "place", "reservation": "place",
+    "area": "place", "monument": "place", "subway": "place", "tramway": "place", "camp": "place", "zone": "place",
+    "awards": "event", "olympiad": "event", "paralympics": "event", "playoffs": "event",
+}
+for _word in ("star", "moon", "channel", "plain", "fair", "mine", "count"):
+    KIND_HEADS.pop(_word, None)  # heads of other things as often: "Blue Moon", "English Channel", "Fair Game"
+KIND_HEADS |= {"works": "organization", "initiative": "organization", "legion": "organization", "nations": "organization",
+               "group": "organization", "exchange": "organization"}
+# A name's last word that makes it no person's, though it says no kind: "Gene Ontology", "Beck
+# Depression Inventory", "Framingham Heart Study", "Health Study II".
+NOT_PERSON_HEADS = {
+    "study", "studies", "survey", "analysis", "ontology", "trial", "trials", "project", "programme", "program",
+    "database", "inventory", "scale", "questionnaire", "index", "score", "test", "model", "method", "assay",
+    "register", "registry", "criteria", "guideline", "guidelines", "manual", "classification", "system", "pathway",
+    "cycle", "effect", "theory", "law", "syndrome", "disease", "equation", "algorithm", "software", "tool",
+    "results", "report", "review", "statement", "award", "prize", "medal", "cup", "trophy"}
+# Last words of names of documents, agreements, lists and eras: no body, though English writes them
+# with "the" as it does an organisation's ("the Potsdam Agreement", "the UK Albums Chart").
+NOT_BODY_HEADS = NOT_PERSON_HEADS | {
+    "agreement", "treaty", "accord", "pact", "convention", "conventions", "charter", "declaration", "constitution",
+    "act", "oath", "bible", "testament", "chart", "charts", "list", "lists", "restoration", "age", "era", "period",
+    "front", "draft"}
+# Before "of", a kind word may name another kind: "House of Commons", "House of Bourbon" (not "Dunn House").
+KINDS_BEFORE_OF = {"house": "organization", "church": "organization"}
+# Words naming a part of a place: "Southern Sudan", "East Asia", "Greater Manchester".
+PLACE_PARTS = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper",
+               "lower", "greater", "inner", "outer", "northeast", "northwest", "southeast", "southwest", "northeastern",
+               "northwestern", "southeastern", "southwestern", "middle", "old", "new", "mainland"}
+# A name's first word that says what it is: "Mount Elbert", "Lake Placid", "Fort Wentworth".
+LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "place", "cape": "place", "isle": "place",
+                 "loch": "place", "river": "place", "glen": "place", "río": "place", "rio": "place", "lac": "place", "monte": "place",
+                 "camp": "place", "university": "organization", "bank": "organization", "fk": "organization",
+                 "fc": "organization", "sk": "organization", "club": "organization", "cd": "organization",
+                 "real": "organization", "sporting": "organization", "universidad": "organization",
+                 "escuela": "organization", "université": "organization", "universität": "organization",
+                 "vitamin": "chemical"}
+CORPORATE_SUFFIXES = {"inc", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "co", "bros", "fc", "afc",
+                      "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c"}
+SURNAME_PARTICLES = {"von", "van", "de", "da", "di", "du", "del", "della", "der", "den", "le", "la", "dos", "das", "bin",
+                     "ibn", "al", "el", "ter", "ten", "zu", "y"}
+# The notation of statistics, as abstracts write it ("95% CI", "OR 1.2", "HR = 0.91", "mean (SD)"):
+# never an entity (kg.extract.filters). Written for kg: the abbreviations of statistics that
+# abstracts of clinical and epidemiological studies use.
+STATISTICAL_NOTATION = {
+    "CI", "CIs", "OR", "ORs", "aOR", "AOR", "aORs", "HR", "HRs", "aHR", "AHR", "RR", "RRs", "aRR", "ARR", "RRR",
+    "SD", "SDs", "SE", "SEs", "SEM", "IQR", "IQRs", "df", "SMD", "WMD", "NNT", "NNH", "ICC", "ICCs", "CV", "LR",
+    "PPV", "NPV", "HPD", "CrI", "CrIs", "OD"}

@@ -1,0 +1,590 @@
+"""What kind of thing a name is, for the offline extractor (issue 34).
+
+Each rule below is a named function that votes for a type with a weight; an entity's type is
+the one with the most weight over its names and mentions (`decide`), "concept" when nothing
+voted. Name rules read the name alone (a head word, a corporate suffix, a gazetteer, a first
+name); context rules read the sentence around a mention (a definition or apposition, "born in
+X", "X (born 1950)"). Reference resolution adds a vote for a person when "He" or "She" refers to
+a name (kg/extract/heuristic.py). The rules are general patterns of English prose; their weights
+were chosen on one half of Re-DocRED and checked on the other (benchmarks/README.md).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from kg.extract import gazetteer
+from kg.extract import vocab as V
+
+# Types a reader can navigate by, in the order ties are broken; anything else is a concept.
+TYPES = ("organization", "place", "person", "event", "work", "nationality", "office", "disease", "gene or protein",
+         "cell type", "organism", "chemical")
+SCIENCE_KINDS = frozenset({"disease", "gene or protein", "cell type", "organism", "chemical"})
+UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": graphs from before heuristic-4
+DEFAULT = "concept"
+
+
+def typed(type_: str) -> bool:
+    return type_ not in UNTYPED
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    weight: float
+    applies: Callable[..., str | None]
+    once: bool = False  # counted once per name, however often the context recurs (a weak default)
+
+
+NAME_RULES: list[Rule] = []
+CONTEXT_RULES: list[Rule] = []
+
+
+def name_rule(weight: float) -> Callable[[Callable[[list[str], list[str]], str | None]], Callable[..., str | None]]:
+    """Register a rule reading the name alone: (its words, the same lowercased) -> type."""
+    def register(fn: Callable[[list[str], list[str]], str | None]) -> Callable[..., str | None]:
+        NAME_RULES.append(Rule(fn.__name__, weight, fn))
+        return fn
+    return register
+
+
+def context_rule(weight: float, once: bool = False) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
+    """Register a rule reading a mention in its sentence: (text before, the name, text after) -> type;
+    `once`: its vote counts once per name, not once per mention."""
+    def register(fn: Callable[[str, str, str], str | None]) -> Callable[..., str | None]:
+        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn, once))
+        return fn
+    return register
+
+
+def name_votes(name: str) -> list[tuple[str, str, float]]:
+    """(rule, type, weight) of every name rule that applies to `name`."""
+    words = name.split()
+    if not words:
+        return []
+    lowered = [w.lower().strip(".,'’") for w in words]
+    out = []
+    for rule in NAME_RULES:
+        type_ = rule.applies(words, lowered)
+        if type_:
+            out.append((rule.name, type_, rule.weight))
+    return out
+
+
+ONCE_PER_NAME: frozenset[str] = frozenset()  # filled below: the rules registered with once=True
+
+
+def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
+    """(rule, type, weight) of every context rule that applies to one mention of `name`."""
+    out = []
+    for rule in CONTEXT_RULES:
+        type_ = rule.applies(before, name, after)
+        if type_:
+            out.append((rule.name, type_, rule.weight))
+    return out
+
+
+def decide(votes: dict[str, float]) -> str:
+    """The type with the most weight (ties: the first of TYPES), DEFAULT when none."""
+    best = max(votes.values(), default=0.0)
+    if best <= 0:
+        return DEFAULT
+    return min((t for t, w in votes.items() if w == best), key=lambda t: (TYPES.index(t) if t in TYPES else len(TYPES), t))
+
+
+# name rules ----------------------------------------------------------------------------------
+
+
+@name_rule(4)
+def corporate_suffix(words: list[str], lowered: list[str]) -> str | None:
+    """"Atari, Inc.", "Warner Bros.", "Manchester United F.C.": a company's or club's legal suffix."""
+    return "organization" if len(words) > 1 and lowered[-1] in V.CORPORATE_SUFFIXES else None
+
+
+@name_rule(3)
+def kind_head(words: list[str], lowered: list[str]) -> str | None:
+    """A word of the name says what it is: the last ("Oakwood Cemetery", "Harvard University"), the
+    one before "of" ("Battle of Hastings", "University of Kent") or a leading one ("Mount Elbert")."""
+    if len(words) < 2:
+        return None
+    joint = next((i for i, w in enumerate(lowered[1:], 1) if w in ("of", "on", "for")), None)
+    if joint is not None and lowered[joint - 1] in V.KIND_HEADS:  # "University of Kent", "Committee on ..."
+        head = lowered[joint - 1]
+        return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
+    if lowered[0] in V.LEADING_KINDS:
+        return V.LEADING_KINDS[lowered[0]]
+    if joint is not None:
+        return None  # "Speaker of the House of Commons": what follows "of" is another name's
+    for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
+        kind = _head_kind(lowered[at])
+        if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
+            return kind
+    return None
+
+
+def _head_kind(word: str) -> str | None:
+    """The kind a name's word says, in the singular too ("Pacific Oceans")."""
+    for form in (word, word[:-1] if word.endswith("s") else "", word[:-3] + "y" if word.endswith("ies") else ""):
+        if form in V.KIND_HEADS:
+            return V.KIND_HEADS[form]
+    return None
+
+
+@name_rule(3)
+def part_of_place(words: list[str], lowered: list[str]) -> str | None:
+    """"Southern Sudan", "East Asia", "Greater Caucasus": a part of a known place."""
+    return "place" if len(words) >= 2 and lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])) else None
+
+
+_DISEASE_END = re.compile(r"[a-z]{3,}(?:itis|a?emia)|[a-z]{5,}pathy")  # "arthritis", "ischemia", "neuropathy"
+_TUMOUR_END = re.compile(r"[a-z]{4,}omas?")  # "melanoma", "carcinomas" (a common noun: "Oklahoma" is no tumour)
+
+
+@name_rule(2)
+def disease_suffix(words: list[str], lowered: list[str]) -> str | None:
+    """A name ending in a disease's suffix: "rheumatoid arthritis", "hepatocellular carcinoma"."""
+    if _DISEASE_END.fullmatch(words[-1]):  # lower case: "Caenorhabditis" is a genus
+        return "disease"
+    return "disease" if _TUMOUR_END.fullmatch(words[-1]) else None
+
+
+@name_rule(3)
+def hyphen_head(words: list[str], lowered: list[str]) -> str | None:
+    """"T-cell", "B-cells": a one-word compound whose last part is a kind."""
+    if len(words) != 1 or "-" not in lowered[0]:
+        return None
+    head = lowered[0].rsplit("-", 1)[1]
+    return _head_kind(head) if head else None
+
+
+@name_rule(3.5)
+def known_place(words: list[str], lowered: list[str]) -> str | None:
+    """A country, subdivision, capital, continent, US state or county the gazetteers list."""
+    if len(words) == 1 and not (_title_case(words[0]) or words[0].isupper()):
+        return None  # "HeLa", "CpG": no place is written so
+    return "place" if gazetteer.is_place(" ".join(words)) else None
+
+
+@name_rule(1.5)
+def known_city(words: list[str], lowered: list[str]) -> str | None:
+    """A city of 15,000 people or more named by one word (many share it with a person: "Florence",
+    "Dante"), written as a place's name is ("HeLa" is a cell line)."""
+    return "place" if len(words) == 1 and _title_case(words[0]) and gazetteer.is_city(words[0]) else None
+
+
+@name_rule(3)
+def known_city_name(words: list[str], lowered: list[str]) -> str | None:
+    """A city of 15,000 people or more named by several words ("San Francisco", "Bahir Dar")."""
+    return "place" if len(words) > 1 and gazetteer.is_city(" ".join(words)) else None
+
+
+@name_rule(3)
+def team_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Edmonton Oilers", "Fort Wayne Zollner Pistons": a place, then a plural, names a team."""
+    if len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]+[^s]s", words[-1]) or lowered[-1] in V.KIND_HEADS:
+        return None
+    return "organization" if any(gazetteer.is_place(" ".join(words[:n])) or gazetteer.is_city(" ".join(words[:n]))
+                                 for n in range(1, len(words))) else None
+
+
+def _person_words(words: list[str]) -> bool:
+    """Capitalised names, particles, hyphens and initials only ("Anne - Marguerite du Noyer"), no
+    word saying it is something else ("River Liffey", "Paisley Park") and no country at the end
+    ("Bell Canada", "Nazi Germany")."""
+    if not all(_NAME_WORD.fullmatch(w) or _INITIAL.fullmatch(w) or w in ("-", "–") or w.lower() in V.NAME_PARTICLES
+               for w in words):
+        return False
+    last, first = words[-1].lower(), words[0].lower()
+    if last in V.KIND_HEADS or last in V.NOT_PERSON_HEADS or first in V.LEADING_KINDS or first in V.NATIONALITIES:
+        return False  # "Paisley Park", "Gene Ontology", "River Liffey", "Swedish Riksdag"
+    return len(words) < 2 or not gazetteer.is_country(words[-1])
+
+
+@name_rule(2)
+def first_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Kaori Nakamura", "Jean - Nicolas Marrigues": a given name, then more names."""
+    if not 2 <= len(words) <= 6 or lowered[0] not in gazetteer.first_names() or not _title_case(words[0]):
+        return None
+    return "person" if _person_words(words) and _surname_case(words[-1]) else None  # not "Pol IVb"
+
+
+@name_rule(1.5)
+def family_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Tituss Burgess", "Husain Haqqani": names ending in a family name."""
+    if not 2 <= len(words) <= 4 or lowered[-1] not in gazetteer.last_names():
+        return None
+    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[0]) else None
+
+
+@name_rule(2)
+def regnal_number(words: list[str], lowered: list[str]) -> str | None:
+    """"Elizabeth II", "John D. Rockefeller III": a given name and a ruler's number (not "Pol II",
+    "Myosin II")."""
+    if len(words) < 2 or not _REGNAL.fullmatch(words[-1]) or not _person_words(words[:-1]):
+        return None
+    return "person" if len(words[0]) >= 4 and lowered[0] in gazetteer.first_names() and _title_case(words[0]) else None
+
+
+@name_rule(2)
+def initials(words: list[str], lowered: list[str]) -> str | None:
+    """"John W. Mauchly", "J. R. R. Tolkien": initials among capitalised names."""
+    initials = sum(bool(_INITIAL.fullmatch(w)) for w in words[:-1])
+    if not 2 <= len(words) <= 5 or not initials or not _person_words(words) or not _NAME_WORD.fullmatch(words[-1]):
+        return None
+    # two initials, or one beside a given name ("S. Typhi", "J. Biol" abbreviate a genus, a journal)
+    return "person" if initials >= 2 or lowered[0] in gazetteer.first_names() else None
+
+
+@name_rule(1.5)
+def name_particle(words: list[str], lowered: list[str]) -> str | None:
+    """"Ludwig van Beethoven", "Charles de Gaulle": a particle between given name and surname."""
+    inner = lowered[1:-1]
+    return "person" if 3 <= len(words) <= 4 and any(w in V.SURNAME_PARTICLES for w in inner) else None
+
+
+
+
+_NAME_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]*[a-zß-öø-ÿā-ž][\w'’-]*")  # "Nakamura", "O'Brien", "McDonald"
+_INITIAL = re.compile(r"[A-Z]\.")
+_REGNAL = re.compile(r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})")
+
+
+# context rules -------------------------------------------------------------------------------
+
+_COPULA = re.compile(r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:is|was|are|were|has been|had been|became|remains)\s+"
+                     r"(?:also\s+|now\s+|currently\s+|still\s+|not\s+)?(?:an?|the|one of the)\s+(.{3,200})")
+_APPOSITION = re.compile(r"^\s*,\s*(?:an?|the)\s+([^,;()]{3,200})")
+_DESCRIPTION_END = re.compile(r"\b(?:who|whom|which|that|whose|where|when|in|of|on|at|from|for|by|with|to|and|or|but|"
+                              r"based|located|founded|formed|established|born|directed|written|produced|released|"
+                              r"published|created|known|named|situated|operated|owned|built|set)\b|[,;:()]")
+
+
+def kind_of(description: str) -> str | None:
+    """The type a description's head noun names: "an American rock band formed in ..." -> the last
+    kind noun before the description's first preposition, relative word or comma; none when a name
+    follows the noun ("the contralto Kerstin Thorborg" describes the name after it)."""
+    head = _DESCRIPTION_END.split(description, maxsplit=1)[0]
+    words = re.findall(r"[\w'’-]+", head)
+    lowered = [w.lower() for w in words]
+    kinds = [(i, kind) for i, w in enumerate(lowered) if (kind := _kind_noun(w, lowered[i - 1] if i else ""))]
+    if not kinds or any(w[:1].isupper() for w in words[kinds[-1][0] + 1 :]):
+        return None
+    return kinds[-1][1]
+
+
+def _kind_noun(word: str, previous: str) -> str | None:
+    """The kind `word` names, in the singular, or with the word before it ("radio station")."""
+    for form in (f"{previous} {word}", word, word[:-1] if word.endswith("s") else "",
+                 word[:-3] + "y" if word.endswith("ies") else "", word[:-2] if word.endswith("es") else ""):
+        if form and form in V.KIND_NOUNS:
+            return V.KIND_NOUNS[form]
+    return None
+
+
+_DETERMINERS = frozenset({"a", "an", "the"})
+_FUNCTION_WORDS = frozenset("""
+    in on at and or but nor from to during since until where when while for with as by between near before after
+    under over into onto through throughout against among within without about upon via which who whom whose that
+    than then so yet if is are was were be been being has have had do does did will would shall should can could
+    may might must also not never still later now once again only just even both either neither
+    """.split())
+
+
+def heads_its_phrase(after: str) -> bool:
+    """Whether the name is a noun phrase of its own, not a modifier of a noun after it ("KLF2 mRNA",
+    "NMDA receptor", "Treg cells", "Type 2 diabetes"): the sentence goes on with punctuation, another
+    name, a function word or a verb."""
+    found = re.match(r"\s*([A-Za-z][\w'’-]*)", after)
+    if not found or not after[:1].isspace():
+        return True
+    word = found.group(1)
+    return word[:1].isupper() or word in _FUNCTION_WORDS or _verb_like(word)
+
+
+def _verb_like(word: str) -> bool:
+    w = word.lower()
+    return any(w.endswith(suffix) and w[: len(w) - len(suffix)] in V.COMMON_VERBS for suffix in ("", "s", "es", "ed", "d", "ing")) \
+        or (w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS)
+
+
+def _opens_sentence(before: str) -> bool:
+    return before.strip(" \t\"“'‘(").lower() in ("", "the", "a", "an")
+
+
+@context_rule(4)
+def definition(before: str, name: str, after: str) -> str | None:
+    """"Leeds is a city in West Yorkshire", "Queen are a British rock band": what a sentence
+    opening with the name says it is."""
+    found = _COPULA.match(after) if _opens_sentence(before) else None
+    return kind_of(found.group(1)) if found else None
+
+
+_AFTER_PREPOSITION = re.compile(r"\b(?:in|at|on|of|from|to|near|into|by|with)(?:\s+the)?\s*$", re.IGNORECASE)
+
+
+@context_rule(3)
+def apposition(before: str, name: str, after: str) -> str | None:
+    """"Trajan, a Roman emperor, ...": a description set off by commas after the name (not after
+    a preposition: "born in Münsingen, the third child of ..." describes the sentence's subject)."""
+    found = _APPOSITION.match(after) if not _AFTER_PREPOSITION.search(before) else None
+    if not found or any(w in _FUNCTION_WORDS - _DETERMINERS or _verb_like(w) for w in found.group(1).split()[:6]):
+        return None  # "In small RCTs, a single-sequence method may not ...": the sentence's subject, no apposition
+    return kind_of(found.group(1))
+
+
+_DESCRIBED = re.compile(r"(?:^|(\S+)\s)([a-z][a-z-]+)(\s+of(?:\s+the)?)?\s*$")
+_PREPOSITIONS = frozenset("in on at of by for with from to into onto via".split())
+
+
+@context_rule(3)
+def described_before(before: str, name: str, after: str) -> str | None:
+    """"the band Queen", "electronic music band Ladytron", "the city of Kiel", "her husband Tom":
+    a kind noun right before the name (before "of", only a place's), which is no verb ("We show X")
+    and follows no preposition ("in yeast X"); a work's after "the" or a possessive ("a novel X" is new)."""
+    found = _DESCRIBED.search(before) if heads_its_phrase(after) else None
+    if not found or _verb_like(found.group(2)) or (found.group(1) or "").lower() in _PREPOSITIONS:
+        return None  # "We show NHEJ", "in yeast NHEJ": no description of the name
+    kind, previous = V.KIND_NOUNS.get(found.group(2)), (found.group(1) or "").lower()
+    if found.group(3) and kind != "place":
+        return None  # "the city of Kiel", not "administration of FTY720"
+    if kind == "work" and previous in ("a", "an", ""):
+        return None  # "the novel Dune", not "a novel F4 population"
+    return kind
+
+
+_KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
+_SETS = frozenset({"group", "unit", "division", "family", "society"})  # "the placebo group": a set, no body
+def _surname_case(word: str) -> bool:
+    """Written as a family name is: "Nakamura", "McDonald", "O'Brien", "MacLeod" (not "IVb", "DNase")."""
+    return _title_case(word) or bool(re.fullmatch(r"(?:Mc|Mac|Fitz)[A-Z][a-z]+", word))
+
+
+def proper_name(name: str) -> bool:
+    """Every word written as a proper name's, particles aside ("Ludwig van Beethoven", "Nokia")."""
+    return all(_title_case(w) or w.lower() in V.NAME_PARTICLES for w in name.split())
+
+
+def _title_case(word: str) -> bool:
+    """Written as a proper name is: a capital, then lower case ("Łódź", "Baden-Württemberg",
+    "O'Brien"), not "HeLa", "CpG" or "IgE"."""
+    parts = [p for p in re.split(r"[-'’]", word) if p]
+    return word[:1].isupper() and bool(parts) and all(p.isalpha() and (len(p) == 1 or p[1:].islower()) for p in parts)
+
+
+@context_rule(1.5)
+def described_after(before: str, name: str, after: str) -> str | None:
+    """"the MAPAR party", "Revolution newspaper", "the Yangtze river": an organisation's or place's
+    kind noun right after the name (not a work's or person's: "a Beatles song", "Hollywood actor")."""
+    found = _KIND_AFTER.match(after)
+    kind = V.KIND_NOUNS.get(found.group(1)) if found and found.group(1) not in _SETS else None
+    if kind not in ("place", "organization"):
+        return None
+    return kind if " " in name or _title_case(name) else None  # not "CpG island", "HFD group"
+
+
+@context_rule(1)
+def lone_first_name(before: str, name: str, after: str) -> str | None:
+    """"Thomas", "Lena": a given name alone is a person unless something says otherwise, when it
+    heads its phrase ("Candida albicans" is a yeast) and is long enough to tell ("Pol", "Cas")."""
+    if " " in name or len(name) < 4 or not _title_case(name) or name.lower() not in gazetteer.first_names():
+        return None
+    return "person" if heads_its_phrase(after) else None
+
+
+@context_rule(3)
+def title_before(before: str, name: str, after: str) -> str | None:
+    """"Dr. Grace Hopper", "Sir Isaac Newton": a title before a person's name (not "General
+    Practice Patient Survey")."""
+    previous = before.split()[-1].lower().strip(".") if before.split() else ""
+    return "person" if previous in V.TITLES and heads_its_phrase(after) and _person_words(name.split()) else None
+
+
+_LIFE = re.compile(r"^\s*\((?:born|b\.|née|n\.|c\.\s*)?\s*(?:\d{1,2}\s+\w+\s+|\w+\s+\d{1,2},?\s+)?\d{3,4}\s*[–-]|^\s*\((?:born|b\.|née)\b")
+_BORN = re.compile(r"^\s*\((?:born|b\.|née)\b")
+_PERSON_VERBS = re.compile(r"^\s+(?:was|is)\s+born\b|^\s+(?:died|married|retired|resigned)\b|"
+                           r"^\s*['’]s?\s+(?:wife|husband|son|daughter|father|mother|brother|sister|widow|widower|"
+                           r"parents|family|children|death|birth|funeral|grave|girlfriend|boyfriend|childhood)\b")
+
+
+@context_rule(3)
+def life_dates(before: str, name: str, after: str) -> str | None:
+    """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"; years alone
+    only after a name that reads as a person's ("MEDLINE (1966-2005)" is a database's range)."""
+    found = _LIFE.match(after)
+    if not found:
+        return None
+    return "person" if _BORN.match(after) or _person_words(name.split()) else None
+
+
+@context_rule(2)
+def person_verb(before: str, name: str, after: str) -> str | None:
+    """"X was born", "X died", "X's wife": what only people do or have."""
+    return "person" if _PERSON_VERBS.match(after) else None
+
+
+_PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headquartered|buried|lives|lived|"
+                           r"grew up|settled|emigrated|moved|relocated)\s+(?:in|at|to|near)(?:\s+the)?\s*$|"
+                           r"\b(?:near|outside|(?:north|south|east|west|northeast|northwest|southeast|southwest)"
+                           r"(?:ern)?\s+(?:part\s+)?of|capital\s+of|suburb\s+of|outskirts\s+of)\s*$")
+
+
+@context_rule(2)
+def place_preposition(before: str, name: str, after: str) -> str | None:
+    """"born in Leeds", "north of Kiel", "the capital of Syria"."""
+    return "place" if _PLACE_BEFORE.search(before) and heads_its_phrase(after) else None
+
+
+_IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
+
+
+@context_rule(0.5)
+def in_place(before: str, name: str, after: str) -> str | None:
+    """"in Miami Shores", "in Old Bohumín": a name of several proper words after "in" is a place more
+    often than not (one word is as often an organism or a database: "in Drosophila", "in Embase")."""
+    words = name.split()
+    if len(words) < 2 or not _IN.search(before) or not heads_its_phrase(after):
+        return None
+    return "place" if all(_title_case(w) for w in words) else None
+
+
+@context_rule(2)
+def place_pair(before: str, name: str, after: str) -> str | None:
+    """"Springfield, Illinois", "Miami Shores, Florida": a place and the place it is in."""
+    found = re.match(r"^,\s+([A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2})", after)
+    return "place" if found and gazetteer.is_place(found.group(1)) and not gazetteer.is_place(name) else None
+
+
+_ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
+                         r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
+                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through)|"
+                         r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
+                         r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at)"
+                         r"(?:\s+the)?\s*$")
+
+
+@context_rule(2)
+def organization_verb(before: str, name: str, after: str) -> str | None:
+    """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images", "studied at the
+    Paris Conservatoire"."""
+    return "organization" if _ORG_BEFORE.search(before) and heads_its_phrase(after) else None
+
+
+_RELATIVE = re.compile(r"^\s*,\s*(who|whom|whose|where)\b")  # with its comma: "patients with CVD who ..." is no person
+
+
+@context_rule(2)
+def relative_word(before: str, name: str, after: str) -> str | None:
+    """"Thabo Mbeki, who ...", "Volhynia, where ...": the relative word a clause about the name opens with."""
+    found = _RELATIVE.match(after)
+    if not found or re.search(r"\b(?:with|without|of|among)(?:\s+the)?\s*$", before):
+        return None  # "patients with SpA, who ...": the clause is about the noun before "with"
+    return "place" if found.group(1) == "where" else "person"
+
+
+_SUBJECT_OF = [
+    ("place", re.compile(r"^\s+(?:is|was|are|were)\s+(?:located|situated)\b|^\s+(?:flows|flowed|borders|bordered)\b")),
+    ("person", re.compile(r"^\s+(?:said|told|stated|recalled|scored|starred|sang|resigned|retired)\b|"
+                          r"^\s+and\s+(?:his|her)\s")),
+    ("organization", re.compile(r"^\s+(?:announced|acquired|merged|employs|employed|manufactures|manufactured)\b")),
+]
+
+
+@context_rule(1.5)
+def subject_verb(before: str, name: str, after: str) -> str | None:
+    """"Kremmling is located ...", "Zuma said ...", "Nokia acquired ...": a verb of one kind of subject."""
+    return next((type_ for type_, pattern in _SUBJECT_OF if pattern.match(after)), None)
+
+
+_OF_KIND = [
+    ("place", re.compile(r"\b(?:mayor|governor|city|town|village|province|county|state|region|people|citizens|"
+                         r"residents|inhabitants|coast|interior)\s+of(?:\s+the)?\s*$")),
+    ("organization", re.compile(r"\b(?:member|members|founder|co-founder|chairman|chairwoman|CEO|subsidiary|division|"
+                                r"employees|headquarters|shareholders|frontman|lead\s+singer|lineup)\s+of(?:\s+the)?\s*$")),
+]
+
+
+@context_rule(2)
+def kind_of_name(before: str, name: str, after: str) -> str | None:
+    """"the mayor of Kiel", "a founder of Idealab": what the word before "of" is of."""
+    if not heads_its_phrase(after):
+        return None
+    return next((type_ for type_, pattern in _OF_KIND if pattern.search(before)), None)
+
+
+_LISTED = re.compile(r"^(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$")
+
+
+def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[int]]:
+    """Runs of names a sentence lists ("Nokia, Intel and Taito"): indexes into `spans`, which are
+    (start, end) of the mentions in order; a run has two or more."""
+    runs: list[list[int]] = []
+    for i in range(len(spans)):
+        if i and _LISTED.match(sentence[spans[i - 1][1] : spans[i][0]]):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [run for run in runs if len(run) > 1]
+
+
+_THE = re.compile(r"\bthe\s*$", re.IGNORECASE)
+_WHERE_THE = re.compile(r"\b(?:in|into|across|throughout|through|near|around)\s+the\s*$", re.IGNORECASE)
+
+
+@context_rule(1, once=True)
+def article_before(before: str, name: str, after: str) -> str | None:
+    """"the BBC", "the Supremes", "the Chicago Tribune": a proper name English writes with "the"
+    is an organisation's more often than any other's (people never take it; places that do are
+    mostly in the gazetteers, which outvote this)."""
+    if not _THE.search(before) or _WHERE_THE.search(before) or not heads_its_phrase(after):
+        return None  # "in the Levant", "across the Americas": a region's
+    if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
+        return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
+    return "organization"
+
+
+_BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"
+                      r"certified(?:\s+\w+){0,2}|accredited|administered|governed|awarded|commissioned|run|"
+                      r"broadcast|aired|televised)\s+by(?:\s+the)?\s*$|"
+                      r"\b(?:aired|airs|broadcast|premiered|streamed|televised)\s+on(?:\s+the)?\s*$")
+
+
+@context_rule(1.5)
+def agent_body(before: str, name: str, after: str) -> str | None:
+    """"published by Nettwerk", "owned by the BBC", "certified Gold by the BPI", "aired on ABC": what
+    bodies do to things (not "written by", "directed by": people's work)."""
+    return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) and _body_name(name) else None
+
+
+def _body_name(name: str) -> bool:
+    """Written as an organisation's name: proper words ("Nettwerk"), or an acronym of letters only
+    ("BPI"; not "IL-6", "CD4")."""
+    return proper_name(name) or (name.isalpha() and name.isupper() and len(name) >= 2)
+
+
+ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
+
+
+_BY_PERSON = re.compile(r"\b(?:directed|co-directed|written|co-written|composed|painted|sculpted|illustrated|narrated|"
+                        r"authored|sung|choreographed)\s+by\s*$|\b(?:starring|stars|starred|featuring)\s*$")
+
+
+@context_rule(1.5)
+def creator_by(before: str, name: str, after: str) -> str | None:
+    """"directed by Tomomi Mochizuki", "starring Red Buttons": what people make or play in, when
+    the name reads as a person's (two to four capitalised words, no kind word)."""
+    words = name.split()
+    if not _BY_PERSON.search(before) or not 2 <= len(words) <= 4 or not _person_words(words):
+        return None
+    return "person" if heads_its_phrase(after) else None
+
+
+_BASED = re.compile(r"^\s*-\s*(?:based|born|headquartered)\b|^\s+native\b")
+
+
+@context_rule(2)
+def place_compound(before: str, name: str, after: str) -> str | None:
+    """"Berlin-based", "Wellington - based", "Kyiv-born", "a Texas native": a place's compounds (a
+    proper name's only: "DNA-based" is no place's)."""
+    return "place" if _BASED.match(after) and proper_name(name) else None

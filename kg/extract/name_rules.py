@@ -1,0 +1,553 @@
+"""The offline extractor's name rules, by phase, in the order they run (issue 37).
+
+join    capitalised spans of a sentence that are one name     JOIN_RULES, then EXTEND_RULES
+trim    words at a name's ends that are no part of it          TRIM_RULES
+split   a name holding another name                             SPLIT_RULES
+filter  what a found name becomes: an entity, or none          CANDIDATE_RULES (and kg/extract/filters.py
+                                                                for any name, whatever found it)
+fold    names of one thing in a chunk                           FOLD_RULES
+type    what kind of thing it is                                kg/extract/entity_types.py
+
+Each rule is a named function registered in its phase's list, with its word data beside it or in
+vocab.py; tests/test_name_rules.py holds a row (text in, names out) per rule name, so removing a
+rule is one function and one row. The capitalised spans themselves come from one regex
+(`CAP_SEQ`) assembled from vocab sets: particles, nicknames and spaced hyphens join words there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TypeVar
+
+from kg.extract import gazetteer
+from kg.extract import vocab as V
+from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
+from kg.extract.registry import GIVEN_WEIGHT, Registry
+from kg.names import name_key
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def _phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
+    def register(fn: F) -> F:
+        rules.append((fn.__name__, fn))
+        return fn
+    return register
+
+
+# Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
+UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
+# A name's words: an abbreviation ("U.S. Route 20", "St. Louis River"), a possessive that is part
+# of a name ("People's Republic"; otherwise 's ends a name: "Cambridge's EDSAC" is two), an
+# initial ("Bruce R. Lindsey") or a capitalised word.
+_CAP_TOKEN = (
+    rf"(?:(?:[{UPPER}]\.){{2,}}|(?:St|Mt|Ft|Jr|Sr|Co|Bros|Inc|Ltd)\.|"
+    rf"(?:{'|'.join(sorted(V.NAMING_POSSESSORS))})['’]s(?=[ \t]+[{UPPER}])|"
+    rf"[{UPPER}]\.(?=\s)|[{UPPER}][\w&-]*(?:['’](?!s\b)\w+)*"
+    # a hyphen written with spaces around it, as tokenised text has it, continues a name through a
+    # lowercase word that another hyphen or a capital follows ("Book - of - the - Month Club", "Blu -
+    # ray Disc") or through a short last syllable ("Kim Jong - un"); a dash does not ("FK Teleoptik - a")
+    rf"(?:[ \t]+-[ \t]+(?!(?:{'|'.join(sorted(V.HYPHEN_SUFFIXES))})\b)"
+    rf"(?:[a-z]\w*(?=[ \t]+-[ \t]+\w)|(?!(?:{'|'.join(sorted(V.HYPHEN_STOPS))})\b)"
+    rf"(?:[a-z]\w*(?=[ \t]+[{UPPER}])|[a-z]\w{{0,3}}(?=[ \t]*[.,;:()]|[ \t]*$))))*)"
+)
+# Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
+# ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
+# A quoted nickname between a person's names: 'Wilfried "Willi" Schneider' (not 'to Mary "Hello" Then').
+_NICKNAME = rf"[\"“][{UPPER}][\w.'’-]*[\"”](?=[ \t\xa0]+(?!(?:{'|'.join(sorted(w.capitalize() for w in V.STOP_CAPS))})\b))"
+_JOIN = (rf"(?:[ \t\xa0]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&|{_NICKNAME})[ \t\xa0]+)*"
+         r"|[ \t\xa0]+[-–][ \t\xa0]+)")
+_MONTH_NAMES = "|".join(m.capitalize() for m in V.MONTHS)
+# A date is no part of a name: "Uerdingen – November 14", "the Storting 31 July", "Anoia 800 m"
+_NOT_JOINED = rf"(?!(?:{_MONTH_NAMES})[ \t]+\d)"
+_NUMBER_ENDS = rf"(?![ \t]+(?:{_MONTH_NAMES}|m|km|mi|ft|kg|t|MW|GW|kW|km2|sq|per|percent|%)(?![\w-]))"
+CAP_SEQ = re.compile(
+    rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_NOT_JOINED}{_CAP_TOKEN})*"  # "20th Century Fox"
+    # "Intel 4004", "Mark 1": a number only at the end, and not a year ("Sweden 1994" is two things)
+    rf"(?:[ \t]+(?!(?:1[0-9]{{3}}|20[0-9]{{2}})(?![\w]))\d+(?!\d)[A-Za-z]?(?![\w,.]\d){_NUMBER_ENDS})?"
+)
+_YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}(?:[–-]\d{{2,4}})?[ \t]+(?={_CAP_TOKEN})")  # "2016–17 Ranji Trophy"
+
+
+# join --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Pair:
+    """Two capitalised spans of a sentence, one after the other, and the text between them."""
+
+    sentence: str
+    left: tuple[int, int]
+    right: tuple[int, int]
+
+    @property
+    def gap(self) -> str:
+        return self.sentence[self.left[1] : self.right[0]]
+
+    @property
+    def left_words(self) -> list[str]:
+        return self.sentence[self.left[0] : self.left[1]].split()
+
+    @property
+    def right_words(self) -> list[str]:
+        return self.sentence[self.right[0] : self.right[1]].split()
+
+
+JOIN_RULES: list[tuple[str, Callable[[Pair], bool]]] = []
+join_rule = _phase(JOIN_RULES)
+
+
+def name_spans(sentence: str) -> list[tuple[int, int]]:
+    """Where the capitalised names of a sentence are: CAP_SEQ's matches (a year before one kept,
+    dropped later unless the name is an event's), joined when a JOIN_RULE says two are one name,
+    then extended by the EXTEND_RULES."""
+    spans: list[tuple[int, int]] = []
+    years = {m.end(): m.start() for m in _YEAR_FIRST.finditer(sentence)}
+    for match in CAP_SEQ.finditer(sentence):
+        start, end = years.get(match.start(), match.start()), match.end()
+        if spans and any(rule(Pair(sentence, spans[-1], (start, end))) for _, rule in JOIN_RULES):
+            spans[-1] = (spans[-1][0], end)
+        else:
+            spans.append((start, end))
+    for _, extend in EXTEND_RULES:
+        spans = [(start, extend(sentence, start, end)) for start, end in spans]
+    return spans
+
+
+# "Grammy Award for Best Latin Pop Album", "Advisory Committee on Antarctic Names": one name
+_JOINED_BY_FOR = {"award", "awards", "prize", "medal", "committee", "commission", "council", "hospital", "institute",
+                  "centre", "center", "society", "association", "foundation", "fund", "school", "academy", "office",
+                  "ministry", "department", "museum", "league", "union", "party", "movement", "campaign", "order"}
+
+
+@join_rule
+def joined_by_for_or_on(pair: Pair) -> bool:
+    """"Advisory Committee on Antarctic Names", "Grammy Award for Best Album": "for"/"on" after an
+    institution or award."""
+    return pair.left_words[-1].lower() in _JOINED_BY_FOR and bool(
+        re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", pair.gap))
+
+
+_CORPORATE = re.compile(r"(?:Inc|Ltd|LLC|Corp|Co|PLC|plc|AG|GmbH|LLP|L\.P|S\.A|D\.C)\.?")  # and "Washington, D.C."
+
+
+@join_rule
+def corporate_suffix(pair: Pair) -> bool:
+    """"Atari, Inc.", "Grand Wing Servo - Tech Co., Ltd.": a legal suffix after a comma."""
+    gap = pair.gap
+    return gap.startswith(",") and gap[1:].strip(" \t") == "" and bool(
+        _CORPORATE.fullmatch(pair.sentence[pair.right[0] : pair.right[1]]))
+
+
+# Capitalised mid-sentence yet no part of a name: "the" (names are compared without it anyway),
+# pronouns and conjunctions after a missed sentence break.
+_ALWAYS_TRIMMED = {"the", "a", "an", "he", "she", "it", "they", "we", "i", "this", "that", "and", "but", "or", "so",
+                   "in", "on", "at", "of", "for", "with", "to", "as", "by", "from"}
+
+
+@join_rule
+def joined_by_and(pair: Pair) -> bool:
+    """Two capitalised spans around "and" are one name: "Lewis and Clark Expedition" (one word, then a
+    name its head ends), "Academy of Sciences and Humanities" (an institution of one field, then
+    another); not a list ("Paris, Lyon and Lille Railway")."""
+    if pair.gap not in (" and ", " & ") or pair.sentence[: pair.left[0]].rstrip().endswith(","):
+        return False
+    before, after = pair.left_words, pair.right_words
+    if before and before[0].lower() in _ALWAYS_TRIMMED:
+        before = before[1:]  # "The Lewis and Clark Expedition"
+    if len(before) == 1 and after[-1].lower() in V.AND_HEADS and before[0][1:].islower() and "of" not in after:
+        return True
+    return (len(before) >= 3 and before[-2] in ("of", "for") and before[-1].lower() in V.FIELDS
+            and len(after) == 1 and after[0].lower() in V.FIELDS)
+
+
+@join_rule
+def naming_possessive(pair: Pair) -> bool:
+    """"St. Patrick's Academy", "Martha's River": a place or institution named after its owner (a bare
+    head, or a saint's); not "New York's Central Park"."""
+    following, owner = pair.right_words, pair.left_words
+    return bool(re.fullmatch(r"['’]s[ \t]+", pair.gap)) and following[-1].lower() in V.POSSESSED_HEADS and (
+        len(following) == 1 or owner[0].lower().strip(".") in ("st", "saint"))
+
+
+EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
+extend_rule = _phase(EXTEND_RULES)
+_TRAILING_YEAR = re.compile(r"[ \t]+(?:1[5-9][0-9]{2}|20[0-9]{2})(?![\w'’-]|[.,]\d)")
+_YEAR_NAMED = {"euro", "olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
+               "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit",
+               "trophy", "draft", "tournament", "final", "finals", "league", "paralympics", "marathon", "expo",
+               "act", "uprising", "riots", "earthquake", "hurricane", "floods", "contest", "show", "rally"}
+
+
+@extend_rule
+def event_year(sentence: str, start: int, end: int) -> int:
+    """A year after an event's name belongs to it: "Eurovision Song Contest 1995", "UEFA Euro 2008"."""
+    words = sentence[start:end].split()
+    year = _TRAILING_YEAR.match(sentence, end)
+    if year and (words[-1].lower() in _YEAR_NAMED or words[0] == "Miss"):
+        return year.end()
+    return end
+
+
+# trim --------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Where:
+    """Where a name stands. `opens`: it opens its sentence (or follows a quote, bracket or colon),
+    where any word is capitalised; mid-sentence, a capitalised "My" or "Two" is the name's ("the
+    BBC's My Family"). `participle`: a participle may open it, a phrase a comma ends ("Joining SC
+    Freiburg in 2016, ...")."""
+
+    opens: bool = True
+    participle: bool = False
+
+
+TRIM_RULES: list[tuple[str, Callable[[list[str], Where], list[str]]]] = []
+trim_rule = _phase(TRIM_RULES)
+
+
+def trim_name(name: str, where: Where = Where()) -> str:
+    """The name without the words at its ends that are no part of it ("" when nothing is left): the
+    TRIM_RULES in order, each on the words the one before left."""
+    words = name.replace("’", "'").split()
+    for _, rule in TRIM_RULES:
+        words = rule(words, where)
+        if not words:
+            return ""
+    return " ".join(words)
+
+
+_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
+
+
+@trim_rule
+def sentence_opener(words: list[str], where: Where) -> list[str]:
+    """"The", "In", "However", "CONCLUSIONS" before a name; a capitalised particle starts one ("Los
+    Angeles", "La Paz"), and so do an ordinal or a saint before a capital ("Second Vatican Council",
+    "St. Louis")."""
+    words = list(words)
+    while words and (((where.opens or words[0].lower() in _ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
+                     or is_section_label(words[0])):
+        if len(words) > 1 and words[1][:1].isupper() and (
+                words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
+            break  # (a sentence's "First, ..." has its comma)
+        words.pop(0)
+    return words
+
+
+@trim_rule
+def broken_start(words: list[str], where: Where) -> list[str]:
+    """"Two - thirds", "The (Austrian) Ost", 'The "Boss" of New Jersey': what is left after the
+    opener is no name's start."""
+    while words and (words[0] in ("-", "–") or words[0][0] in "(\"“" or words[0] in ("of", "and", "the")):
+        words = words[2:] if words[0] in ("-", "–") else words[1:]
+    return words
+
+
+@trim_rule
+def opening_participle(words: list[str], where: Where) -> list[str]:
+    """"Joining SC Freiburg in 2016, he ...": a participle opens the sentence."""
+    if where.participle and len(words) > 1 and words[0].lower().endswith("ing") and is_verb(words[0]):
+        return words[1:]
+    return words
+
+
+_NOT_NAME_ENDS = {"he", "she", "it", "they", "we", "his", "her", "its", "their", "this", "that", "these", "those",
+                  "there", "after", "before", "when", "while", "then", "but", "and", "or", "so", "-", "&"}
+
+
+@trim_rule
+def dangling_end(words: list[str], where: Where) -> list[str]:
+    """"River Plate He moved ...": a sentence the splitter missed; "of", "the" at the end."""
+    words = list(words)
+    while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
+        words.pop()
+    return words
+
+
+@trim_rule
+def leading_year(words: list[str], where: Where) -> list[str]:
+    """A year names "2002 Winter Olympics", not "1998 Toyota"."""
+    if re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):
+        return words[1:]
+    return words
+
+
+@trim_rule
+def date_alone(words: list[str], where: Where) -> list[str]:
+    """"March 1990", "Monday", "April 5": a date, no name; a lone section word ("Results") or a
+    single letter neither."""
+    lowered = [w.lower().strip(".,") for w in words]
+    if all(w in V.MONTHS or w in V.WEEKDAYS or w.isdigit() for w in lowered):
+        return []
+    if len(words) == 1 and (lowered[0] in V.SECTION_WORDS or lowered[0] in V.MONTHS
+                            or len(re.sub(r"'s?$", "", words[0])) < 2):
+        return []
+    if words[0].lower().strip(".") in V.MONTHS and len(words) > 1 and words[1].isdigit():
+        return []
+    return words
+
+
+@trim_rule
+def possessive(words: list[str], where: Where) -> list[str]:
+    """"Cambridge's EDSAC": the possessive's "'s" ends the owner's name."""
+    last = re.sub(r"'s?$", "", words[-1])
+    return [*words[:-1], last] if last else words[:-1]
+
+
+# split -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Split:
+    """What a split rule makes of a name: the name, the type it is known to have, and another name
+    in it with that one's type ("" when none)."""
+
+    name: str
+    type: str = ""
+    inner: str = ""
+    inner_type: str = ""
+    keep: bool = False  # the inner name is an entity though never mentioned alone
+
+
+SPLIT_RULES: list[tuple[str, Callable[[str], Split]]] = []
+split_rule = _phase(SPLIT_RULES)
+# Words that make "<word> of X" one name: institutions, places, events, offices, works' heads.
+_OF_HEADS = V.ORG_WORDS | V.PLACE_WORDS | V.EVENT_WORDS | V.ROLES | {
+    "house", "states", "republic", "kingdom", "union", "federation", "emirates", "church", "order", "league",
+    "people", "duchy", "principality", "isle", "gulf", "cape", "strait", "straits", "sea", "port", "board",
+    "court", "history", "list", "age", "book", "life", "knights", "sisters", "brothers", "daughters", "sons",
+    "friends", "hall", "tower", "castle", "palace", "temple", "basilica", "abbey", "archdiocese", "diocese",
+    "dynasty", "empire", "siege", "treaty", "act", "bill", "declaration", "convention", "charter", "statute",
+    "lord", "lady", "lords", "master", "masters", "son", "daughter", "legend", "tale", "tales", "return",
+    "rise", "fall", "night", "day", "days", "year", "land", "city", "town", "province", "county", "district",
+    "region", "state", "center", "centre", "institute", "school", "college", "faculty", "department"}
+_REGNAL = re.compile(r"[IVX]{1,5}")
+
+
+@split_rule
+def split_of(name: str) -> Split:
+    """"Kansas City Chiefs of the National Football League", "Charles VII of France", "Prince Eugene of
+    Savoy" -> two names (the second as `inner`); not "Bank of America", "House of Commons", "Battle of
+    Hastings" (the word before "of" heads one name), nor "National Register of Historic Places"
+    (without "the", "X of Y" is one name unless X is a ruler's)."""
+    words = name.split()
+    if "of" not in words:
+        return Split(name)
+    at = words.index("of")
+    head, rest = words[:at], words[at + 1 :]
+    if len(head) < 2 or not rest or not rest[-1][:1].isupper():
+        return Split(name)
+    if rest[0].lower() == "the":
+        rest = rest[1:]
+    elif not (_REGNAL.fullmatch(head[-1]) or any(w.lower() in V.ROLES for w in head[:-1])
+              or (len(rest) == 1 and rest[0].lower() in V.NATIONALITIES)):
+        return Split(name)  # only a ruler's name ("Gustav III", "King James III") or "of Bulgarian" splits
+    if len(head) < 2 or not rest or not rest[0][:1].isupper() or head[-1].lower().strip(".,") in _OF_HEADS:
+        return Split(name)
+    if any(w.lower() in V.NAME_PARTICLES - {"of", "the"} for w in head):
+        return Split(name)  # "Charles de Gaulle of ..." is rare; keep what is unclear whole
+    return Split(" ".join(head), inner=" ".join(rest))
+
+
+@split_rule
+def split_role(name: str) -> Split:
+    """"Vice Admiral James Greer" -> "James Greer", a person; "German Chancellor Angela Merkel" ->
+    "Angela Merkel", a person, and "German", a nationality; "Speaker of the House of Commons" -> itself,
+    an office, and "House of Commons" (an office is a name of its own, and so is what it is of)."""
+    words = name.split()
+    nationality = ""
+    if len(words) > 2 and words[0].lower() in V.NATIONALITIES and words[1].lower().strip(".") in V.ROLES:
+        nationality, words = words[0], words[1:]  # not "Soviet Union", "British Army"
+    national = "nationality" if nationality else ""
+    roles = 0
+    while roles < len(words) - 1:
+        if words[roles].lower().strip(".") in V.ROLES:
+            roles += 1
+        elif roles and roles + 2 < len(words) and words[roles] in ("-", "–"):
+            roles += 2  # "Prince - elector John Sigismund", "Lieutenant - General Sir ...": a hyphenated role
+        else:
+            break
+    if not roles:
+        return Split(" ".join(words), "", nationality, national, keep=True)
+    rest = words[roles:]
+    if rest[0] == "of" and len(rest) > 1:  # "Governor of Texas", "Speaker of the House of Commons"
+        if not all(w.lower().strip(".") in V.OFFICES for w in words[:roles]):
+            return Split(name)
+        rest = rest[2:] if rest[1] in ("the", "The") and len(rest) > 2 else rest[1:]
+        return Split(" ".join(words), "office", " ".join(rest), keep=True) if rest[0][:1].isupper() else Split(name)
+    lowered = [w.lower() for w in rest]
+    person_like = len(rest) >= 2 and "of" not in lowered and not any(
+        w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered)
+    if person_like:
+        return Split(" ".join(rest), "person", nationality, national, keep=True)
+    return Split(" ".join(words), "", nationality, national, keep=True)
+
+
+# filter ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Candidate:
+    """A capitalised name found in a sentence, and what the chunk says of its words."""
+
+    name: str
+    at_start: bool  # it opens its sentence (after a quote, a bracket or a stop word)
+    capitalised_mid_sentence: bool  # the chunk also has it capitalised mid-sentence, or as a subject
+    lowercase_words: frozenset[str]  # the words the chunk writes in lower case
+
+
+# A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
+Verdict = list[tuple[str, str]] | None
+CANDIDATE_RULES: list[tuple[str, Callable[[Candidate], Verdict]]] = []
+candidate_rule = _phase(CANDIDATE_RULES)
+
+
+@candidate_rule
+def nationality(candidate: Candidate) -> Verdict:
+    """"American", "Germans": a nationality, an entity of its own type ("a German skeleton racer")."""
+    name = candidate.name
+    if name.lower() in V.NATIONALITIES or (name.endswith("s") and name[:-1].lower() in V.NATIONALITIES):
+        return [(name, "nationality")]
+    return None
+
+
+@candidate_rule
+def nationality_pair(candidate: Candidate) -> Verdict:
+    """"African-American", "German - Jewish": two nationalities, not one name."""
+    parts = re.split(r"[ \t]*[-–][ \t]*", candidate.name)
+    if len(parts) > 1 and all(part.lower() in V.NATIONALITIES for part in parts):
+        return [(part, "nationality") for part in parts]
+    return None
+
+
+@candidate_rule
+def generic_abbreviation(candidate: Candidate) -> Verdict:
+    """"a TV series", "an MBA from", "320 BCE": an abbreviation of a kind of thing, not one thing."""
+    return [] if candidate.name.strip(".") in V.GENERIC_ABBREVIATIONS else None
+
+
+@candidate_rule
+def role_alone(candidate: Candidate) -> Verdict:
+    """"Prime minister Benazir Bhutto", "Brigadier General": a role, not a name."""
+    return [] if all(w.lower().strip(".") in V.ROLES or w.lower() in V.ROLE_MODIFIERS
+                     for w in candidate.name.split()) else None
+
+
+@candidate_rule
+def common_word(candidate: Candidate) -> Verdict:
+    """One plain capitalised word that is a sentence's opener and nowhere else capitalised mid-sentence,
+    a word the chunk writes in lower case too ("Report", "Draft"), or a demonym."""
+    name = candidate.name
+    if " " in name or not name[1:].islower() or any(c.isdigit() for c in name):
+        return None
+    if ((candidate.at_start and not candidate.capitalised_mid_sentence) or name.lower() in candidate.lowercase_words
+            or name.lower() in V.DEMONYMS):
+        return []
+    return None
+
+
+def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
+    """The names (and types) a candidate adds: the first CANDIDATE_RULE with a say, else itself."""
+    for _, rule in CANDIDATE_RULES:
+        verdict = rule(candidate)
+        if verdict is not None:
+            return verdict
+    return [(candidate.name, "")]
+
+
+# fold --------------------------------------------------------------------------------------
+
+FOLD_RULES: list[tuple[str, Callable[[Registry, dict[str, list[str]]], None]]] = []
+fold_rule = _phase(FOLD_RULES)
+_SURNAME = re.compile(r"[A-Z][A-Za-z'’.-]*[a-z.][A-Za-z'’.-]*")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
+
+
+def fold_names(registry: Registry) -> None:
+    """The FOLD_RULES in order, over the full names that read as a person's, by last word."""
+    by_last: dict[str, list[str]] = {}
+    for key, entity in registry.entities.items():
+        words = entity.name.split()
+        if (len(words) >= 2 and entity.type in ("person", DEFAULT_TYPE) and not any(w.lower() in ("of", "the") for w in words)
+                and words[0].lower() not in V.NAME_PARTICLES  # "Von Neumann" is a surname, not a full name
+                and _SURNAME.fullmatch(words[-1])
+                and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
+            by_last.setdefault(name_key(words[-1]), []).append(key)
+    for _, rule in FOLD_RULES:
+        rule(registry, by_last)
+
+
+@fold_rule
+def full_name(registry: Registry, by_last: dict[str, list[str]]) -> None:
+    """A person's full name ("Christopher Edward Nolan") becomes an alias of the one shorter name with
+    its first and last words ("Christopher Nolan", often the page's heading), so the claims of the
+    first sentence and of the rest of the page have one subject; "John Henry Smith" and "John Paul
+    Smith" stay apart. `by_last` loses the folded names."""
+    for last, keys in by_last.items():
+        if len(keys) < 2:
+            continue
+        words_of = {key: registry.entities[key].name.split() for key in keys}
+        shorter = {long: [k for k in keys if 2 <= len(words_of[k]) < len(words_of[long])
+                          and words_of[k][0] == words_of[long][0] and _is_subsequence(words_of[k], words_of[long])]
+                   for long in keys}
+        longer = {short: [long for long in keys if short in shorter[long]] for short in keys}
+        for long_key in sorted(keys, key=lambda k: (-len(words_of[k]), k)):
+            if len(shorter[long_key]) != 1 or len(longer[shorter[long_key][0]]) != 1:
+                continue
+            shorter[long_key] = [k for k in shorter[long_key] if k in registry.entities]
+            if shorter[long_key]:
+                registry.fold(long_key, into=shorter[long_key][0])
+        by_last[last] = [k for k in keys if k in registry.entities]
+
+
+@fold_rule
+def lone_surname(registry: Registry, by_last: dict[str, list[str]]) -> None:
+    """A lone surname ("Turing", "Neumann", "Von Neumann") becomes an alias of the one full name
+    ending in it; only names that read as a person's ("BC1 RNA" does not make "RNA" a surname)."""
+    for key in list(registry.entities):
+        words = registry.entities[key].name.split()
+        lone = len(words) == 1 or all(w.lower() in V.NAME_PARTICLES for w in words[:-1])
+        owners = by_last.get(name_key(words[-1]) if words else key, [])
+        if not lone or len(owners) != 1 or owners[0] == key:
+            continue
+        registry.fold(key, into=owners[0])
+        owner = registry.entities[owners[0]]
+        if owner.name.split()[0].lower() in gazetteer.first_names():  # "Turing" -> "Alan Turing"; not "Misregulated CDKs"
+            owner.vote_once(owner.name, "surname folded", "person", GIVEN_WEIGHT)
+
+
+def _is_subsequence(part: list[str], whole: list[str]) -> bool:
+    remaining = iter(whole)
+    return all(word in remaining for word in part)
+
+
+# words -------------------------------------------------------------------------------------
+
+def is_section_label(word: str) -> bool:
+    """"CONCLUSIONS A significant proportion ...": a structured abstract's label, not part of a name."""
+    return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
+
+
+# Adverbs, quantifiers and possessives end a sentence's leading noun phrase as a verb does ("The machine
+# also ...", "Patients some ..."); articles, prepositions and relative words do not.
+_ENDS_A_PHRASE = V.FUNCTION_WORDS - {"a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "that",
+                                     "which", "who"}
+
+
+def is_verb(word: str) -> bool:
+    """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
+    w = word.lower().strip(".,;:")
+    if w in V.AUXILIARIES or w in _ENDS_A_PHRASE:
+        return True
+    for suffix in ("", "s", "es", "ed", "d", "ing"):
+        if suffix and w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS:
+            return True
+        if w in V.COMMON_VERBS:
+            return True
+    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
+
+
+def participle_phrase(rest: str) -> bool:
+    """Whether a comma ends the phrase after a name, with no verb before it: "Joining SC Freiburg
+    in 2016, he ..." (a participle phrase), not "Finding Nemo was released in 2003, ..." (a title)."""
+    phrase = re.match(r"([^,.;:!?]{0,60}),", rest)
+    return phrase is not None and not any(is_verb(word) for word in phrase.group(1).split())

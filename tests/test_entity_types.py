@@ -1,0 +1,158 @@
+"""Entity types of the offline extractor (issue 34): each rule by name, and typed names in ordinary prose."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.compile.groups import Node
+from kg.extract import ExtractionContext, entity_types, gazetteer
+from kg.extract.heuristic import HeuristicExtractor
+from kg.models import Chunk, ExtractionResult
+
+# rule name -> (name, expected type): what each name rule reads from a name alone
+NAME_CASES = {
+    "corporate_suffix": ("Atari Inc", "organization"),
+    "kind_head": ("Oakwood Cemetery", "place"),
+    "part_of_place": ("Southern Sudan", "place"),
+    "disease_suffix": ("rheumatoid arthritis", "disease"),
+    "hyphen_head": ("T-cell", "cell type"),
+    "known_place": ("Bolivia", "place"),
+    "known_city": ("Leeds", "place"),
+    "known_city_name": ("San Francisco", "place"),
+    "team_name": ("Edmonton Oilers", "organization"),
+    "first_name": ("Guillaume Apollinaire", "person"),
+    "family_name": ("Tituss Burgess", "person"),
+    "regnal_number": ("Gustav V", "person"),
+    "initials": ("J. R. R. Tolkien", "person"),
+    "name_particle": ("Ludwig van Beethoven", "person"),
+}
+# rule name -> (text before, name, text after, expected type): what a mention's sentence says
+CONTEXT_CASES = {
+    "definition": ("", "Ladytron", " are an English electronic music band formed in Liverpool.", "organization"),
+    "apposition": ("In 1938 ", "Trajan", ", a Roman emperor, built a bridge.", "person"),
+    "described_before": ("It was released by the record label ", "Nettwerk", ".", "organization"),
+    "described_after": ("He represented the ", "Kokumin Dōmei", " party in the assembly.", "organization"),
+    "lone_first_name": ("The prize went to ", "Thomas", " in 1950.", "person"),
+    "title_before": ("It was opened by Dr. ", "Hopper", ".", "person"),
+    "life_dates": ("", "Rudyard Kipling", " (30 December 1865 – 18 January 1936) was a writer.", "person"),
+    "person_verb": ("In 1950 ", "Piatigorsky", " married a pianist.", "person"),
+    "place_preposition": ("She was born in ", "Buchach", " in 1920.", "place"),
+    "in_place": ("The festival is held in ", "Miami Shores", ", near the coast.", "place"),
+    "place_pair": ("He moved to ", "Westmere", ", New York, in 1950.", "place"),
+    "organization_verb": ("In 2003 he joined ", "Idealab", " as a partner.", "organization"),
+    "relative_word": ("The song was sung by ", "Thabo Mbeki", ", who was then president.", "person"),
+    "subject_verb": ("", "Kremmling", " is located on the river.", "place"),
+    "kind_of_name": ("He was the mayor of ", "Joutseno", " until 2009.", "place"),
+    "article_before": ("She sang with the ", "Miami Sound Machine", " in 1985.", "organization"),
+    "agent_body": ("The album was certified Gold by the ", "BPI", " within three weeks.", "organization"),
+    "creator_by": ("The film was directed by ", "Tomomi Mochizuki", " in 1993.", "person"),
+    "place_compound": ("It joined the ", "Berlin", " - based underground band.", "place"),
+}
+
+
+def test_every_rule_has_a_case() -> None:
+    """Adding or removing a rule is one function and one row here."""
+    assert {rule.name for rule in entity_types.NAME_RULES} == set(NAME_CASES)
+    assert {rule.name for rule in entity_types.CONTEXT_RULES} == set(CONTEXT_CASES)
+
+
+@pytest.mark.parametrize("rule", sorted(NAME_CASES))
+def test_name_rule(rule: str) -> None:
+    name, expected = NAME_CASES[rule]
+    assert (rule, expected) in [(r, t) for r, t, _ in entity_types.name_votes(name)]
+
+
+@pytest.mark.parametrize("rule", sorted(CONTEXT_CASES))
+def test_context_rule(rule: str) -> None:
+    before, name, after, expected = CONTEXT_CASES[rule]
+    assert (rule, expected) in [(r, t) for r, t, _ in entity_types.context_votes(before, name, after)]
+
+
+@pytest.mark.parametrize(("before", "name", "after", "not_this"), [
+    ("Born in Venjan, ", "Sweden", ", the contralto Kerstin Thorborg sang.", "person"),  # describes the name after it
+    ("He was born in ", "Münsingen", ", the third child of a merchant.", "person"),  # describes the sentence's subject
+    ("Mutations in ", "Drosophila", " cells were counted.", "place"),  # a modifier, not a place
+    ("It grew close to ", "Ion Antonescu", ".", "place"),
+    ("They settled in the ", "Levant", " after the war.", "organization"),  # "in the X": a region's
+    ("It was ended by the ", "Potsdam Agreement", " in 1945.", "organization"),  # an agreement is no body
+    ("We measured the ", "Wnt", " in mice.", "organization"),  # one word: as often a gene's or a symbol's
+    ("It was lower in the ", "odds ratio", " than expected.", "organization"),  # no proper name
+    ("The song was written by ", "Iron and Wine", " in 2011.", "person"),  # a band: not read as a name
+    ("Its results were ", "DNA", "-based.", "place"),  # a place's compounds are a proper name's
+])
+def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
+    assert not_this not in [t for _, t, _ in entity_types.context_votes(before, name, after)]
+
+
+def test_a_weak_default_counts_once_per_name() -> None:
+    """"the Soviet Union" said five times is still a place: the article's vote counts once, the
+    gazetteer's outweighs it."""
+    text = " ".join(f"In {year} the Soviet Union signed a treaty." for year in range(1950, 1955))
+    types = {e.name: e.type for e in _extract(f"# Notes\n\n{text}\n").entities}
+    assert types.get("Soviet Union") == "place"
+    assert "article_before" in entity_types.ONCE_PER_NAME
+
+
+def test_a_name_is_no_person_when_it_says_it_is_something_else() -> None:
+    for name in ("River Liffey", "Paisley Park", "Swedish Riksdag", "Bell Canada", "North America"):
+        assert "person" not in [t for _, t, _ in entity_types.name_votes(name)] or \
+            entity_types.decide({t: w for _, t, w in entity_types.name_votes(name)}) != "person", name
+
+
+def test_decide_takes_the_heaviest_type_and_concept_when_none() -> None:
+    assert entity_types.decide({}) == "concept"
+    assert entity_types.decide({"place": 3.5, "person": 1.0}) == "place"
+    assert entity_types.decide({"place": 2.0, "person": 2.0}) == "place"  # ties: the order of TYPES
+
+
+def test_gazetteers_come_from_packages() -> None:
+    assert gazetteer.is_place("Germany") and gazetteer.is_place("U.S.") and gazetteer.is_place("Texas")
+    assert gazetteer.is_country("Bolivia") and not gazetteer.is_country("Texas")
+    assert gazetteer.is_city("Leeds") and not gazetteer.is_place("IT")  # ISO codes are no names
+    assert gazetteer.demonyms()["german"] == "Germany"
+    assert {"guillaume", "thomas", "angela"} <= gazetteer.first_names()
+    assert "burgess" in gazetteer.last_names()
+
+
+# ordinary prose -> the types a reader expects of its names
+TYPED_PROSE = [
+    ("Ada Lovelace was an English mathematician. She worked with Charles Babbage in London.",
+     {"Ada Lovelace": "person", "Charles Babbage": "person", "London": "place", "English": "nationality"}),
+    ("Ladytron are an English electronic music band. Their album was released by Nettwerk Records.",
+     {"Ladytron": "organization", "Nettwerk Records": "organization"}),
+    ("Buchach is a town in Ukraine. It lies on the Strypa River, north of the Carpathian Mountains.",
+     {"Buchach": "place", "Ukraine": "place", "Strypa River": "place", "Carpathian Mountains": "place"}),
+    ("The Battle of Hastings was fought in 1066. The Eurovision Song Contest 1995 was held in Dublin.",
+     {"Battle of Hastings": "event", "Eurovision Song Contest 1995": "event", "Dublin": "place"}),
+    ("The throne of the Mughal Empire passed to Aurangzeb in 1658. He was born in Dahod.",
+     {"Aurangzeb": "person", "Mughal Empire": "place", "Dahod": "place"}),
+    ('She starred in the film "Finding Nemo" with Albert Brooks, who voiced Marlin.',
+     {"Finding Nemo": "work", "Albert Brooks": "person"}),
+    ("Rheumatoid arthritis affects the joints. The dendritic cells are a kind of immune cell.",
+     {"Rheumatoid arthritis": "disease", "dendritic cells": "cell type"}),
+    ("The Edmonton Oilers and the Leicester Tigers played in the final.",
+     {"Edmonton Oilers": "organization", "Leicester Tigers": "organization"}),
+    ("The episode was aired on the BBC in 1973. It was directed by Tomomi Mochizuki.",
+     {"BBC": "organization", "Tomomi Mochizuki": "person"}),
+    ("He was born in Moscow, in the Soviet Union. He studied at Harvard and taught in Berlin.",
+     {"Moscow": "place", "Soviet Union": "place", "Harvard": "organization", "Berlin": "place"}),
+]
+
+
+def _extract(text: str) -> ExtractionResult:
+    chunk = Chunk(source_path="t.md", index=0, text=text, start=0, end=len(text))
+    return HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+
+
+@pytest.mark.parametrize(("text", "expected"), TYPED_PROSE)
+def test_typed_names_in_ordinary_prose(text: str, expected: dict[str, str]) -> None:
+    types = {e.name: e.type for e in _extract(f"# Notes\n\n{text}\n").entities}
+    assert {name: types.get(name) for name in expected} == expected
+
+
+def test_a_type_needs_a_share_of_the_mentions() -> None:
+    """One stray vote among many untyped mentions does not type an entity; a declared alias's type counts."""
+    node = Node("dna", "dna", types={"concept": 400, "organization": 30})
+    assert node.attributes()["type"] == "concept"
+    node = Node("copd", "copd", types={"concept": 30, "disease": 8})
+    assert node.attributes()["type"] == "disease"

@@ -1,0 +1,106 @@
+"""The offline extractor's name rules, one row per rule name (issue 37): text in, names out. Removing a
+rule is one function (kg/extract/name_rules.py, kg/extract/filters.py) and one row here; the type
+rules have theirs in tests/test_entity_types.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.extract import ExtractionContext, filters, name_rules
+from kg.extract.heuristic import HeuristicExtractor
+from kg.models import Chunk
+
+# rule name -> (text, names the chunk's entities must have, names they must not have)
+CASES: dict[str, tuple[str, set[str], set[str]]] = {
+    # join
+    "joined_by_for_or_on": ("In 1950 he sat on the Advisory Committee on Antarctic Names.",
+                            {"Advisory Committee on Antarctic Names"}, {"Advisory Committee"}),
+    "corporate_suffix": ("She worked for Atari, Inc. in California.", {"Atari, Inc"}, {"Inc"}),
+    "joined_by_and": ("They followed the Lewis and Clark Expedition west.", {"Lewis and Clark Expedition"},
+                      {"Clark Expedition"}),
+    "naming_possessive": ("He was buried at St. Joseph's Cemetery in 1950.", {"St. Joseph's Cemetery"},
+                          {"Cemetery"}),
+    "event_year": ("Sweden won the Eurovision Song Contest 1995 in Dublin.", {"Eurovision Song Contest 1995"},
+                   {"Eurovision Song Contest"}),
+    # trim
+    "sentence_opener": ("However Angela Merkel disagreed with him.", {"Angela Merkel"}, {"However Angela Merkel"}),
+    "broken_start": ("A - Teens released the album in Sweden in 2004.", {"Sweden"}, {"A - Teens", "- Teens"}),
+    "opening_participle": ("Joining SC Freiburg in 2016, he scored twice.", {"SC Freiburg"}, {"Joining SC Freiburg"}),
+    "dangling_end": ("He played for Club Atletico River Plate He moved to Spain in 1990.",
+                     {"Club Atletico River Plate"}, {"Club Atletico River Plate He"}),
+    "leading_year": ("Its dealers sold the 1998 Toyota in Japan.", {"Toyota"}, {"1998 Toyota"}),
+    "date_alone": ("On Monday the band split, and in March 1990 it reformed in Ohio.", {"Ohio"},
+                   {"Monday", "March 1990", "March"}),
+    "possessive": ("Gifts reached the Children's He said in 1990.", {"Children"}, {"Children's", "Children's He"}),
+    # split
+    "split_of": ("He played for the Kansas City Chiefs of the National Football League in 1990.",
+                 {"Kansas City Chiefs", "National Football League"}, {"Kansas City Chiefs of the National Football League"}),
+    "split_role": ("In 1990 Vice Admiral James Greer met Prime Minister Tony Blair.", {"James Greer", "Tony Blair"},
+                   {"Vice Admiral James Greer", "Prime Minister Tony Blair"}),
+    # filter: what a capitalised name becomes
+    "nationality": ("In 1965 American physicist Richard Feynman won a prize.", {"American", "Richard Feynman"},
+                    {"American physicist Richard Feynman"}),
+    "nationality_pair": ("She is an African - American singer from Ohio.", {"African", "American"},
+                         {"African - American"}),
+    "generic_abbreviation": ("In 1990 he earned an MBA in Boston.", {"Boston"}, {"MBA"}),
+    "role_alone": ("In 1990 the Brigadier General arrived in Paris.", {"Paris"}, {"Brigadier General"}),
+    "common_word": ("Draft versions were kept in Ohio. A draft was sent to Texas.", {"Ohio", "Texas"}, {"Draft"}),
+    # filter: any name, whatever found it
+    "statistical_notation": ("The risk fell in Finland (HR 0.91, 95% CI 0.89-0.94; OR 1.2).", {"Finland"},
+                             {"HR", "CI", "OR"}),
+    "roman_numeral": ("Patients in class II did better in Ohio than those in class III.", {"Ohio"}, {"II", "III"}),
+    "modifier_fragment": ("DNA-based tests from Ohio and IL-6-dependent signals were serum-free.", {"Ohio"},
+                          {"DNA-based", "IL-6-dependent", "serum-free"}),
+    # fold
+    "full_name": ("# Christopher Nolan\n\nChristopher Edward Nolan is a film director. Christopher Nolan was born in "
+                  "London.", {"Christopher Nolan", "Christopher Edward Nolan"}, set()),
+    "lone_surname": ("In 1936 Alan Turing wrote a paper. Turing was born in London.", {"Alan Turing", "Turing"}, set()),
+}
+# Folding makes one entity of two names: the second is an alias of the first.
+FOLDED = {"full_name": ("Christopher Nolan", "Christopher Edward Nolan"), "lone_surname": ("Alan Turing", "Turing")}
+
+
+def _rule_names() -> list[str]:
+    return [name for rules in (name_rules.JOIN_RULES, name_rules.EXTEND_RULES, name_rules.TRIM_RULES,
+                               name_rules.SPLIT_RULES, name_rules.CANDIDATE_RULES, filters.FILTERS,
+                               name_rules.FOLD_RULES) for name, _ in rules]
+
+
+def test_every_rule_has_a_row() -> None:
+    assert sorted(_rule_names()) == sorted(CASES)
+
+
+def _entities(text: str) -> dict[str, set[str]]:
+    source = text if text.startswith("#") else f"# Notes\n\n{text}\n"
+    chunk = Chunk(source_path="t.md", index=0, text=source, start=0, end=len(source))
+    result = HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    return {e.name: set(e.aliases) for e in result.entities}
+
+
+@pytest.mark.parametrize("rule", sorted(CASES))
+def test_rule(rule: str) -> None:
+    text, present, absent = CASES[rule]
+    entities = _entities(text)
+    names = set(entities) | {alias for aliases in entities.values() for alias in aliases}
+    assert present <= names, f"{rule}: {sorted(names)}"
+    assert not absent & names, f"{rule}: {sorted(names)}"
+    if rule in FOLDED:
+        owner, alias = FOLDED[rule]
+        assert alias in entities.get(owner, set()) and alias not in entities
+
+
+@pytest.mark.parametrize("rule", [name for name, _ in filters.FILTERS])
+def test_filtered_names_leave_their_claims(rule: str) -> None:
+    """Statistical notation, numerals and fragments make no entity; the sentences naming them stay claims."""
+    text = CASES[rule][0]
+    chunk = Chunk(source_path="t.md", index=0, text=f"# Trial\n\n{text}\n", start=0, end=len(text) + 10)
+    result = HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    assert any(text in claim.quotes[0] for claim in result.claims)
+    assert all(filters.not_a_name(name) == rule for name in CASES[rule][2])
+
+
+def test_the_phases_run_in_order() -> None:
+    """Trim rules run in their order: the opener goes before a year is dropped ("In 1998 Toyota")."""
+    assert name_rules.trim_name("In 1998 Toyota") == "Toyota"
+    assert name_rules.trim_name("2002 Winter Olympics", name_rules.Where(opens=False)) == "2002 Winter Olympics"
+    assert name_rules.trim_name("March 1990") == ""
