@@ -33,6 +33,7 @@ POLL_SECONDS = 0.02  # how often a running call's memory is read: at 400 MB/s gr
 GRACE_SECONDS = 2.0  # Kuzu's own timeout stops a query gracefully first (the worker survives); then a kill
 STARTUP_SECONDS = 120.0  # a new worker says it is ready within this (a loaded machine); its start is not the call's time
 IDLE_SECONDS = 300.0  # an idle worker exits (and is started again when needed): no process outlives its use for long
+KEPT_POLL_SECONDS = 0.1  # an idle worker holding the graph open looks this often for a writer waiting for it
 PROGRESS_KEY = "progress"  # a relayed keyword argument whose calls restart the clock (see the module docs)
 
 
@@ -87,18 +88,41 @@ def _run_in_worker(conn: Any, limits: Limits) -> None:
     """The worker's loop: one call at a time until told to stop (None) or the caller goes."""
     import faulthandler
 
+    from kg.graph.kept import keep_reads_open, release
     from kg.graph.store import limit_reads
 
     faulthandler.disable()  # a native crash is the caller's message, not a dump on the user's terminal
     limit_reads(int(limits.timeout_seconds * 1000), limits.buffer_pool_mb)
+    keep_reads_open()
     conn.send(("ready", None))
+    try:
+        _serve_calls(conn, limits)
+    finally:
+        release()
+
+
+def _next_task(conn: Any) -> Any:
+    """The next call sent (None: stop), looking out for writers between calls (kg/graph/kept.py)."""
+    from kg.graph.kept import held
+    from kg.graph.store import let_writers_in
+
+    idle_since = time.monotonic()
     while True:
         try:
-            if not conn.poll(IDLE_SECONDS):
-                return
-            task = conn.recv()
+            if conn.poll(KEPT_POLL_SECONDS if held() else IDLE_SECONDS):
+                return conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
-            return
+            return None
+        let_writers_in()
+        if time.monotonic() - idle_since >= IDLE_SECONDS:
+            return None
+
+
+def _serve_calls(conn: Any, limits: Limits) -> None:
+    from kg.graph.store import limit_reads
+
+    while True:
+        task = _next_task(conn)
         if task is None:
             return
         fn, args, kwargs, timeout_ms = task
