@@ -423,6 +423,14 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
             emb.cache.close()
 
 
+def query_json(answer: Any, nav: Any, saved_page: str | None = None) -> dict[str, Any]:
+    """What `kg query --json` prints and `kg serve`'s /api/query returns: the answer, the page it
+    was filed as (or None) and what the navigator read."""
+    return {**answer.as_dict(), "saved_page": f"answers/{saved_page}" if saved_page else None,
+            "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,
+                           "budget": nav.budget, "counting": nav.counting}}
+
+
 def save_answer_kb(kb: KnowledgeBase, answer: Any) -> str:
     """File an answer back (`kg query --save`): its page, index.md, log.md. Returns the page id."""
     from kg.graph.fts import indexed_store
