@@ -343,11 +343,13 @@ def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None =
                   f"[limits] {prefix}memory_mb in kg.toml")
 
 
-def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1) -> Any:
-    """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits."""
-    from kg.graph.guard import ReadPool
+def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1,
+           idle_seconds: float | None = None) -> Any:
+    """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits;
+    `idle_seconds`: how long an idle worker waits for work before it exits (default: the pool's)."""
+    from kg.graph.guard import IDLE_SECONDS, ReadPool
 
-    return ReadPool(read_limits(kb, served, timeout), size)
+    return ReadPool(read_limits(kb, served, timeout), size, IDLE_SECONDS if idle_seconds is None else idle_seconds)
 
 
 def bounded(kb: KnowledgeBase, timeout: float | None, fn: Any, *args: Any, **kwargs: Any) -> Any:

@@ -84,7 +84,7 @@ class _Relay:
         self.key = key
 
 
-def _run_in_worker(conn: Any, limits: Limits) -> None:
+def _run_in_worker(conn: Any, limits: Limits, idle_seconds: float = IDLE_SECONDS) -> None:
     """The worker's loop: one call at a time until told to stop (None) or the caller goes."""
     import faulthandler
 
@@ -96,12 +96,12 @@ def _run_in_worker(conn: Any, limits: Limits) -> None:
     keep_reads_open()
     conn.send(("ready", None))
     try:
-        _serve_calls(conn, limits)
+        _serve_calls(conn, limits, idle_seconds)
     finally:
         release()
 
 
-def _next_task(conn: Any) -> Any:
+def _next_task(conn: Any, idle_seconds: float) -> Any:
     """The next call sent (None: stop), looking out for writers between calls (kg/graph/kept.py)."""
     from kg.graph.kept import held
     from kg.graph.store import let_writers_in
@@ -109,20 +109,20 @@ def _next_task(conn: Any) -> Any:
     idle_since = time.monotonic()
     while True:
         try:
-            if conn.poll(KEPT_POLL_SECONDS if held() else IDLE_SECONDS):
+            if conn.poll(KEPT_POLL_SECONDS if held() else idle_seconds):
                 return conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
             return None
         let_writers_in()
-        if time.monotonic() - idle_since >= IDLE_SECONDS:
+        if time.monotonic() - idle_since >= idle_seconds:
             return None
 
 
-def _serve_calls(conn: Any, limits: Limits) -> None:
+def _serve_calls(conn: Any, limits: Limits, idle_seconds: float) -> None:
     from kg.graph.store import limit_reads
 
     while True:
-        task = _next_task(conn)
+        task = _next_task(conn, idle_seconds)
         if task is None:
             return
         fn, args, kwargs, timeout_ms = task
@@ -172,10 +172,10 @@ def _context() -> Any:
 
 
 class _Worker:
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, idle_seconds: float = IDLE_SECONDS) -> None:
         ctx = _context()
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_run_in_worker, args=(child_conn, limits), daemon=True, name="kg-read")
+        self.process = ctx.Process(target=_run_in_worker, args=(child_conn, limits, idle_seconds), daemon=True, name="kg-read")
         self.process.start()
         child_conn.close()
         try:
@@ -219,10 +219,12 @@ class _Worker:
 class ReadPool:
     """Workers that run reads under `limits`, `size` at a time; see the module's docs."""
 
-    def __init__(self, limits: Limits, size: int = 1) -> None:
+    def __init__(self, limits: Limits, size: int = 1, idle_seconds: float = IDLE_SECONDS) -> None:
         self.limits = limits
+        self.size = max(1, size)
+        self.idle_seconds = idle_seconds  # a worker idle this long exits (a server keeps its workers longer)
         self._idle: list[_Worker] = []
-        self._slots = threading.BoundedSemaphore(max(1, size))
+        self._slots = threading.BoundedSemaphore(self.size)
         self._guard = threading.Lock()
         self._closed = False
 
@@ -293,14 +295,35 @@ class ReadPool:
                 if worker.alive():
                     return worker
                 worker.kill()
-        return _Worker(self.limits)
+        return _Worker(self.limits, self.idle_seconds)
 
     def _give_back(self, worker: _Worker) -> None:
         with self._guard:
-            if self._closed:
-                worker.stop()
-            else:
+            keep = not self._closed and len(self._idle) < self.size
+            if keep:
                 self._idle.append(worker)
+        if not keep:
+            worker.stop()
+
+    def warm(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Start every worker now, in parallel, each running `fn(*args)` once (opening the graph): a
+        server's first reads then pay for neither. Failures are left for the reads to meet."""
+        def one() -> None:
+            worker = None
+            try:
+                worker = _Worker(self.limits, self.idle_seconds)
+                worker.conn.send((fn, args, {}, int(self.limits.timeout_seconds * 1000)))
+                self._wait(worker, self.limits.timeout_seconds, {})
+                self._give_back(worker)
+            except Exception:
+                if worker is not None:
+                    worker.kill()
+
+        threads = [threading.Thread(target=one, daemon=True) for _ in range(self.size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
 
     def close(self) -> None:
         with self._guard:

@@ -23,15 +23,27 @@ _keeping = {"on": False}
 
 @dataclass
 class Kept:
-    """One open read-only database: its connection and the statements prepared on it."""
+    """One open read-only database: its connection, the statements prepared on it, and what is known of
+    it (node offsets, its schema checked), which stays true while it is open: nothing writes it then."""
 
     db: Any
     conn: Any
     stamp: tuple[Any, ...]
     prepared: dict[str, Any] = field(default_factory=dict)
+    offsets: dict[tuple[str, str], int | None] = field(default_factory=dict)  # Store.offsets: (table, key) -> offset
+    schema_checked: bool = False
 
 
 _open: dict[str, Kept] = {}
+_inherited: list[Kept] = []  # a forked child's copies of its parent's: never used, never closed (not its own)
+
+
+def _forget_inherited() -> None:
+    _inherited.extend(_open.values())
+    _open.clear()
+
+
+os.register_at_fork(after_in_child=_forget_inherited)
 
 
 def keep_reads_open() -> None:
@@ -81,6 +93,7 @@ def release(path: Path | None = None) -> None:
         if kept is None:
             continue
         kept.prepared.clear()
+        kept.offsets.clear()
         with contextlib.suppress(Exception):
             kept.conn.close()
         with contextlib.suppress(Exception):

@@ -234,9 +234,11 @@ class Store:
             if journal is not None and not journal.filled:  # a journal new beside an older graph
                 saved = read_kept(self)
                 journal.fill(saved["log"], saved["pages"], saved["cites"], saved["about"], saved["merges"])
-        elif self.schema_version() < SCHEMA_VERSION:
-            self.close()
-            raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
+        elif not self._schema_known:
+            if self.schema_version() < SCHEMA_VERSION:
+                self.close()
+                raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
+            self._schema_known = True
 
     # lifecycle -----------------------------------------------------------------------------
 
@@ -257,16 +259,30 @@ class Store:
         if self.read_only and kept.keeping():  # a read worker: the database stays open between calls
             entry = kept.take(self.path, self._new_database)
             self._db, self._conn, self._prepared, self._kept = entry.db, entry.conn, entry.prepared, True
+            # what is known of the open database stays known: nothing can write it while it is open
+            self._offsets = entry.offsets
+            self._entry: kept.Kept | None = entry
         else:
             kept.release(self.path)  # never a writer beside a kept reader of its own
             self._db, self._conn = self._new_database()
             self._prepared, self._kept = {}, False  # query text -> prepared statement (see _exec)
+            self._entry = None
+            self._offsets = {}  # read-only: (table, key) -> offset (see offsets)
         if _READ_LIMITS["timeout_ms"]:
             self._conn.set_query_timeout(_READ_LIMITS["timeout_ms"])
-        self._offsets: dict[tuple[str, str], int | None] = {}  # read-only: (table, key) -> offset (see offsets)
         # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
         # brings back a dropped full-text index ("Index with name claim_fts already exists").
         self._schema_changed = False
+
+    @property
+    def _schema_known(self) -> bool:
+        """Whether this database's schema was checked already (once per kept database)."""
+        return bool(self._entry is not None and self._entry.schema_checked)
+
+    @_schema_known.setter
+    def _schema_known(self, value: bool) -> None:
+        if self._entry is not None:
+            self._entry.schema_checked = value
 
     def _new_database(self) -> tuple[Any, Any]:
         import kuzu  # heavy native module: imported on first use only

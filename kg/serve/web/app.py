@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import anyio.to_thread
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
@@ -22,7 +23,7 @@ from kg import api
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.serve.mcp import build_server
-from kg.serve.web import json_api, pages
+from kg.serve.web import json_api, pages, reads
 from kg.serve.web.auth import (
     SESSION_COOKIE,
     SESSION_SECONDS,
@@ -36,6 +37,7 @@ from kg.serve.web.site import ServeOptions, Site
 
 STATIC = Path(__file__).with_name("static")
 MAX_READERS = 32
+WORKER_IDLE_SECONDS = 3600.0  # a server's read workers stay up through quiet spells (a new one takes seconds)
 
 
 def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
@@ -44,7 +46,7 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
     check_exposure(options.host, options.token)
     if not 1 <= options.readers <= MAX_READERS:
         raise ConfigError(f"--readers {options.readers}: give 1 to {MAX_READERS} (each is a worker process).")
-    pool = api.reader(kb, served=True, timeout=options.timeout, size=options.readers)
+    pool = api.reader(kb, served=True, timeout=options.timeout, size=options.readers, idle_seconds=WORKER_IDLE_SECONDS)
     site = Site(kb, pool, options)
     mcp = build_server(kb, options.allow_writes, options.embedder, options.timeout, reader=pool)
     mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
@@ -53,6 +55,7 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
+            await anyio.to_thread.run_sync(pool.warm, reads.warm, kb)  # every worker up, the graph open
             async with mcp.session_manager.run():
                 yield
         finally:

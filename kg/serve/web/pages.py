@@ -38,13 +38,13 @@ def routes(site: Site) -> list[Route]:
 
 
 async def home(site: Site, request: Request) -> Response:
-    data = await site.read_cached("home", reads.home, site.kb)
+    data = await site.read_cached(reads.home)
     return site.html(request, "home.html", data=data)
 
 
 async def search(site: Site, request: Request) -> Response:
     query = text_param(request, "q", "The search text", required=False)
-    data = await site.read(reads.search, site.kb, query) if query else {}
+    data = await site.read_cached(reads.search, query) if query else {}
     return site.html(request, "search.html", query=query, data=data)
 
 
@@ -52,7 +52,7 @@ async def entity(site: Site, request: Request) -> Response:
     ref = name_param(request.path_params["entity_id"], "The entity")
     page = page_number(request)
     try:
-        data = await site.read(reads.entity, site.kb, ref, page)
+        data = await site.read_cached(reads.entity, ref, page)
     except reads.NotFound:  # a name typed by hand: its entity's page, if the name is one
         found = await site.read(reads.find_entity_id, site.kb, ref)
         target = render.link(f"entities/{found}") if found else f"/search?q={quote(ref, safe='')}"
@@ -73,13 +73,13 @@ def _graph(data: dict[str, Any]) -> dict[str, Any]:
 
 async def entity_list(site: Site, request: Request) -> Response:
     kind = name_param(request.query_params.get("type", ""), "The entity type (?type=)")
-    data = await site.read(reads.entity_list, site.kb, kind, page_number(request))
+    data = await site.read_cached(reads.entity_list, kind, page_number(request))
     return site.html(request, "list.html", data=data, kind="entities", heading=f"Entities: {kind}",
                      base=f"?type={quote(kind, safe='')}&")
 
 
 async def source_list(site: Site, request: Request) -> Response:
-    data = await site.read(reads.source_list, site.kb, page_number(request))
+    data = await site.read_cached(reads.source_list, page_number(request))
     return site.html(request, "list.html", data=data, kind="sources", heading="Sources", base="?")
 
 
@@ -98,17 +98,17 @@ async def claim(site: Site, request: Request) -> Response:
 
 
 async def contradictions(site: Site, request: Request) -> Response:
-    data = await site.read(reads.contradictions, site.kb, page_number(request))
+    data = await site.read_cached(reads.contradictions, page_number(request))
     return site.html(request, "contradictions.html", data=data)
 
 
 async def log(site: Site, request: Request) -> Response:
-    data = await site.read(reads.log, site.kb, page_number(request))
+    data = await site.read_cached(reads.log, page_number(request))
     return site.html(request, "log.html", data=data)
 
 
 async def answer(site: Site, request: Request) -> Response:
     page_id = name_param(request.path_params["page_id"], "The answer")
-    data = await site.read(reads.answer, site.kb, page_id)
+    data = await site.read_cached(reads.answer, page_id)
     return site.html(request, "answer.html", data=data, body=render.markdown(data["body"]))
 

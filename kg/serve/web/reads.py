@@ -43,6 +43,12 @@ def _skip(page: int, size: int) -> int:
     return (max(1, page) - 1) * size
 
 
+def warm(kb: KnowledgeBase) -> None:
+    """Open the graph (a read worker keeps it open): run once by each worker as the server starts."""
+    with _store(kb) as store:
+        store.counts()
+
+
 def home(kb: KnowledgeBase) -> dict[str, Any]:
     with _store(kb) as store:
         counts = store.counts()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import functools
 import json
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,7 @@ from kg.serve.web.reads import NotFound
 LOCKED_PATIENCE = 2.0  # seconds a read waits for a writer (an index rebuild, a short compile) before 503
 RETRY_AFTER = 5
 MAX_PAGE = 10_000
+CACHED = 256  # page reads kept in memory while the graph is unchanged (see Site.read_cached)
 
 
 @dataclass(frozen=True)
@@ -55,7 +57,8 @@ class Site:
     def __init__(self, kb: KnowledgeBase, pool: Any, options: ServeOptions) -> None:
         self.kb, self.pool, self.options = kb, pool, options
         self.name = kb.root.name
-        self._cached: dict[str, tuple[Any, Any]] = {}
+        self._cached: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
+        self._stamp: tuple[Any, ...] = ()
 
     async def read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """`fn(*args, **kwargs)` in a read worker, waiting up to LOCKED_PATIENCE for a writer."""
@@ -68,16 +71,25 @@ class Site:
                     raise
                 await anyio.sleep(0.2)
 
-    async def read_cached(self, key: str, fn: Callable[..., Any], *args: Any) -> Any:
-        """A read whose result stands while the graph's files are unchanged (the home page)."""
+    async def read_cached(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(kb, *args)`, a read that depends on the graph alone (not on raw/ or the clock): answered
+        again from memory while the graph's files are unchanged (a writer changes them), the CACHED
+        latest kept."""
         from kg.graph.kept import stamp
 
         now = stamp(self.kb.db_path)
-        held = self._cached.get(key)
-        if held is not None and held[0] == now:
-            return held[1]
-        value = await self.read(fn, *args)
-        self._cached[key] = (now, value)
+        if now != self._stamp:
+            self._cached.clear()
+            self._stamp = now
+        key = (fn.__name__, *args)
+        if key in self._cached:
+            self._cached.move_to_end(key)
+            return self._cached[key]
+        value = await self.read(fn, self.kb, *args)
+        if stamp(self.kb.db_path) == now:  # not when a writer came in meanwhile
+            self._cached[key] = value
+            while len(self._cached) > CACHED:
+                self._cached.popitem(last=False)
         return value
 
     def html(self, request: Request, template: str, status: int = 200, headers: dict[str, str] | None = None,
