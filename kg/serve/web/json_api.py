@@ -6,6 +6,7 @@ with a status: 400 bad input, 404 not found, 503 (with Retry-After while a compi
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -18,6 +19,7 @@ from kg.serve.web.reads import NotFound
 from kg.serve.web.site import Site, json_response, name_param, text_param
 
 Handler = Callable[[Site, Request], Awaitable[Response]]
+MAX_SOURCES = 1000  # /api/entity lists at most this many sources (then says how many there are)
 
 
 def routes(site: Site) -> list[Route]:
@@ -52,28 +54,42 @@ def _mode(request: Request) -> str:
     return mode
 
 
+def _embedding(mode: str) -> dict[str, Any]:
+    """A first vector search embeds the whole knowledge base (kept in .kg/vectors.sqlite): its
+    progress, relayed by the read pool, restarts the time limit, which is for answering."""
+    def progress(done: int, total: int, embedded: int) -> None:
+        return None
+
+    return {"progress": progress} if mode != "bm25" else {}
+
+
 async def search(site: Site, request: Request) -> Response:
     text = text_param(request, "q", "The search text")
     k = _number(request, "k", 10, 1, MAX_SEARCH_LIMIT)
     expand = request.query_params.get("expand", "") in ("1", "true", "yes")
-    result = await site.read(api.search_kb, site.kb, text, _mode(request), k, expand, site.options.embedder)
+    mode = _mode(request)
+    result = await site.read(api.search_kb, site.kb, text, mode, k, expand, site.options.embedder, **_embedding(mode))
     return json_response(result.as_dict())
 
 
 async def query(site: Site, request: Request) -> Response:
     question = text_param(request, "q", "The question")
     budget = _number(request, "budget", 2000, 200, 50_000)
-    answer, nav = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder,
-                                  mode=_mode(request))
+    mode = _mode(request)
+    answer, nav = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
+                                  **_embedding(mode))
     return json_response(api.query_json(answer, nav))
 
 
 async def entity(site: Site, request: Request) -> Response:
     ref = name_param(request.path_params["entity_id"], "The entity")
     try:
-        return json_response(await site.read(api.entity_show, site.kb, ref))
+        data = await site.read(api.entity_show, site.kb, ref)
     except QueryError as exc:
         raise NotFound(str(exc)) if str(exc).startswith("No entity") else exc from None
+    if len(data["sources"]) > MAX_SOURCES:  # a hub of a large knowledge base: the reply stays bounded
+        data["sources_total"], data["sources"] = len(data["sources"]), data["sources"][:MAX_SOURCES]
+    return json_response(data)
 
 
 async def claim(site: Site, request: Request) -> Response:

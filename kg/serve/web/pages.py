@@ -63,11 +63,14 @@ async def entity(site: Site, request: Request) -> Response:
 
 
 def _graph(data: dict[str, Any]) -> dict[str, Any]:
-    """What kg.js draws: the entity, its neighbours (weight: claims shared) and the links among them."""
-    top = max([n["claims"] for n in data["neighbours"]] or [1])
-    nodes = [{"id": data["entity"]["id"], "name": data["entity"]["name"], "weight": top, "center": True}]
-    nodes += [{"id": n["id"], "name": n["name"], "weight": n["claims"], "center": False} for n in data["neighbours"]]
-    edges = [{"source": r["a_id"], "target": r["b_id"], "weight": r["claims"]} for r in data["links"]]
+    """What kg.js draws: the entity (and the names merged into it), its neighbours, each linked to it
+    by the claims they share (the weight), and the links among the neighbours."""
+    centre, near = data["entity"]["id"], data["neighbours"]
+    top = max([n["claims"] for n in near] or [1])
+    nodes = [{"id": centre, "name": data["entity"]["name"], "weight": top, "center": True}]
+    nodes += [{"id": n["id"], "name": n["name"], "weight": n["claims"], "center": False} for n in near]
+    edges = [{"source": centre, "target": n["id"], "weight": n["claims"]} for n in near]
+    edges += [{"source": r["a_id"], "target": r["b_id"], "weight": r["claims"]} for r in data["links"]]
     return {"nodes": nodes, "edges": edges}
 
 

@@ -92,7 +92,7 @@ def entity(kb: KnowledgeBase, entity_id: str, page: int) -> dict[str, Any]:
         evidence = browse.live_evidence_of(store, ids)
         contradicted = browse.contradiction_counts(store, ids)
         near = browse.neighbours(store, group, NEIGHBOURS)
-        links = browse.links_among(store, [entity_id, *(n["id"] for n in near)])
+        links = browse.links_among(store, [n["id"] for n in near])  # the centre's links are `near` itself
         sources_total, sources = browse.sources_of_entities(store, group, 20)
     for claim in claims:
         claim["evidence"] = [e for e in evidence if e["claim"] == claim["id"]][:EVIDENCE_SHOWN]
