@@ -63,6 +63,13 @@ def entities_named(store: Store, words: str, limit: int) -> list[dict[str, Any]]
                        "RETURN e.id AS id, e.name AS name, e.type AS type LIMIT $limit", {"w": words, "limit": limit})
 
 
+def names_of(store: Store, entity_ids: Sequence[str]) -> dict[str, str]:
+    """{id: name} of these entities (one read by offsets, which a read worker keeps between calls)."""
+    rows = store.query("MATCH (e:Entity) WHERE offset(id(e)) IN $o RETURN e.id AS id, e.name AS name",
+                       {"o": store.offsets("Entity", entity_ids)})
+    return {r["id"]: r["name"] for r in rows}
+
+
 def sources_titled(store: Store, words: str, limit: int) -> list[dict[str, Any]]:
     """Rows of the sources whose title contains `words` (lower case), at most `limit`."""
     return store.query(f"MATCH (s:Source) WHERE s.status <> 'removed' AND lower(s.title) CONTAINS $w RETURN {_SOURCE} "

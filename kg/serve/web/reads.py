@@ -14,7 +14,7 @@ from kg import api
 from kg.compile.sources import sha256_bytes, source_text
 from kg.errors import QueryError, SourceError
 from kg.graph import browse
-from kg.graph.entities import alias_target_ids, aliases_of, entity_by_id, entity_names
+from kg.graph.entities import alias_target_ids, aliases_of, entity_by_id
 from kg.graph.retrieval import source_slugs
 from kg.kb import KnowledgeBase
 from kg.serve.web.marks import Parts, Span, segments
@@ -160,7 +160,7 @@ def search(kb: KnowledgeBase, text: str) -> dict[str, Any]:
     with _store(kb) as store:
         named = browse.entities_named(store, words, 200) if words else []
         about = [e for h in found.hits for e in h.entities]
-        names = entity_names(store, about)
+        names = browse.names_of(store, about)
         slugs = source_slugs(store, sorted({h.source_path for h in found.hits if h.source_path}))
         titled = browse.sources_titled(store, words, NAME_MATCHES) if words else []
     named.sort(key=lambda e: (e["name"].casefold() != words, not e["name"].casefold().startswith(words), len(e["name"]), e["id"]))
