@@ -361,11 +361,49 @@ def bounded(kb: KnowledgeBase, timeout: float | None, fn: Any, *args: Any, **kwa
 # search, query, lint (issue 6) ----------------------------------------------------------------
 
 
-def _embedder(kb: KnowledgeBase, name: str) -> Any:
-    """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash."""
-    from kg.embed import VectorCache, make_embedder
+_KEPT_EMBEDDERS: dict[tuple[str, str], Any] = {}  # a read worker's embedders: (vectors file, name) -> Embedder
 
-    return make_embedder(name, VectorCache(kb.vectors_path))
+
+def _embedder(kb: KnowledgeBase, name: str) -> Any:
+    """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash. A read
+    worker that keeps its graph open (kg/graph/kept.py) keeps it too: its model loads once."""
+    from kg.embed import VectorCache, make_embedder
+    from kg.graph.kept import keeping
+
+    if not keeping():
+        return make_embedder(name, VectorCache(kb.vectors_path))
+    place = (str(kb.vectors_path), name)
+    if place not in _KEPT_EMBEDDERS:
+        _KEPT_EMBEDDERS[place] = make_embedder(name, VectorCache(kb.vectors_path))
+    return _KEPT_EMBEDDERS[place]
+
+
+def _done_with(emb: Any) -> None:
+    if emb is not None and emb.cache is not None and all(emb is not e for e in _KEPT_EMBEDDERS.values()):
+        emb.cache.close()
+
+
+def prepare_vectors(kb: KnowledgeBase, embedder: str = "minilm", progress: Any = None) -> int:
+    """Embed what vector search covers and .kg/vectors.sqlite lacks, as a first vector search would
+    (`kg serve` does it as it starts, beside its pages). The graph is closed while the texts are
+    embedded (minutes for a large one): a compile gets in meanwhile. Returns the texts embedded."""
+    from kg.graph import kept
+    from kg.graph.fts import indexed_store
+    from kg.retrieve.search import VECTOR_SLICE, Searcher
+
+    emb = _embedder(kb, embedder)
+    before = emb.embedded
+    try:
+        with indexed_store(kb.db_path) as store:
+            _, texts = Searcher(store, emb).corpus()
+        kept.release(kb.db_path)  # a read worker would hold it until its next call
+        for start in range(0, len(texts), VECTOR_SLICE):
+            emb.embed(texts[start : start + VECTOR_SLICE])  # each slice kept in the cache as it is done
+            if progress is not None:
+                progress(min(start + VECTOR_SLICE, len(texts)), len(texts), emb.embedded - before)
+        return int(emb.embedded - before)
+    finally:
+        _done_with(emb)
 
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
@@ -381,8 +419,7 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
         with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # a small compile leaves them to the first search
             return Searcher(store, emb, progress).search(text, mode, k, expand)
     finally:
-        if emb is not None and emb.cache is not None:
-            emb.cache.close()
+        _done_with(emb)
 
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
@@ -421,8 +458,7 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
             save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
             return answer, nav
     finally:
-        if emb is not None and emb.cache is not None:
-            emb.cache.close()
+        _done_with(emb)
 
 
 def query_json(answer: Any, nav: Any, saved_page: str | None = None) -> dict[str, Any]:

@@ -662,6 +662,9 @@ def serve_command(
     allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Let /mcp clients compile and file answers.")] = False,
     readers: Annotated[int, typer.Option("--readers", min=1, max=32, help="Reads at once (each a worker process).")] = 4,
     embedder: EmbedderOption = "minilm",
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help="Default search mode of /api and /mcp: bm25 | vector | "
+                                             "hybrid (default: kg search's). Vectors are embedded in the background as "
+                                             "the server starts; until then such searches run as BM25.")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds each read may take before it is "
                                                   "stopped (default: [limits] serve_timeout_seconds in kg.toml, 30).")] = None,
     kb: KbOption = None,
@@ -678,7 +681,7 @@ def serve_command(
     from kg.serve.web.app import serve
     from kg.serve.web.site import ServeOptions
 
-    options = ServeOptions(host, port, token or None, allow_writes, readers, timeout, embedder)
+    options = ServeOptions(host, port, token or None, allow_writes, readers, timeout, embedder, mode)
 
     def ready(url: str) -> None:
         guard = "token required" if options.token else "no token: this machine only"

@@ -55,7 +55,8 @@ def served(kb: KnowledgeBase, **options: Any) -> Iterator[str]:
     """The app on a free loopback port, served by uvicorn in a thread; yields its base URL."""
     import uvicorn
 
-    settings = ServeOptions(**{"port": 0, "readers": 2, **options})
+    # the hashing embedder (the package's deterministic fake): vector search without loading MiniLM
+    settings = ServeOptions(**{"port": 0, "readers": 2, "embedder": "hashing", **options})
     app = build_app(kb, settings)
     sock = bind(settings.host, 0)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on"))

@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import textwrap
+import time
 import urllib.parse
 from pathlib import Path
 from typing import Any
@@ -90,8 +91,22 @@ def test_json_has_the_shapes_of_the_cli(compiled: KnowledgeBase) -> None:
         claim_id = search["hits"][0]["id"] if search["hits"][0]["kind"] == "claim" else \
             next(h["id"] for h in search["hits"] if h["kind"] == "claim")
         assert request(url + f"/api/claim/{claim_id}").json() == cli_json("claim", "show", claim_id, "--kb", root)
-        answer = request(url + "/api/query?q=How+much+did+ENIAC+weigh%3F").json()
+        answer = request(url + "/api/query?q=How+much+did+ENIAC+weigh%3F&mode=bm25").json()
         assert answer == cli_json("query", "How much did ENIAC weigh?", "--mode", "bm25", "--kb", root)
+
+
+def test_vector_search_once_the_server_has_embedded_the_graph(compiled: KnowledgeBase) -> None:
+    """The server embeds the graph in the background as it starts (kg/serve/web/vectors.py); then
+    a search in the default mode (hybrid) answers as `kg search` does."""
+    root = str(compiled.root)
+    with served(compiled) as url:
+        deadline = time.monotonic() + 60
+        while (found := request(url + "/api/search?q=vacuum+tubes&k=5").json())["mode"] != "hybrid":
+            assert found["mode"] == "bm25" and time.monotonic() < deadline, found
+            time.sleep(0.2)
+        assert found == cli_json("search", "vacuum tubes", "--mode", "hybrid", "--embedder", "hashing", "-k", "5",
+                                 "--kb", root)
+        assert request(url + "/api/search?q=vacuum+tubes&k=5&mode=vector").json()["mode"] == "vector"
 
 
 def test_bad_requests_get_a_status_and_a_message(compiled: KnowledgeBase) -> None:
@@ -222,7 +237,7 @@ def test_served_over_the_cli_beside_a_compile(fresh: KnowledgeBase) -> None:
     """`kg serve` as a process: a compile while it runs succeeds, its search then finds the new
     source, and the token is never in its output."""
     env = {**os.environ, "KG_TOKEN": TOKEN}
-    server = subprocess.Popen([KG, "serve", "--kb", str(fresh.root), "--port", "0", "--readers", "2"],
+    server = subprocess.Popen([KG, "serve", "--kb", str(fresh.root), "--port", "0", "--readers", "2", "--embedder", "hashing"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert server.stderr is not None

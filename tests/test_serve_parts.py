@@ -9,18 +9,20 @@ import sys
 import textwrap
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from kg import api
-from kg.errors import DatabaseLocked
+from kg.errors import ConfigError, DatabaseLocked
 from kg.graph import kept
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.serve.web.marks import Parts, Span, segments
 from kg.serve.web.render import link, markdown, pager, source_url
+from kg.serve.web.vectors import Vectors, VectorsNotReady
 
 TEXT = st.text(alphabet="ab \n", min_size=0, max_size=60)
 
@@ -139,3 +141,62 @@ def test_a_writer_waits_for_readers_then_says_so(fresh: KnowledgeBase, monkeypat
     finally:
         holder.communicate("", timeout=60)
     Store(fresh.db_path).close()
+
+
+class _SlowPool:
+    """A ReadPool stand-in: prepare_vectors calls wait until released (or fail), each recorded."""
+
+    def __init__(self, fail: bool = False) -> None:
+        import threading
+
+        self.calls: list[tuple[Any, ...]] = []
+        self.release = threading.Event()
+        self.fail = fail
+
+    def call(self, fn: Any, *args: Any, timeout_seconds: float | None = None, progress: Any = None) -> int:
+        self.calls.append((fn.__name__, args, timeout_seconds))
+        progress(10, 40, 10)
+        self.release.wait(10)
+        if self.fail:
+            raise ConfigError("no model here")
+        return 40
+
+
+def _settled(vectors: Any) -> None:
+    assert vectors._running is not None
+    vectors._running.join(10)
+
+
+def test_served_vectors_are_embedded_once_in_the_background(tmp_path: Path) -> None:
+    """Until the vectors cover the graph a default search runs as BM25 and one asking for vectors
+    gets VectorsNotReady (503) saying how far the embedding is; a writer's change starts it again."""
+    kb = KnowledgeBase(tmp_path)
+    pool = _SlowPool()
+    vectors = Vectors(kb, pool, "hashing", "hybrid")
+    assert vectors.needed
+    assert vectors.mode_for(None) == "bm25" and vectors.mode_for("bm25") == "bm25"
+    with pytest.raises(VectorsNotReady, match="10 of 40 texts"):
+        vectors.mode_for("vector")
+    assert len(pool.calls) == 1 and pool.calls[0][0] == "prepare_vectors" and pool.calls[0][2] >= 600  # once, not per request
+    pool.release.set()
+    _settled(vectors)
+    assert vectors.mode_for(None) == "hybrid" and vectors.mode_for("vector") == "vector"
+    kb.db_path.parent.mkdir(parents=True, exist_ok=True)
+    kb.db_path.write_bytes(b"changed")  # as a compile beside the server changes the graph's files
+    assert vectors.mode_for(None) == "bm25"
+    _settled(vectors)
+    assert len(pool.calls) == 2 and vectors.mode_for(None) == "hybrid"
+    assert Vectors(kb, pool, "hashing", "bm25").mode_for(None) == "bm25"  # kg serve --mode bm25: no embedding
+
+
+def test_served_vectors_that_fail_are_not_tried_again_until_the_graph_changes(tmp_path: Path) -> None:
+    kb = KnowledgeBase(tmp_path)
+    pool = _SlowPool(fail=True)
+    pool.release.set()
+    vectors = Vectors(kb, pool, "minilm", "hybrid")
+    vectors.start()
+    _settled(vectors)
+    assert vectors.mode_for(None) == "bm25"
+    with pytest.raises(VectorsNotReady, match="no model here"):
+        vectors.mode_for("hybrid")
+    assert len(pool.calls) == 1

@@ -23,6 +23,7 @@ from kg import api
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.serve.mcp import build_server
+from kg.serve.tools import MODES
 from kg.serve.web import json_api, pages, reads
 from kg.serve.web.auth import (
     SESSION_COOKIE,
@@ -46,6 +47,8 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
     check_exposure(options.host, options.token)
     if not 1 <= options.readers <= MAX_READERS:
         raise ConfigError(f"--readers {options.readers}: give 1 to {MAX_READERS} (each is a worker process).")
+    if options.mode is not None and options.mode not in MODES:
+        raise ConfigError(f"--mode {options.mode}: use one of {', '.join(MODES)}.")
     pool = api.reader(kb, served=True, timeout=options.timeout, size=options.readers, idle_seconds=WORKER_IDLE_SECONDS)
     site = Site(kb, pool, options)
     mcp = build_server(kb, options.allow_writes, options.embedder, options.timeout, reader=pool)
@@ -56,6 +59,8 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
             await anyio.to_thread.run_sync(pool.warm, reads.warm, kb)  # every worker up, the graph open
+            if site.vectors.needed:
+                site.vectors.start()  # embedded in the background (kg/serve/web/vectors.py)
             async with mcp.session_manager.run():
                 yield
         finally:

@@ -47,11 +47,12 @@ def _number(request: Request, name: str, default: int, low: int, high: int) -> i
     return value
 
 
-def _mode(request: Request) -> str:
-    mode = request.query_params.get("mode", "bm25")
-    if mode not in MODES:
+def _mode(site: Site, request: Request) -> str:
+    """The mode asked for, else the server's (kg/serve/web/vectors.py: BM25 until the vectors are ready)."""
+    mode = request.query_params.get("mode")
+    if mode is not None and mode not in MODES:
         raise QueryError(f"mode={mode!r} is not one of {', '.join(MODES)}.")
-    return mode
+    return site.vectors.mode_for(mode)
 
 
 def _embedding(mode: str) -> dict[str, Any]:
@@ -67,7 +68,7 @@ async def search(site: Site, request: Request) -> Response:
     text = text_param(request, "q", "The search text")
     k = _number(request, "k", 10, 1, MAX_SEARCH_LIMIT)
     expand = request.query_params.get("expand", "") in ("1", "true", "yes")
-    mode = _mode(request)
+    mode = _mode(site, request)
     result = await site.read(api.search_kb, site.kb, text, mode, k, expand, site.options.embedder, **_embedding(mode))
     return json_response(result.as_dict())
 
@@ -75,7 +76,7 @@ async def search(site: Site, request: Request) -> Response:
 async def query(site: Site, request: Request) -> Response:
     question = text_param(request, "q", "The question")
     budget = _number(request, "budget", 2000, 200, 50_000)
-    mode = _mode(request)
+    mode = _mode(site, request)
     answer, nav = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
                                   **_embedding(mode))
     return json_response(api.query_json(answer, nav))

@@ -23,6 +23,7 @@ from kg.kb import KnowledgeBase
 from kg.serve.web import render
 from kg.serve.web.auth import SESSION_COOKIE
 from kg.serve.web.reads import NotFound
+from kg.serve.web.vectors import Vectors, VectorsNotReady
 
 LOCKED_PATIENCE = 2.0  # seconds a read waits for a writer (an index rebuild, a short compile) before 503
 RETRY_AFTER = 5
@@ -39,12 +40,13 @@ class ServeOptions:
     readers: int = 4  # concurrent reads: worker processes of the ReadPool
     timeout: float | None = None  # seconds per read (default [limits] serve_timeout_seconds)
     embedder: str = "minilm"
+    mode: str | None = None  # the default of /api/search, /api/query and /mcp (None: kg search's); pages use BM25
 
 
 def status_of(exc: KgError) -> int:
     if isinstance(exc, NotFound):
         return 404
-    if isinstance(exc, DatabaseLocked | StoreError | ReadTimeout | ReadTooLarge):
+    if isinstance(exc, DatabaseLocked | StoreError | ReadTimeout | ReadTooLarge | VectorsNotReady):
         return 503
     if isinstance(exc, QueryError | ConfigError):
         return 400
@@ -55,7 +57,10 @@ class Site:
     """One knowledge base served: its read pool, its pages and its errors."""
 
     def __init__(self, kb: KnowledgeBase, pool: Any, options: ServeOptions) -> None:
+        from kg.retrieve.settings import DEFAULT_MODE
+
         self.kb, self.pool, self.options = kb, pool, options
+        self.vectors = Vectors(kb, pool, options.embedder, options.mode or DEFAULT_MODE)
         self.name = kb.root.name
         self._cached: OrderedDict[tuple[Any, ...], Any] = OrderedDict()
         self._stamp: tuple[Any, ...] = ()
@@ -102,12 +107,13 @@ class Site:
 
     def failed(self, request: Request, exc: KgError, as_json: bool) -> Response:
         status = status_of(exc)
-        headers = {"Retry-After": str(RETRY_AFTER)} if isinstance(exc, DatabaseLocked) else None
+        later = isinstance(exc, DatabaseLocked | VectorsNotReady)
+        headers = {"Retry-After": str(RETRY_AFTER)} if later else None
         if as_json:
             return JSONResponse({"error": str(exc)}, status, headers=headers)
         heading = {404: "Not found", 400: "Cannot do that", 503: "Not available just now"}.get(status, "Something failed")
         return self.html(request, "error.html", status, headers, heading=heading, message=str(exc),
-                         refresh=RETRY_AFTER if isinstance(exc, DatabaseLocked) else 0)
+                         refresh=RETRY_AFTER if later else 0)
 
 
 def json_response(data: Any) -> Response:
