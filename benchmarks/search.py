@@ -159,7 +159,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
                 results[mode] = {**summary(times), "recall_at_k": round(found / max(1, len(queries)), 3)}
 
             navigator = Navigator(store, embedder, searcher)
-            navigator.names()  # load the name index once: excluded
+            navigator.context.names()  # load the name index once: excluded
             times, found, tokens = [], 0, []
             for text, cited in queries:
                 started = time.perf_counter()

@@ -361,6 +361,7 @@ def bounded(kb: KnowledgeBase, timeout: float | None, fn: Any, *args: Any, **kwa
 # search, query, lint (issue 6) ----------------------------------------------------------------
 
 
+PREPARE_BATCH = 16  # texts per model call when embedding everything: a quarter of the memory of 64, as fast on a CPU
 _KEPT_EMBEDDERS: dict[tuple[str, str], Any] = {}  # a read worker's embedders: (vectors file, name) -> Embedder
 
 
@@ -388,13 +389,14 @@ def prepare_vectors(kb: KnowledgeBase, embedder: str = "minilm", progress: Any =
     (`kg serve` does it as it starts, beside its pages). The graph is closed while the texts are
     embedded (minutes for a large one): a compile gets in meanwhile. Returns the texts embedded."""
     from kg.graph import kept
-    from kg.graph.fts import indexed_store
+    from kg.graph.store import Store
     from kg.retrieve.search import VECTOR_SLICE, Searcher
 
     emb = _embedder(kb, embedder)
-    before = emb.embedded
+    before, batch = emb.embedded, emb.batch_size
+    emb.batch_size = min(batch, PREPARE_BATCH)
     try:
-        with indexed_store(kb.db_path) as store:
+        with Store(kb.db_path, read_only=True) as store:  # no search index needed: the first search builds them
             _, texts = Searcher(store, emb).corpus()
         kept.release(kb.db_path)  # a read worker would hold it until its next call
         for start in range(0, len(texts), VECTOR_SLICE):
@@ -403,15 +405,20 @@ def prepare_vectors(kb: KnowledgeBase, embedder: str = "minilm", progress: Any =
                 progress(min(start + VECTOR_SLICE, len(texts)), len(texts), emb.embedded - before)
         return int(emb.embedded - before)
     finally:
+        emb.batch_size = batch
         _done_with(emb)
 
 
-def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, expand: bool = False,
+def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
               embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
-    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store)."""
+    `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store).
+    `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE)."""
     from kg.graph.fts import indexed_store
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
+
+    mode = mode or DEFAULT_MODE
 
     check_text(text, "The search text", MAX_TEXT_CHARS)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
@@ -424,26 +431,30 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str = "hybrid", k: int = 10, e
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
              offline: bool = False, mode: str | None = None, progress: Any = None,
-             on_rebuild: Any = None) -> tuple[Any, Any, str | None]:
+             on_rebuild: Any = None) -> Any:
     """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
 
-    Returns (Answer, NavigationResult, saved page id or None).
+    Returns a `QueryResult` (kg/retrieve/answer.py): the answer, the navigation, the saved page id or None.
     """
-    answer, nav = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild)
-    return answer, nav, save_answer_kb(kb, answer) if save else None
+    result = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild)
+    if save:
+        result.saved_page = save_answer_kb(kb, result.answer)
+    return result
 
 
 def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedder: str = "minilm",
                     offline: bool = False, mode: str | None = None, progress: Any = None,
-                    on_rebuild: Any = None) -> tuple[Any, Any]:
-    """The read half of `kg query`: (Answer, NavigationResult). Writes nothing but the LLM ledger."""
+                    on_rebuild: Any = None) -> Any:
+    """The read half of `kg query`: a QueryResult not filed back. Writes nothing but the LLM ledger."""
     from kg.graph.fts import indexed_store
-    from kg.retrieve.answer import extractive_answer, llm_answer, make_answer_client
+    from kg.retrieve.answer import QueryResult, extractive_answer, llm_answer, make_answer_client
     from kg.retrieve.navigate import Navigator
     from kg.retrieve.search import Searcher
+    from kg.retrieve.settings import DEFAULT_MODE
     from kg.retrieve.walk import GraphWalk
 
     check_text(question, "The question", MAX_TEXT_CHARS)
+    mode = mode or DEFAULT_MODE  # the one default of kg query, kg search and the MCP tools
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)
     emb = _embedder(kb, embedder) if mode != "bm25" else None
@@ -452,21 +463,13 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
             walk = GraphWalk(store, cache=kb.walk_graph_path)  # saved between processes: kg/retrieve/walk.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
-                return extractive_answer(nav), nav
+                return QueryResult(extractive_answer(nav), nav)
             client, model = make_answer_client(config, provider)
             answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
             save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
-            return answer, nav
+            return QueryResult(answer, nav)
     finally:
         _done_with(emb)
-
-
-def query_json(answer: Any, nav: Any, saved_page: str | None = None) -> dict[str, Any]:
-    """What `kg query --json` prints and `kg serve`'s /api/query returns: the answer, the page it
-    was filed as (or None) and what the navigator read."""
-    return {**answer.as_dict(), "saved_page": f"answers/{saved_page}" if saved_page else None,
-            "navigation": {"pages": nav.pages, "source_paths": nav.source_paths, "tokens_read": nav.tokens_read,
-                           "budget": nav.budget, "counting": nav.counting}}
 
 
 def save_answer_kb(kb: KnowledgeBase, answer: Any) -> str:

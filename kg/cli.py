@@ -19,6 +19,7 @@ from kg.compile.engine import Engine, make_engine
 from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
+from kg.retrieve.settings import DEFAULT_MODE
 
 app = typer.Typer(
     name="kg",
@@ -487,7 +488,7 @@ EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-Min
 @app.command("search")
 def search_command(
     text: Annotated[str, typer.Argument(help="What to look for.")],
-    mode: Annotated[str, typer.Option("--mode", "-m", help="bm25 | vector | hybrid (reciprocal rank fusion).")] = "hybrid",
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"bm25 | vector | hybrid (reciprocal rank fusion); default {DEFAULT_MODE}.")] = None,
     k: Annotated[int, typer.Option("--k", "-k", help="Number of hits.")] = 10,
     expand: Annotated[bool, typer.Option("--expand", help="Also walk the graph: entities of the top hits -> their other claims and sources.")] = False,
     embedder: EmbedderOption = "minilm",
@@ -561,7 +562,7 @@ def query_command(
     save: Annotated[bool, typer.Option("--save", help="File the answer back: wiki/answers/<slug>.md, index.md, log.md.")] = False,
     budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read.")] = 2000,
     offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
-    mode: Annotated[str | None, typer.Option("--mode", help="Search mode used by the navigator (default hybrid; bm25 needs no embedder).")] = None,
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
     embedder: EmbedderOption = "minilm",
     timeout: TimeoutOption = None,
     kb: KbOption = None,
@@ -573,12 +574,14 @@ def query_command(
     """
     with errors(), _EmbeddingProgress() as progress:
         base = find_kb(kb)
-        answer, nav = api.bounded(base, timeout, api.answer_question, base, question, budget, embedder, offline, mode,
-                                  progress=progress, on_rebuild=_say_rebuilding)
-        page = api.save_answer_kb(base, answer) if save else None
+        result = api.bounded(base, timeout, api.answer_question, base, question, budget, embedder, offline, mode,
+                             progress=progress, on_rebuild=_say_rebuilding)
+        if save:
+            result.saved_page = api.save_answer_kb(base, result.answer)
     if as_json:
-        emit_json(api.query_json(answer, nav, page))
+        emit_json(result.as_dict())
         return
+    answer, nav, page = result.answer, result.navigation, result.saved_page
     print(answer.markdown())
     err.print(f"tokens read: {nav.tokens_read} of {nav.budget} ({nav.counting}); pages: {', '.join(nav.pages[:6]) or 'none'}", markup=False)
     if page:

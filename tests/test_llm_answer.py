@@ -135,7 +135,7 @@ def test_query_retries_the_answer_and_records_it_in_the_run_ledger(fresh: Knowle
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
         server.script += [Reply(status=529),
                           Reply(content={"answer": f"17,468 tubes [{eniac.id}].", "claim_ids": [eniac.id]})]
-        answer, _, _ = api.query_kb(fresh, QUESTION, 1000, embedder="hashing")
+        answer = api.query_kb(fresh, QUESTION, 1000, embedder="hashing").answer
         assert len(server.calls("/v1/messages")) == 2
     assert answer.mode == "llm" and [c.id for c in answer.claims] == [eniac.id]
     assert run_ledger().total.requests == 2 and run_ledger().total.output_tokens > 0

@@ -67,7 +67,7 @@ def test_every_read_tool_answers_through_the_library(compiled: KnowledgeBase) ->
         ("kg_query", {"question": "How much did ENIAC weigh?"}), ("kg_entity", {"name": "ENIAC", "max_claims": 3}),
         ("kg_status", {}), ("kg_lint", {}), ("kg_page", {"path": "index.md", "max_lines": 5}))
     hits = reply(search)["hits"]
-    assert hits and any("eniac" in h["page"] for h in hits) and all(len(h["snippet"]) <= 300 for h in hits)
+    assert hits and any("eniac" in h["page"] for h in hits) and all(len(h["text"]) <= 300 for h in hits)
     assert reply(query)["citations"] and "ENIAC" in reply(query)["answer"]
     found = reply(entity)
     assert found["entity"]["id"] == "eniac" and len(found["claims"]) == 3 and found["next_cursor"] == "3"
@@ -203,7 +203,7 @@ def test_stdio_end_to_end_with_a_compile_while_the_server_is_up(fresh: Knowledge
     assert result["listed"] == sorted(READ_TOOLS)
     assert result["found"]["hits"]
     assert result["compile"] == 0, result["stderr"]
-    assert any("Zanzibar" in h["snippet"] for h in result["after"]["hits"])
+    assert any("Zanzibar" in h["text"] for h in result["after"]["hits"])
 
 
 def test_init_writes_claude_md_once(tmp_path: Path) -> None:

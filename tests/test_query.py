@@ -36,7 +36,7 @@ def test_navigate_is_deterministic_and_respects_small_budgets(compiled: Knowledg
         navigator = Navigator(store)
         a = navigator.navigate("Who invented the stored-program concept?", 300)
         b = navigator.navigate("Who invented the stored-program concept?", 300)
-        assert a.as_dict() == b.as_dict() and a.tokens_read <= 300
+        assert a.trace() == b.trace() and a.tokens_read <= 300
         tiny = navigator.navigate("Who invented the stored-program concept?", 5)
         assert tiny.tokens_read <= 5 and tiny.source_paths  # ranking still works with no reading
 
@@ -50,7 +50,8 @@ def test_extractive_answer_says_so_and_cites(compiled: KnowledgeBase) -> None:
 
 
 def test_save_files_the_answer_back_and_renders_deterministically(fresh: KnowledgeBase) -> None:
-    answer, _nav, page = api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+    result = api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+    answer, page = result.answer, result.saved_page
     assert page == page_id(QUESTION) == "how-many-vacuum-tubes-did-eniac-use"
     path = fresh.wiki / "answers" / f"{page}.md"
     text = path.read_text()
@@ -86,7 +87,8 @@ def test_llm_answer_rejects_unknown_claim_ids_then_cites(fresh: KnowledgeBase, m
             Reply(content={"answer": "It used 18,000 tubes [cdeadbeefdeadbeef].", "claim_ids": ["cdeadbeefdeadbeef"]}),
             Reply(content={"answer": f"ENIAC used 17,468 vacuum tubes [{eniac.id}].", "claim_ids": [eniac.id]}),
         ]
-        answer, _, page = api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+        result = api.query_kb(fresh, QUESTION, 1000, save=True, embedder="hashing")
+        answer, page = result.answer, result.saved_page
         assert len(server.calls("/v1/messages")) == 2  # the unknown id was sent back and retried
         retry = json.dumps(server.calls("/v1/messages")[1].body)
         assert "cdeadbeefdeadbeef" in retry
@@ -104,6 +106,31 @@ def test_cli_query_json_reports_tokens(compiled: KnowledgeBase) -> None:
     assert data["mode"] == "extractive" and data["saved_page"] is None
     assert 0 < data["navigation"]["tokens_read"] <= 600 and "characters / 4" in data["navigation"]["counting"]
     assert data["citations"][0]["sources"][0]["page"].startswith("sources/")
+
+
+def test_cli_and_mcp_give_one_shape_and_one_default_mode(compiled: KnowledgeBase) -> None:
+    """`kg query --json` and the MCP kg_query tool print QueryResult.as_dict; `kg search --json` and kg_search
+    print SearchResult.as_dict; all four search in the one default mode."""
+    from kg.retrieve.settings import DEFAULT_MODE
+    from kg.serve.tools import KgTools
+
+    runner, kb = CliRunner(), ["--kb", str(compiled.root), "--embedder", "hashing", "--json"]
+    cli = json.loads(runner.invoke(app, ["query", QUESTION, *kb]).stdout)
+    mcp = KgTools(compiled, embedder="hashing").query(QUESTION)
+    assert set(mcp) - {"truncated"} == set(cli) and mcp["navigation"] == cli["navigation"]
+    assert cli["navigation"]["search_mode"] == DEFAULT_MODE and cli["navigation"]["shape"] == "bridge"
+    assert cli["navigation"]["answer_kind"] == "quantity" and cli["navigation"]["verdict"] is None
+    found = json.loads(runner.invoke(app, ["search", "vacuum tubes", *kb]).stdout)
+    hits = KgTools(compiled, embedder="hashing").search("vacuum tubes")
+    assert found["mode"] == hits["mode"] == DEFAULT_MODE
+    assert [h["id"] for h in found["hits"]] == [h["id"] for h in hits["hits"]] and set(found["hits"][0]) == set(hits["hits"][0])
+
+
+def test_a_verdict_is_typed_in_the_json(compiled: KnowledgeBase) -> None:
+    result = CliRunner().invoke(app, ["query", "Are ENIAC and EDVAC both electronic computers?", "--kb", str(compiled.root),
+                                      "--mode", "bm25", "--json"])
+    verdict = json.loads(result.stdout)["navigation"]["verdict"]
+    assert verdict["answer"] == "yes" and verdict["shape"] == "both" and [c["name"] for c in verdict["compared"]] == ["ENIAC", "EDVAC"]
 
 
 def test_cli_query_save_text(fresh: KnowledgeBase) -> None:
@@ -192,9 +219,9 @@ def test_second_hop_sources_move_up_to_a_rank_and_keep_the_rest_in_order() -> No
 def test_names_spotted_in_a_claim_start_with_a_capital(compiled: KnowledgeBase) -> None:
     with Store(compiled.db_path, read_only=True) as store:
         navigator = Navigator(store)
-        assert "eniac" in navigator.name_matches("the eniac was big")
-        assert "eniac" not in navigator.name_matches("the eniac was big", capitalised=True)
-        assert "eniac" in navigator.name_matches("The ENIAC was big", capitalised=True)
+        assert "eniac" in navigator.context.names_in("the eniac was big")
+        assert "eniac" not in navigator.context.names_in("the eniac was big", capitalised=True)
+        assert "eniac" in navigator.context.names_in("The ENIAC was big", capitalised=True)
 
 
 def test_the_page_of_a_thing_the_question_names_opens_a_first_hop(two_hop: KnowledgeBase) -> None:
@@ -210,18 +237,21 @@ def test_a_both_question_reads_what_each_things_own_page_defines_it_as(two_hop: 
     # the page "Ben Gray" defines "Benjamin Arthur Gray", which the extractor keeps apart from the
     # "Ben Gray" the question names (and Tom Holt's page mentions)
     nav = navigate(two_hop, "Are Ben Gray and Ada Finch both radio actors?", 2000)
-    assert nav.verdict == "yes" and [name for _, name, _ in nav.compared] == ["Ben Gray", "Ada Finch"]
+    assert nav.verdict is not None and nav.verdict.answer == "yes"
+    assert [c.name for c in nav.verdict.compared] == ["Ben Gray", "Ada Finch"]
     assert extractive_answer(nav).text.startswith("**Yes**, as far as the wiki says")
-    assert navigate(two_hop, "Are Ben Gray and Ada Finch both radio writers?", 2000).verdict == "no"
+    no = navigate(two_hop, "Are Ben Gray and Ada Finch both radio writers?", 2000).verdict
+    assert no is not None and no.answer == "no"
 
 
 def test_a_same_question_compares_the_value_each_things_claims_give(two_hop: KnowledgeBase) -> None:
     yes = navigate(two_hop, "Are Port Ellis and Dunmore in the same province?", 2000)
-    assert (yes.verdict, yes.values, yes.compared_on) == ("yes", ["Aster", "Aster"], ["province"])
+    assert yes.verdict is not None and yes.shape == "same"
+    assert (yes.verdict.answer, [c.value for c in yes.verdict.compared], yes.verdict.prop) == ("yes", ["Aster", "Aster"], ("province",))
     assert extractive_answer(yes).text.startswith("**Yes**, as far as the wiki says: the province of each: Port Ellis: Aster [")
     no = navigate(two_hop, "Are Dunmore and Kell in the same province?", 2000)
-    assert (no.verdict, no.values) == ("no", ["Aster", "Bray"])
-    assert navigate(two_hop, "Are Dunmore and Kell in the same state?", 2000).verdict == ""  # "United States" is no state
+    assert no.verdict is not None and (no.verdict.answer, [c.value for c in no.verdict.compared]) == ("no", ["Aster", "Bray"])
+    assert navigate(two_hop, "Are Dunmore and Kell in the same state?", 2000).verdict is None  # "United States" is no state
 
 
 def test_a_long_sources_claims_are_read_only_about_the_reached_entities(tmp_path) -> None:
@@ -243,8 +273,8 @@ def test_a_long_sources_claims_are_read_only_about_the_reached_entities(tmp_path
         navigator = Navigator(store)
         from kg.names import name_key
 
-        reached = set(navigator.names()[name_key("TownAa")])
-        rows = navigator.source_claims(["atlas.md", "port-ellis.md"], reached)
+        reached = set(navigator.context.names()[name_key("TownAa")])
+        rows = navigator.context.candidate_source_claims(["atlas.md", "port-ellis.md"], reached)
     assert rows["atlas.md"] and all(r["eid"] in reached for r in rows["atlas.md"])
     assert len(rows["atlas.md"]) < 10  # of the atlas's 360 claims, those about TownAa
     assert {r["eid"] for r in rows["port-ellis.md"]} >= {None} and len(rows["port-ellis.md"]) >= 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kg.retrieve.question import parse_question, stem, terms
+from kg.retrieve.question import SHAPES, parse_question, stem, terms, tokenize
 
 
 def test_inflections_meet() -> None:
@@ -45,16 +45,33 @@ def test_parse_question_never_fails_and_its_words_are_the_texts(text: str) -> No
     q = parse_question(text)
     assert q.topic_words <= q.words == frozenset(terms(text))
     assert q.kind in ("", "definition", "quantity", "date", "person", "place")
+    assert q.shape in SHAPES and q.tokens == tokenize(text) and q.name_words <= q.words
 
 
 def test_both_questions_are_property_checks_not_value_comparisons() -> None:
-    from kg.retrieve.question import is_both_question, property_words
+    from kg.retrieve.strategies.both import property_words
 
-    assert is_both_question("Are Medici and Senet both board games?")
-    assert not is_both_question("Are Nantong and Jingdezhen both in the same province?")
-    assert not is_both_question("Who were both directors?")
+    assert parse_question("Are Medici and Senet both board games?").shape == "both"
+    same = parse_question("Are Nantong and Jingdezhen both in the same province?")
+    assert (same.shape, same.compares) == ("same", "province")
+    assert parse_question("Who were both directors?").shape != "both"  # not a yes/no question
     q = parse_question("Are Medici and Senet both board games?")
     assert property_words(q, ["Medici", "Senet"]) == {stem("board"), stem("games")}
+
+
+def test_every_question_has_one_shape_from_the_closed_set() -> None:
+    cases = {"What is ENIAC?": "definition", "Are Medici and Senet both board games?": "both",
+             "Are Port Ellis and Dunmore in the same province?": "same",
+             "Who created the soap opera Kate Ramsay is from?": "bridge", "How much did ENIAC weigh?": "bridge",
+             "Tell me about ENIAC": "open", "ENIAC?": "open"}
+    assert {q: parse_question(q).shape for q in cases} == cases
+
+
+def test_the_parse_holds_the_names_and_tokens_once() -> None:
+    q = parse_question("Who created the soap opera 'Neighbours', which Kate Ramsay is from?")
+    assert q.tokens[:6] == ("Who", "created", "the", "soap", "opera", "Neighbours")
+    assert q.names == ("Neighbours", "Kate Ramsay")
+    assert q.name_words == {"neighbour", "kate", "ramsay"} and q.topic_words == {stem("created"), "soap", "opera"}
 
 
 def test_a_relative_who_asks_for_no_person() -> None:
@@ -96,10 +113,10 @@ def test_nouns_meet_their_verbs() -> None:
 
 
 def test_a_same_question_names_the_property_and_a_claim_its_value() -> None:
-    from kg.retrieve.question import property_value, same_property
+    from kg.retrieve.question import property_value
 
-    assert same_property("Are Nantong and Jingdezhen situated in the same province ?") == "province"
-    assert same_property("Who played in the same band as Ulrich?") == ""  # not a yes/no question
+    assert parse_question("Are Nantong and Jingdezhen situated in the same province ?").compares == "province"
+    assert parse_question("Who played in the same band as Ulrich?").compares == ""  # not a yes/no question
     assert property_value("Nantong is a prefecture-level city in Jiangsu province, China.", "province", "Nantong") == "Jiangsu"
     assert property_value("Marian Gold is the singer of the German band Alphaville.", "band", "Marian Gold") == "Alphaville"
     assert property_value("It is a city in the state of Ohio.", "state") == "Ohio"
@@ -118,3 +135,21 @@ def test_indirect_who_questions_ask_for_a_person() -> None:
     for text in ("Tell me who founded Acme?", "Do you know who wrote Dune?", "Name the person who designed ENIAC."):
         assert parse_question(text).kind == "person", text
     assert parse_question("What show does a player, who missed a season, host?").kind == ""
+
+
+def test_a_claim_answers_only_about_what_the_question_names() -> None:
+    q = parse_question("Which country is Oakland in?")
+    assert q.kind == "place" and not q.topic_words  # "country" is the frame, Oakland a name
+    assert q.answers("Oakland is a city in California, United States.", "fact")
+    assert not q.answers("Botswana is a landlocked country located in Southern Africa.", "fact")  # not about Oakland
+    who = parse_question("Who was the mother of Nikos Aliagas?")
+    assert (who.kind, who.shape) == ("person", "bridge")  # no definition question: it asks for the mother
+    assert parse_question("What is the capital of Denmark?").kind == "place"
+
+
+def test_a_claim_about_the_thing_named_holds_a_value_of_the_kind_asked() -> None:
+    q = parse_question("When did Manon Balletti die?")
+    lifespan = "Manon Balletti (1740 – 1776) was the daughter of Italian actors."
+    assert not q.answers(lifespan, "fact") and q.holds_value(lifespan, "fact")  # no word of dying, but a date
+    assert not q.holds_value("Carlo Goldoni wrote comedies in 1750.", "fact")  # not about Manon
+    assert not parse_question("Tell me about Manon Balletti").holds_value(lifespan, "fact")  # no kind asked

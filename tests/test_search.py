@@ -125,7 +125,7 @@ def test_batched_inserts_are_indexed_correctly(kb: KnowledgeBase) -> None:
 def test_cli_search_json_and_text(compiled: KnowledgeBase) -> None:
     runner = CliRunner()
     result = runner.invoke(app, ["search", "vacuum tubes", "--kb", str(compiled.root), "--embedder", "hashing",
-                                 "--k", "4", "--json"])
+                                 "--mode", "hybrid", "--k", "4", "--json"])
     assert result.exit_code == 0, result.output
     data = json.loads(result.stdout)
     assert data["mode"] == "hybrid" and len(data["hits"]) == 4 and data["embedder"] == "hashing-v1"
@@ -161,7 +161,7 @@ def test_missing_indexes_are_built_on_first_search(kb: KnowledgeBase) -> None:
         for table, (name, _) in FTS_INDEXES.items():
             store.query(f"CALL DROP_FTS_INDEX('{table}', '{name}')")
     assert api.search_kb(kb, "savanna", "bm25").hits
-    answer, _, _ = api.query_kb(kb, "Where does the zebra graze?", mode="bm25")
+    answer = api.query_kb(kb, "Where does the zebra graze?", mode="bm25").answer
     assert answer.claims
 
 

@@ -139,7 +139,7 @@ def test_what_sources_say_is_escaped(fresh: KnowledgeBase) -> None:
 
 
 def test_filed_answers_render_as_html(fresh: KnowledgeBase) -> None:
-    answer, _ = api.answer_question(fresh, "How much did ENIAC weigh?", mode="bm25")
+    answer = api.answer_question(fresh, "How much did ENIAC weigh?", mode="bm25").answer
     page_id = api.save_answer_kb(fresh, answer)
     with served(fresh) as url:
         page = request(url + f"/answers/{page_id}")
@@ -249,7 +249,9 @@ def test_served_over_the_cli_beside_a_compile(fresh: KnowledgeBase) -> None:
                                               encoding="utf-8")
         compiled = subprocess.run([KG, "compile", "-q", "--kb", str(fresh.root)], capture_output=True, text=True, timeout=300)
         assert compiled.returncode == 0, compiled.stderr
-        hits = request(url + "/api/search?q=Zanzibar+tide", auth).json()["hits"]
+        found = request(url + "/api/search?q=Zanzibar+tide", auth)
+        assert found.status == 200, found.text
+        hits = found.json()["hits"]
         assert any("Zanzibar" in h["text"] for h in hits)
         assert request(url + "/api/search?q=x", {"Authorization": "Bearer wrong"}).status == 401
     finally:

@@ -150,12 +150,13 @@ class _SlowPool:
         import threading
 
         self.calls: list[tuple[Any, ...]] = []
-        self.release = threading.Event()
+        self.called, self.release = threading.Event(), threading.Event()
         self.fail = fail
 
     def call(self, fn: Any, *args: Any, timeout_seconds: float | None = None, progress: Any = None) -> int:
         self.calls.append((fn.__name__, args, timeout_seconds))
         progress(10, 40, 10)
+        self.called.set()
         self.release.wait(10)
         if self.fail:
             raise ConfigError("no model here")
@@ -175,6 +176,7 @@ def test_served_vectors_are_embedded_once_in_the_background(tmp_path: Path) -> N
     vectors = Vectors(kb, pool, "hashing", "hybrid")
     assert vectors.needed
     assert vectors.mode_for(None) == "bm25" and vectors.mode_for("bm25") == "bm25"
+    assert pool.called.wait(10)
     with pytest.raises(VectorsNotReady, match="10 of 40 texts"):
         vectors.mode_for("vector")
     assert len(pool.calls) == 1 and pool.calls[0][0] == "prepare_vectors" and pool.calls[0][2] >= 600  # once, not per request

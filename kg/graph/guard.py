@@ -186,6 +186,12 @@ class _Worker:
             self.kill()
             raise StoreError(f"A read worker did not start within {STARTUP_SECONDS:.0f} s (exit {self.process.exitcode}). "
                              "The machine may be overloaded: try again.")
+        # A forked worker starts with its parent's pages counted in its RSS: the ceiling is on what
+        # it adds to them (reading smaps for private memory costs ~9 ms a time, too slow to poll).
+        self.baseline_mb = self.rss_mb()
+
+    def grown_mb(self) -> float:
+        return self.rss_mb() - self.baseline_mb
 
     def rss_mb(self) -> float:
         """Resident memory of the worker (0 when it cannot be read, e.g. it just exited)."""
@@ -268,7 +274,7 @@ class ReadPool:
                 raise self._crashed(worker)
             if time.monotonic() - clock > limit + GRACE_SECONDS:
                 raise ReadTimeout(self.limits.stopped_message(limit))
-            if worker.rss_mb() > self.limits.memory_mb:
+            if worker.grown_mb() > self.limits.memory_mb:
                 raise ReadTooLarge(self.limits.too_large_message())
 
     def _translated(self, exc: BaseException, limit: float) -> BaseException:
@@ -299,7 +305,10 @@ class ReadPool:
 
     def _give_back(self, worker: _Worker) -> None:
         with self._guard:
-            keep = not self._closed and len(self._idle) < self.size
+            # A worker that kept more than half its ceiling after a call (Python seldom gives memory
+            # back) would meet the ceiling early in the next call: a new one serves instead.
+            keep = (not self._closed and len(self._idle) < self.size
+                    and worker.grown_mb() <= self.limits.memory_mb / 2)
             if keep:
                 self._idle.append(worker)
         if not keep:

@@ -30,7 +30,7 @@ from kg.llm.ledger import Ledger, Usage
 from kg.llm.prompts import RenderedPrompt, get_prompt
 from kg.models import SynthesisedAnswer
 from kg.names import slugify
-from kg.retrieve.navigate import ClaimRef, NavigationResult
+from kg.retrieve.results import ClaimRef, NavigationResult
 
 EXTRACTIVE_NOTE = ("Extractive answer: no LLM is configured, so these are the wiki's own claims most relevant "
                    "to the question, grouped by what they are about. Nothing here is synthesised.")
@@ -116,17 +116,33 @@ def extractive_answer(nav: NavigationResult, max_claims: int = MAX_CLAIMS) -> An
 
 
 def _verdict_line(nav: NavigationResult, numbers: dict[str, int]) -> str:
-    """"Yes: ..." / "No: ..." for a "both" question, from the claims found about each thing."""
-    prop = " ".join(nav.compared_on)
-    if nav.values:  # "the same province": each one's, as its claim says
-        said = "; ".join(f"{name}: {value}" + (f" [{numbers[c]}]" if c in numbers else "")
-                         for (_, name, c), value in zip(nav.compared, nav.values, strict=True))
-        return f"**{nav.verdict.capitalize()}**, as far as the wiki says: the {prop} of each: {said}."
-    if nav.verdict == "yes":
-        cited = ", ".join(f"{name} [{numbers[c]}]" if c in numbers else name for _, name, c in nav.compared)
+    """"Yes: ..." / "No: ..." for a yes/no question, from the claims found about each thing."""
+    verdict = nav.verdict
+    assert verdict is not None
+    prop = " ".join(verdict.prop)
+    if verdict.shape == "same":  # "the same province": each one's, as its claim says
+        said = "; ".join(f"{c.name}: {c.value}" + (f" [{numbers[c.claim]}]" if c.claim in numbers else "")
+                         for c in verdict.compared)
+        return f"**{verdict.answer.capitalize()}**, as far as the wiki says: the {prop} of each: {said}."
+    if verdict.answer == "yes":
+        cited = ", ".join(f"{c.name} [{numbers[c.claim]}]" if c.claim in numbers else c.name for c in verdict.compared)
         return f"**Yes**, as far as the wiki says: a claim about each holds \"{prop}\": {cited}."
-    missing = ", ".join(name for _, name, c in nav.compared if not c)
+    missing = ", ".join(c.name for c in verdict.compared if not c.claim)
     return f"**No**, as far as the wiki says: no claim about {missing} holds \"{prop}\"."
+
+
+@dataclass
+class QueryResult:
+    """What `kg query` returns: the answer, the navigation behind it, and the page it was filed to.
+    `as_dict` is its one JSON shape (`kg query --json`, the MCP `kg_query` tool, `kg serve`)."""
+
+    answer: Answer
+    navigation: NavigationResult
+    saved_page: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**self.answer.as_dict(), "saved_page": f"answers/{self.saved_page}" if self.saved_page else None,
+                "navigation": self.navigation.as_dict()}
 
 
 # the LLM path ---------------------------------------------------------------------------------

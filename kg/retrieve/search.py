@@ -41,8 +41,9 @@ from kg.graph.retrieval import (
     source_top_entity_ids,
 )
 from kg.graph.store import Store
+from kg.retrieve.settings import DEFAULT_MODE, SEARCH_MODES
 
-MODES = ("bm25", "vector", "hybrid")
+MODES = SEARCH_MODES
 RRF_K = 60
 VECTOR_SLICE = 4096  # texts embedded (and cached) per step of a first vector search
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -68,8 +69,12 @@ class Hit:
     via: str = ""  # expansion: the entity this hit was reached through
     ranks: dict[str, int] = field(default_factory=dict)  # mode -> 1-based rank
 
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def as_dict(self, max_text: int | None = None) -> dict[str, Any]:
+        """The hit as JSON; `max_text` cuts its text to that many characters (an ellipsis marks the cut)."""
+        data = asdict(self)
+        if max_text is not None and len(self.text) > max_text:
+            data["text"] = " ".join(self.text.split())[: max_text - 1] + "…"
+        return data
 
 
 @dataclass
@@ -80,9 +85,10 @@ class SearchResult:
     expanded: list[Hit] = field(default_factory=list)
     embedder: str = ""
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self, max_text: int | None = None) -> dict[str, Any]:
+        """The one JSON shape of a search (`kg search --json`, the MCP `kg_search` tool, `kg serve`)."""
         return {"query": self.query, "mode": self.mode, "embedder": self.embedder,
-                "hits": [h.as_dict() for h in self.hits], "expanded": [h.as_dict() for h in self.expanded]}
+                "hits": [h.as_dict(max_text) for h in self.hits], "expanded": [h.as_dict(max_text) for h in self.expanded]}
 
 
 def fts_query(text: str) -> str:
@@ -199,7 +205,7 @@ class Searcher:
 
     # modes --------------------------------------------------------------------------------
 
-    def ranked(self, query: str, mode: str = "hybrid", k: int = 10) -> list[tuple[tuple[str, str], float, dict[str, int]]]:
+    def ranked(self, query: str, mode: str = DEFAULT_MODE, k: int = 10) -> list[tuple[tuple[str, str], float, dict[str, int]]]:
         if mode not in MODES:
             raise QueryError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
         if mode == "bm25":
@@ -215,7 +221,7 @@ class Searcher:
                 ranks.setdefault(key, {})[name] = r
         return [(key, s, ranks[key]) for key, s in rrf([lexical, semantic])[:k]]
 
-    def search(self, query: str, mode: str = "hybrid", k: int = 10, expand: bool = False) -> SearchResult:
+    def search(self, query: str, mode: str = DEFAULT_MODE, k: int = 10, expand: bool = False) -> SearchResult:
         if k < 1:
             raise QueryError("--k must be at least 1.")
         ranked = self.ranked(query, mode, k)

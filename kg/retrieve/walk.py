@@ -32,7 +32,7 @@ import re
 import zipfile
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,10 +49,9 @@ from kg.graph.retrieval import (
 )
 from kg.graph.store import Store
 from kg.names import name_key
+from kg.retrieve.question import tokenize
 from kg.text import LINK_STOPWORDS
 
-_WORD = re.compile(r"[\w'’.-]+", re.UNICODE)
-_EDGE_PUNCT = ".,?!;:\"'’()"
 _TRAILING_PARENTHETICAL = re.compile(r"\s*\([^()]*\)\s*$")
 
 OFF_WALK_TYPES = frozenset({"nationality"})  # entity types that are not walked (see load_walk_graph)
@@ -128,10 +127,10 @@ class WalkGraph:
         return len(self.entity_ids) + len(self.source_paths)
 
 
-def question_ngrams(question: str, max_n: int = 6) -> list[tuple[int, int, str]]:
-    """(start, end, text) word n-grams of the question, longest first, then left to right."""
-    words = [w.strip(_EDGE_PUNCT) for w in _WORD.findall(question)]
-    words = [w for w in words if w]
+def question_ngrams(question: str | Sequence[str], max_n: int = 6) -> list[tuple[int, int, str]]:
+    """(start, end, text) word n-grams of a question (its text, or its tokens from
+    kg/retrieve/question.py's `tokenize`, the one tokeniser of questions), longest first, then left to right."""
+    words = tokenize(question) if isinstance(question, str) else tuple(question)
     grams = []
     for n in range(min(max_n, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
@@ -262,7 +261,7 @@ class GraphWalk:
         n_e = len(graph.entity_ids)
         return [graph.source_paths[node - n_e] for node in graph.names.get(name_key(name), []) or [] if node >= n_e]
 
-    def link(self, question: str) -> dict[int, float]:
+    def link(self, question: str | Sequence[str]) -> dict[int, float]:
         """Question n-grams -> entity and source nodes, weighted by length and specificity."""
         graph, settings = self.graph, self.settings
         seeds: dict[int, float] = {}
@@ -282,7 +281,7 @@ class GraphWalk:
                 seeds[node] = max(seeds.get(node, 0.0), weight)
         return seeds
 
-    def walk(self, question: str, depth: int = 10, source_prior: Mapping[str, float] | None = None,
+    def walk(self, question: str | Sequence[str], depth: int = 10, source_prior: Mapping[str, float] | None = None,
              prior_weight: float = 1.0) -> WalkResult:
         """Rank sources for a question (at most `depth`).
 

@@ -22,10 +22,11 @@ WRITE_TOOLS = ("kg_compile",)
 
 
 def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm",
-                 timeout: float | None = None, reader: Any = None) -> Any:
+                 timeout: float | None = None, reader: Any = None, mode_for: Any = None) -> Any:
     """The MCPServer for one knowledge base; `allow_writes` adds kg_compile and saving answers;
     `timeout` (seconds) overrides [limits] serve_timeout_seconds for every call. `reader`: a ReadPool
-    to share (`kg serve`: the web pages' pool, which the caller closes); else one of its own."""
+    to share (`kg serve`: the web pages' pool, which the caller closes); else one of its own. `mode_for`:
+    the search mode a call runs in, from the one it asks for (KgTools.mode_for)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -35,7 +36,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
 
     own = reader is None
     reader = api.reader(kb, served=True, timeout=timeout) if own else reader
-    tools = KgTools(kb, allow_writes, embedder, reader)
+    tools = KgTools(kb, allow_writes, embedder, reader, mode_for)
     server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
     if own:
         weakref.finalize(server, reader.close)  # its workers go with it
@@ -56,10 +57,11 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
             raise ToolError(f"Bad argument: {exc}") from exc
 
     @server.tool(name="kg_search", annotations=reads, structured_output=False)
-    def kg_search(query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> str:
-        """Search claims, source chunks and filed answers. mode: bm25 (default, no model), vector or
-        hybrid. limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
-        a snippet (at most 300 characters), score, wiki page, citation and source span."""
+    def kg_search(query: str, mode: str | None = None, limit: int = 10, cursor: str | None = None) -> str:
+        """Search claims, source chunks and filed answers. mode: bm25, vector or hybrid (default: the
+        one `kg search` and `kg query` use). limit: 1 to 50 hits; pass next_cursor to page on. Each hit has kind, id, title,
+        its text (at most 300 characters), score, wiki page, citation and source span (source_path, char_start,
+        char_end): the hits of `kg search --json`."""
         return call(tools.search, query, mode, limit, cursor)
 
     @server.tool(name="kg_query", annotations=reads if not allow_writes else None, structured_output=False)

@@ -25,6 +25,7 @@ from kg import api
 from kg.errors import ConfigError, KgError, QueryError
 from kg.kb import KnowledgeBase
 from kg.names import name_key
+from kg.retrieve.settings import SEARCH_MODES
 
 # Claude Code warns above 10k tokens and cuts at 25k: 40,000 characters (~10k tokens) per reply.
 MAX_REPLY_CHARS = 40_000
@@ -33,7 +34,7 @@ MAX_SNIPPET = 300
 MAX_CYPHER_ROWS = 1000
 MAX_PAGE_LINES = 400
 MAX_OFFSET = 10_000  # how far a cursor may page into search hits or an entity's claims
-MODES = ("bm25", "vector", "hybrid")
+MODES = SEARCH_MODES
 
 
 def _size(value: Any) -> int:
@@ -64,11 +65,6 @@ def _fit(items: list[Any], budget: int) -> tuple[list[Any], bool]:
     return kept, False
 
 
-def _snippet(text: str, size: int = MAX_SNIPPET) -> str:
-    flat = " ".join(text.split())
-    return flat if len(flat) <= size else flat[: size - 1] + "…"
-
-
 def _clip_text(text: str, size: int) -> tuple[str, bool]:
     return (text, False) if len(text) <= size else (text[: size - 1] + "…", True)
 
@@ -81,42 +77,43 @@ class KgTools:
     allow_writes: bool = False
     embedder: str = "minilm"
     reader: Any = None  # a ReadPool: every graph read runs there (see the module's docs)
+    # the mode a search or question runs in, from the one asked for (`kg serve`: BM25 until its vectors are ready)
+    mode_for: Callable[[str | None], str | None] | None = None
 
     def _read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return self.reader.call(fn, *args, **kwargs) if self.reader is not None else fn(*args, **kwargs)
 
     # reading -----------------------------------------------------------------------------------
 
-    def search(self, query: str, mode: str = "bm25", limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
+    def search(self, query: str, mode: str | None = None, limit: int = 10, cursor: str | None = None) -> dict[str, Any]:
         if not query.strip():
             raise QueryError("query is empty: pass the words to look for.")
-        if mode not in MODES:
+        if mode is not None and mode not in MODES:
             raise QueryError(f"mode {mode!r} is not one of {', '.join(MODES)}.")
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit}); page with cursor for more.")
         offset = _offset(cursor)
-        result = self._read(api.search_kb, self.kb, query, mode, offset + limit, embedder=self.embedder)
-        hits = [{"kind": h.kind, "id": h.id, "title": h.title, "snippet": _snippet(h.text), "score": round(h.score, 6),
-                 "page": h.page, "citation": h.citation, "source_path": h.source_path,
-                 "span": [h.char_start, h.char_end] if h.char_start is not None else None}
-                for h in result.hits[offset:]]
-        kept, cut = _fit(hits, MAX_REPLY_CHARS - 500)
+        mode = self.mode_for(mode) if self.mode_for is not None else mode
+        result = self._read(api.search_kb, self.kb, query, mode, offset + limit, embedder=self.embedder,
+                            progress=_keep_alive)
+        data = result.as_dict(max_text=MAX_SNIPPET)  # the shape `kg search --json` prints, texts cut
+        kept, cut = _fit(data["hits"][offset:], MAX_REPLY_CHARS - 500)
         more = cut or len(result.hits) == offset + limit
-        return {"query": query, "mode": result.mode, "hits": kept, "truncated": cut,
-                "next_cursor": str(offset + len(kept)) if more and kept else None}
+        return {**data, "hits": kept, "truncated": cut, "next_cursor": str(offset + len(kept)) if more and kept else None}
 
-    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = "bm25") -> dict[str, Any]:
+    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None) -> dict[str, Any]:
         if not question.strip():
             raise QueryError("question is empty: ask something in plain words.")
         if not 200 <= budget <= 50_000:
             raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
-        answer, nav = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode)
-        page = api.save_answer_kb(self.kb, answer) if save else None
-        reply = {**answer.as_dict(), "saved_page": f"answers/{page}" if page else None,
-                 "navigation": {"pages": nav.pages[:50], "source_paths": nav.source_paths[:50],
-                                "tokens_read": nav.tokens_read, "budget": nav.budget}}
+        mode = self.mode_for(mode) if self.mode_for is not None else mode
+        result = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode,
+                            progress=_keep_alive)
+        if save:
+            result.saved_page = api.save_answer_kb(self.kb, result.answer)
+        reply = result.as_dict()
         reply["answer"], cut = _clip_text(reply["answer"], MAX_REPLY_CHARS // 2)
         reply["citations"], cut_citations = _fit(reply["citations"], MAX_REPLY_CHARS // 2 - 2000)
         reply["truncated"] = cut or cut_citations
@@ -257,6 +254,11 @@ def _file_access(query: str) -> str | None:
     return found.group(1).upper() if found else None
 
 
+def _keep_alive(done: int, total: int, embedded: int) -> None:
+    """A first vector search reports its embedding here: each report restarts the call's clock
+    (kg/graph/guard.py), so embedding the knowledge base once is not stopped as a slow read."""
+
+
 def _entity_parts(kb: KnowledgeBase, name: str, offset: int, max_claims: int) -> tuple[Any, ...]:
     """What kg_entity reads, in one open of the graph: (entity, sources, claims total, a page of
     claims, neighbours); an unknown name suggests close ones."""
@@ -306,7 +308,7 @@ def instructions(tools: KgTools) -> str:
     writes = ("kg_compile and kg_query(save=true) change it." if tools.allow_writes else
               "This server only reads: compiling and filing answers need `kg mcp --allow-writes`.")
     return (f"kg knowledge base at {tools.kb.root}: {state}. Its wiki is generated from a graph of claims, each "
-            "with evidence spans in raw/ sources. To answer from it: kg_search (bm25, no model needed) or kg_query "
+            "with evidence spans in raw/ sources. To answer from it: kg_search (claims, source passages, answers) or kg_query "
             "for a cited answer; open what you find with kg_page (wiki pages, index.md first), kg_entity (an entity "
             "and its claims) and kg_claim (a claim's evidence quote, checked against its source). Cite claims as "
             "the citation links the tools return ([[sources/<slug>#^<claim id>|Title]]) or as raw/<path> with the "

@@ -209,47 +209,67 @@ def _get(data: Any, *keys: str) -> Any:
     return data
 
 
+REDO = "ask the shard for a fresh copy (or re-export it with `kg bundle export`)"
+
+
 def verify(folder: Path, key_path: Path | None = None) -> VerifyReport:
     """Check a bundle: format version, DSSE signature, every file's digest, and that every evidence
     row's (source path, sha256) is among the statement's resolvedDependencies. Never raises for a
     bad bundle: each problem is a line in report.failures saying what failed and what to do."""
     report = VerifyReport(path=folder)
+    opened = _open_statement(folder, report)
+    if opened is None:
+        return report
+    stmt, payload_type, payload, signatures = opened
+    _check_signature(folder, key_path, report, payload_type, payload, signatures)
+    subjects = _subjects(stmt, report)
+    intact = _intact_files(folder, subjects, report)
+    _check_evidence_sources(folder, stmt, intact, report)
+    return report
+
+
+def _open_statement(folder: Path, report: VerifyReport) -> tuple[dict[str, Any], str, bytes, list[Any]] | None:
+    """The signed statement, or None (with the failure recorded) when nothing further can be checked."""
     fail = report.failures.append
-    redo = "ask the shard for a fresh copy (or re-export it with `kg bundle export`)"
     if not folder.is_dir():
         fail(f"{folder} is not a folder: give the folder `kg bundle export` wrote.")
-        return report
+        return None
     try:
         envelope = json.loads((folder / ENVELOPE).read_bytes())
         payload_type, payload, signatures = dsse.parse(envelope)
     except FileNotFoundError:
-        fail(f"{ENVELOPE} is missing: without the signed statement nothing can be checked; {redo}.")
-        return report
+        fail(f"{ENVELOPE} is missing: without the signed statement nothing can be checked; {REDO}.")
+        return None
     except (OSError, ValueError) as exc:
-        fail(f"{ENVELOPE} is not a DSSE envelope ({exc}): it was damaged or replaced; {redo}.")
-        return report
+        fail(f"{ENVELOPE} is not a DSSE envelope ({exc}): it was damaged or replaced; {REDO}.")
+        return None
     if payload_type != PAYLOAD_TYPE:
         fail(f"{ENVELOPE}: payloadType is {payload_type!r}, not {PAYLOAD_TYPE!r}: this is not a kg bundle's statement.")
-        return report
+        return None
     try:
         stmt = json.loads(payload)
     except ValueError:
-        fail(f"{ENVELOPE}: the signed payload is not JSON: the envelope was damaged; {redo}.")
-        return report
+        fail(f"{ENVELOPE}: the signed payload is not JSON: the envelope was damaged; {REDO}.")
+        return None
     fmt = _get(stmt, "predicate", "buildDefinition", "internalParameters", "bundleFormat")
     if not isinstance(fmt, int) or isinstance(fmt, bool) or fmt < 1:
-        fail(f"{ENVELOPE}: the statement has no bundle format version: this is not a kg bundle; {redo}.")
-        return report
+        fail(f"{ENVELOPE}: the statement has no bundle format version: this is not a kg bundle; {REDO}.")
+        return None
     report.format = fmt
     if fmt > FORMAT:
         fail(f"The bundle is format {fmt}, made by a newer kg; this kg {__version__} reads format {FORMAT} and "
              "older. Upgrade kg (pip install -U kg) and verify again.")
-        return report
+        return None
     report.shard_id = str(_get(stmt, "predicate", "runDetails", "builder", "id") or "")
     if stmt.get("_type") != STATEMENT_TYPE or stmt.get("predicateType") != PREDICATE_TYPE:
-        fail(f"{ENVELOPE}: the statement is not an in-toto Statement v1 with a SLSA provenance v1 predicate; {redo}.")
+        fail(f"{ENVELOPE}: the statement is not an in-toto Statement v1 with a SLSA provenance v1 predicate; {REDO}.")
+    return stmt, payload_type, payload, signatures
 
-    # The signature.
+
+def _check_signature(folder: Path, key_path: Path | None, report: VerifyReport, payload_type: str, payload: bytes,
+                     signatures: list[Any]) -> None:
+    """The DSSE signature against --key (else the bundle's own key.pub), and manifest.json is the payload."""
+    fail = report.failures.append
     report.key_from_bundle = key_path is None
     key_file = key_path if key_path is not None else folder / KEY
     report.key = str(key_file)
@@ -264,81 +284,90 @@ def verify(folder: Path, key_path: Path | None = None) -> VerifyReport:
         if not dsse.verify(payload_type, payload, signatures, public):
             signed_by = ", ".join(sorted({k for k, _ in signatures if k})) or "no key id given"
             fail(f"The signature does not verify with {key_file} (key id {report.keyid}; the envelope names "
-                 f"{signed_by}): the statement was altered, or signed by another key. Do not use this bundle; {redo}.")
-
-    # manifest.json is the signed payload, byte for byte.
+                 f"{signed_by}): the statement was altered, or signed by another key. Do not use this bundle; {REDO}.")
     try:
         if (folder / MANIFEST).read_bytes() != payload:
-            fail(f"{MANIFEST} differs from the statement signed in {ENVELOPE}: it was edited; {redo}.")
+            fail(f"{MANIFEST} differs from the statement signed in {ENVELOPE}: it was edited; {REDO}.")
     except OSError:
-        fail(f"{MANIFEST} is missing; {redo} (the signed copy in {ENVELOPE} is what counts).")
+        fail(f"{MANIFEST} is missing; {REDO} (the signed copy in {ENVELOPE} is what counts).")
 
-    # Every file's digest.
+
+def _subjects(stmt: dict[str, Any], report: VerifyReport) -> dict[str, str]:
+    """File name -> sha256, as the statement lists them (malformed entries are failures)."""
     subjects: dict[str, str] = {}
     listed = stmt.get("subject")
     if not isinstance(listed, list):
-        fail(f"{ENVELOPE}: the statement has no list of subjects; {redo}.")
+        report.failures.append(f"{ENVELOPE}: the statement has no list of subjects; {REDO}.")
         listed = []
     for item in listed:
         name, digest = _get(item, "name"), _get(item, "digest", "sha256")
         if not isinstance(name, str) or not isinstance(digest, str) or "/" in name or "\\" in name or name in ("", ".", ".."):
-            fail(f"{ENVELOPE}: a subject is malformed ({item!r}); {redo}.")
+            report.failures.append(f"{ENVELOPE}: a subject is malformed ({item!r}); {REDO}.")
             continue
         subjects[name] = digest
+    return subjects
+
+
+def _intact_files(folder: Path, subjects: dict[str, str], report: VerifyReport) -> set[str]:
+    """The listed files whose digest and (for tables) columns are as signed; no file outside the list."""
+    fail = report.failures.append
     intact: set[str] = set()
     for name, digest in sorted(subjects.items()):
         path = folder / name
         if not path.is_file():
-            fail(f"{name} is missing (the signed statement lists it); {redo}.")
+            fail(f"{name} is missing (the signed statement lists it); {REDO}.")
             continue
         with path.open("rb") as fh:
             actual = hashlib.file_digest(fh, "sha256").hexdigest()
         if actual != digest:
-            fail(f"{name} was altered: its sha256 is {actual}, the signed statement says {digest}. Do not load it; {redo}.")
+            fail(f"{name} was altered: its sha256 is {actual}, the signed statement says {digest}. Do not load it; {REDO}.")
         else:
             intact.add(name)
     report.files = len(intact)
     for table in TABLES:  # a signed table of other columns (another kg, a faulty exporter) cannot be merged
         name = file_name(table)
+        if name not in subjects:
+            fail(f"The signed statement lists no {name}: the bundle is incomplete; {REDO}.")
         if name not in intact:
             continue
         try:
             columns = pq.read_schema(folder / name)
         except (pa.ArrowException, OSError) as exc:
-            fail(f"{name} cannot be read as Parquet ({exc}); {redo}.")
+            fail(f"{name} cannot be read as Parquet ({exc}); {REDO}.")
             intact.discard(name)
             continue
         if not columns.remove_metadata().equals(SCHEMAS[table]):
             fail(f"{name} does not have the columns of bundle format {FORMAT} (it has {', '.join(columns.names)}); "
-                 f"{redo} with this kg version.")
+                 f"{REDO} with this kg version.")
             intact.discard(name)
-    for table in TABLES:
-        if file_name(table) not in subjects:
-            fail(f"The signed statement lists no {file_name(table)}: the bundle is incomplete; {redo}.")
     for path in sorted(folder.iterdir()):
         if path.name not in subjects and path.name not in (ENVELOPE, MANIFEST, KEY):
             fail(f"{path.name} is not in the signed statement: remove it (nothing outside the statement is trusted).")
+    return intact
 
-    # Every evidence row's source hash is among resolvedDependencies.
+
+def _check_evidence_sources(folder: Path, stmt: dict[str, Any], intact: set[str], report: VerifyReport) -> None:
+    """Every evidence row's (source path, sha256) is among the statement's resolvedDependencies."""
+    fail = report.failures.append
     dependencies = _get(stmt, "predicate", "buildDefinition", "resolvedDependencies")
     if not isinstance(dependencies, list):
-        fail(f"{ENVELOPE}: the statement has no resolvedDependencies; {redo}.")
+        fail(f"{ENVELOPE}: the statement has no resolvedDependencies; {REDO}.")
         dependencies = []
     known = {(d.get("uri"), _get(d, "digest", "sha256")) for d in dependencies
              if isinstance(d, dict) and isinstance(d.get("uri"), str) and isinstance(_get(d, "digest", "sha256"), str)}
-    if file_name("evidence") in intact:
-        try:
-            rows = pq.read_table(folder / file_name("evidence"), columns=["source_path", "source_sha256"]).to_pylist()
-        except (pa.ArrowException, OSError) as exc:
-            fail(f"{file_name('evidence')} cannot be read as Parquet ({exc}); {redo}.")
-            rows = []
-        unknown = sorted({(r["source_path"], r["source_sha256"]) for r in rows} - known)
-        if unknown:
-            named = "; ".join(f"{p} @ {str(s)[:12]}" for p, s in unknown[:MAX_LISTED])
-            more = f" and {len(unknown) - MAX_LISTED} more" if len(unknown) > MAX_LISTED else ""
-            fail(f"{len(unknown)} evidence source version(s) are not among the statement's resolvedDependencies "
-                 f"({named}{more}): the bundle's evidence cites sources it does not declare; {redo}.")
-    return report
+    if file_name("evidence") not in intact:
+        return
+    try:
+        rows = pq.read_table(folder / file_name("evidence"), columns=["source_path", "source_sha256"]).to_pylist()
+    except (pa.ArrowException, OSError) as exc:
+        fail(f"{file_name('evidence')} cannot be read as Parquet ({exc}); {REDO}.")
+        rows = []
+    unknown = sorted({(r["source_path"], r["source_sha256"]) for r in rows} - known)
+    if unknown:
+        named = "; ".join(f"{p} @ {str(s)[:12]}" for p, s in unknown[:MAX_LISTED])
+        more = f" and {len(unknown) - MAX_LISTED} more" if len(unknown) > MAX_LISTED else ""
+        fail(f"{len(unknown)} evidence source version(s) are not among the statement's resolvedDependencies "
+             f"({named}{more}): the bundle's evidence cites sources it does not declare; {REDO}.")
 
 
 def keygen(folder: Path | None = None) -> tuple[Path, Path, str]:

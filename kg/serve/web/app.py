@@ -51,7 +51,8 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
         raise ConfigError(f"--mode {options.mode}: use one of {', '.join(MODES)}.")
     pool = api.reader(kb, served=True, timeout=options.timeout, size=options.readers, idle_seconds=WORKER_IDLE_SECONDS)
     site = Site(kb, pool, options)
-    mcp = build_server(kb, options.allow_writes, options.embedder, options.timeout, reader=pool)
+    mcp = build_server(kb, options.allow_writes, options.embedder, options.timeout, reader=pool,
+                       mode_for=site.vectors.mode_for)
     mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
                                       host=options.host)
 

@@ -77,9 +77,9 @@ async def query(site: Site, request: Request) -> Response:
     question = text_param(request, "q", "The question")
     budget = _number(request, "budget", 2000, 200, 50_000)
     mode = _mode(site, request)
-    answer, nav = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
-                                  **_embedding(mode))
-    return json_response(api.query_json(answer, nav))
+    result = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
+                             **_embedding(mode))
+    return json_response(result.as_dict())
 
 
 async def entity(site: Site, request: Request) -> Response:
