@@ -357,11 +357,13 @@ def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None =
                   f"[limits] {prefix}memory_mb in kg.toml")
 
 
-def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1) -> Any:
-    """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits."""
-    from kg.graph.guard import ReadPool
+def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1,
+           idle_seconds: float | None = None) -> Any:
+    """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits;
+    `idle_seconds`: how long an idle worker waits for work before it exits (default: the pool's)."""
+    from kg.graph.guard import IDLE_SECONDS, ReadPool
 
-    return ReadPool(read_limits(kb, served, timeout), size)
+    return ReadPool(read_limits(kb, served, timeout), size, IDLE_SECONDS if idle_seconds is None else idle_seconds)
 
 
 def bounded(kb: KnowledgeBase, timeout: float | None, fn: Any, *args: Any, **kwargs: Any) -> Any:
@@ -373,11 +375,52 @@ def bounded(kb: KnowledgeBase, timeout: float | None, fn: Any, *args: Any, **kwa
 # search, query, lint (issue 6) ----------------------------------------------------------------
 
 
-def _embedder(kb: KnowledgeBase, name: str) -> Any:
-    """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash."""
-    from kg.embed import VectorCache, make_embedder
+PREPARE_BATCH = 16  # texts per model call when embedding everything: a quarter of the memory of 64, as fast on a CPU
+_KEPT_EMBEDDERS: dict[tuple[str, str], Any] = {}  # a read worker's embedders: (vectors file, name) -> Embedder
 
-    return make_embedder(name, VectorCache(kb.vectors_path))
+
+def _embedder(kb: KnowledgeBase, name: str) -> Any:
+    """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash. A read
+    worker that keeps its graph open (kg/graph/kept.py) keeps it too: its model loads once."""
+    from kg.embed import VectorCache, make_embedder
+    from kg.graph.kept import keeping
+
+    if not keeping():
+        return make_embedder(name, VectorCache(kb.vectors_path))
+    place = (str(kb.vectors_path), name)
+    if place not in _KEPT_EMBEDDERS:
+        _KEPT_EMBEDDERS[place] = make_embedder(name, VectorCache(kb.vectors_path))
+    return _KEPT_EMBEDDERS[place]
+
+
+def _done_with(emb: Any) -> None:
+    if emb is not None and emb.cache is not None and all(emb is not e for e in _KEPT_EMBEDDERS.values()):
+        emb.cache.close()
+
+
+def prepare_vectors(kb: KnowledgeBase, embedder: str = "minilm", progress: Any = None) -> int:
+    """Embed what vector search covers and .kg/vectors.sqlite lacks, as a first vector search would
+    (`kg serve` does it as it starts, beside its pages). The graph is closed while the texts are
+    embedded (minutes for a large one): a compile gets in meanwhile. Returns the texts embedded."""
+    from kg.graph import kept
+    from kg.graph.store import Store
+    from kg.retrieve.search import VECTOR_SLICE, Searcher
+
+    emb = _embedder(kb, embedder)
+    before, batch = emb.embedded, emb.batch_size
+    emb.batch_size = min(batch, PREPARE_BATCH)
+    try:
+        with Store(kb.db_path, read_only=True) as store:  # no search index needed: the first search builds them
+            _, texts = Searcher(store, emb).corpus()
+        kept.release(kb.db_path)  # a read worker would hold it until its next call
+        for start in range(0, len(texts), VECTOR_SLICE):
+            emb.embed(texts[start : start + VECTOR_SLICE])  # each slice kept in the cache as it is done
+            if progress is not None:
+                progress(min(start + VECTOR_SLICE, len(texts)), len(texts), emb.embedded - before)
+        return int(emb.embedded - before)
+    finally:
+        emb.batch_size = batch
+        _done_with(emb)
 
 
 def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
@@ -397,8 +440,7 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10
         with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # a small compile leaves them to the first search
             return Searcher(store, emb, progress).search(text, mode, k, expand)
     finally:
-        if emb is not None and emb.cache is not None:
-            emb.cache.close()
+        _done_with(emb)
 
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
@@ -441,8 +483,7 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
             save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
             return QueryResult(answer, nav)
     finally:
-        if emb is not None and emb.cache is not None:
-            emb.cache.close()
+        _done_with(emb)
 
 
 def save_answer_kb(kb: KnowledgeBase, answer: Any) -> str:

@@ -710,6 +710,47 @@ def mcp_command(
         raise typer.Exit(130) from None
 
 
+@app.command("serve")
+def serve_command(
+    host: Annotated[str, typer.Option("--host", help="Address to listen on. Anything but loopback needs a token.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="Port to listen on (0: any free port).")] = 8765,
+    token: Annotated[str | None, typer.Option("--token", envvar="KG_TOKEN", show_default=False,
+                                              help="Access token every request must carry (Authorization: Bearer, or the "
+                                                   "login page's cookie). Prefer KG_TOKEN: a command line is visible to others.")] = None,
+    allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Let /mcp clients compile and file answers.")] = False,
+    readers: Annotated[int, typer.Option("--readers", min=1, max=32, help="Reads at once (each a worker process).")] = 4,
+    embedder: EmbedderOption = "minilm",
+    mode: Annotated[str | None, typer.Option("--mode", "-m", help="Default search mode of /api and /mcp: bm25 | vector | "
+                                             "hybrid (default: kg search's). Vectors are embedded in the background as "
+                                             "the server starts; until then such searches run as BM25.")] = None,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds each read may take before it is "
+                                                  "stopped (default: [limits] serve_timeout_seconds in kg.toml, 30).")] = None,
+    kb: KbOption = None,
+) -> None:
+    """Serve the knowledge base on the web: pages for people, JSON for programs, MCP for agents.
+
+    Pages: / (search and index), /search?q=, /entities/<id> (claims, sources, a drawn
+    neighbourhood), /sources/<slug> (the text, quotes marked), /claims/<id>, /contradictions, /log.
+    JSON in the CLI's shapes: /api/search?q=, /api/query?q=, /api/entity/<id>, /api/claim/<id>.
+    MCP over streamable HTTP at /mcp (the tools of `kg mcp`). Every read runs in a worker process
+    under \\[limits]; `kg compile` and `kg watch` work beside it (a read during a compile gets 503
+    and Retry-After). A host other than loopback is refused without a token.
+    """
+    from kg.serve.web.app import serve
+    from kg.serve.web.site import ServeOptions
+
+    options = ServeOptions(host, port, token or None, allow_writes, readers, timeout, embedder, mode)
+
+    def ready(url: str) -> None:
+        guard = "token required" if options.token else "no token: this machine only"
+        err.print(f"kg serve: {base.root} at {url} ({guard}; {readers} readers"
+                  f"{'; /mcp may write' if allow_writes else ''}). Ctrl-C stops it.", markup=False)
+
+    with errors():
+        base = find_kb(kb)
+        serve(base, options, ready)
+
+
 @app.command("watch")
 def watch_command(
     debounce: Annotated[float, typer.Option("--debounce", help="Seconds without a change before compiling a burst of them.")] = 1.0,

@@ -44,6 +44,12 @@ def alias_edge_rows(store: Store) -> list[dict[str, Any]]:
     return store.query("MATCH (a:Entity)-[:ALIAS_OF]->(b:Entity) RETURN a.id AS src, b.id AS dst")
 
 
+def alias_target_ids(store: Store, entity_id: str) -> list[str]:
+    """Ids of the entities this one is an alias of (at most one, unless the graph was edited)."""
+    return [r["id"] for r in store.query("MATCH (a:Entity {id: $id})-[:ALIAS_OF]->(b:Entity) RETURN b.id AS id",
+                                         {"id": entity_id})]
+
+
 def alias_targets(store: Store, entity_id: str) -> list[dict[str, Any]]:
     """Rows (id, name, method, score) of the entities this one is an alias of."""
     return store.query("MATCH (a:Entity {id: $id})-[m:ALIAS_OF]->(b:Entity) RETURN b.id AS id, b.name AS name, "

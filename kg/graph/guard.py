@@ -33,6 +33,7 @@ POLL_SECONDS = 0.02  # how often a running call's memory is read: at 400 MB/s gr
 GRACE_SECONDS = 2.0  # Kuzu's own timeout stops a query gracefully first (the worker survives); then a kill
 STARTUP_SECONDS = 120.0  # a new worker says it is ready within this (a loaded machine); its start is not the call's time
 IDLE_SECONDS = 300.0  # an idle worker exits (and is started again when needed): no process outlives its use for long
+KEPT_POLL_SECONDS = 0.1  # an idle worker holding the graph open looks this often for a writer waiting for it
 PROGRESS_KEY = "progress"  # a relayed keyword argument whose calls restart the clock (see the module docs)
 
 
@@ -83,22 +84,45 @@ class _Relay:
         self.key = key
 
 
-def _run_in_worker(conn: Any, limits: Limits) -> None:
+def _run_in_worker(conn: Any, limits: Limits, idle_seconds: float = IDLE_SECONDS) -> None:
     """The worker's loop: one call at a time until told to stop (None) or the caller goes."""
     import faulthandler
 
+    from kg.graph.kept import keep_reads_open, release
     from kg.graph.store import limit_reads
 
     faulthandler.disable()  # a native crash is the caller's message, not a dump on the user's terminal
     limit_reads(int(limits.timeout_seconds * 1000), limits.buffer_pool_mb)
+    keep_reads_open()
     conn.send(("ready", None))
+    try:
+        _serve_calls(conn, limits, idle_seconds)
+    finally:
+        release()
+
+
+def _next_task(conn: Any, idle_seconds: float) -> Any:
+    """The next call sent (None: stop), looking out for writers between calls (kg/graph/kept.py)."""
+    from kg.graph.kept import held
+    from kg.graph.store import let_writers_in
+
+    idle_since = time.monotonic()
     while True:
         try:
-            if not conn.poll(IDLE_SECONDS):
-                return
-            task = conn.recv()
+            if conn.poll(KEPT_POLL_SECONDS if held() else idle_seconds):
+                return conn.recv()
         except (EOFError, OSError, KeyboardInterrupt):
-            return
+            return None
+        let_writers_in()
+        if time.monotonic() - idle_since >= idle_seconds:
+            return None
+
+
+def _serve_calls(conn: Any, limits: Limits, idle_seconds: float) -> None:
+    from kg.graph.store import limit_reads
+
+    while True:
+        task = _next_task(conn, idle_seconds)
         if task is None:
             return
         fn, args, kwargs, timeout_ms = task
@@ -148,10 +172,10 @@ def _context() -> Any:
 
 
 class _Worker:
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, idle_seconds: float = IDLE_SECONDS) -> None:
         ctx = _context()
         self.conn, child_conn = ctx.Pipe()
-        self.process = ctx.Process(target=_run_in_worker, args=(child_conn, limits), daemon=True, name="kg-read")
+        self.process = ctx.Process(target=_run_in_worker, args=(child_conn, limits, idle_seconds), daemon=True, name="kg-read")
         self.process.start()
         child_conn.close()
         try:
@@ -201,10 +225,12 @@ class _Worker:
 class ReadPool:
     """Workers that run reads under `limits`, `size` at a time; see the module's docs."""
 
-    def __init__(self, limits: Limits, size: int = 1) -> None:
+    def __init__(self, limits: Limits, size: int = 1, idle_seconds: float = IDLE_SECONDS) -> None:
         self.limits = limits
+        self.size = max(1, size)
+        self.idle_seconds = idle_seconds  # a worker idle this long exits (a server keeps its workers longer)
         self._idle: list[_Worker] = []
-        self._slots = threading.BoundedSemaphore(max(1, size))
+        self._slots = threading.BoundedSemaphore(self.size)
         self._guard = threading.Lock()
         self._closed = False
 
@@ -275,16 +301,38 @@ class ReadPool:
                 if worker.alive():
                     return worker
                 worker.kill()
-        return _Worker(self.limits)
+        return _Worker(self.limits, self.idle_seconds)
 
     def _give_back(self, worker: _Worker) -> None:
         with self._guard:
             # A worker that kept more than half its ceiling after a call (Python seldom gives memory
             # back) would meet the ceiling early in the next call: a new one serves instead.
-            if self._closed or worker.grown_mb() > self.limits.memory_mb / 2:
-                worker.stop()
-            else:
+            keep = (not self._closed and len(self._idle) < self.size
+                    and worker.grown_mb() <= self.limits.memory_mb / 2)
+            if keep:
                 self._idle.append(worker)
+        if not keep:
+            worker.stop()
+
+    def warm(self, fn: Callable[..., Any], *args: Any) -> None:
+        """Start every worker now, in parallel, each running `fn(*args)` once (opening the graph): a
+        server's first reads then pay for neither. Failures are left for the reads to meet."""
+        def one() -> None:
+            worker = None
+            try:
+                worker = _Worker(self.limits, self.idle_seconds)
+                worker.conn.send((fn, args, {}, int(self.limits.timeout_seconds * 1000)))
+                self._wait(worker, self.limits.timeout_seconds, {})
+                self._give_back(worker)
+            except Exception:
+                if worker is not None:
+                    worker.kill()
+
+        threads = [threading.Thread(target=one, daemon=True) for _ in range(self.size)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
 
     def close(self) -> None:
         with self._guard:

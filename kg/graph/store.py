@@ -14,6 +14,7 @@ import json
 import os
 import re
 import sys
+import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from typing import Any
 import pyarrow as pa
 
 from kg.errors import DatabaseLocked, GraphOutdated, QueryError, StoreError
+from kg.graph import kept
 from kg.graph.journal import Journal, read_kept
 from kg.graph.probe import probe
 from kg.graph.rewrite import RewriteReport, rewrite
@@ -74,11 +76,22 @@ NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu can
 # milliseconds (Kuzu's timeout interrupts between operators) and keeps its page cache within the
 # worker's memory ceiling. (0, 0): no limits, as in a compile.
 _READ_LIMITS = {"timeout_ms": 0, "buffer_pool_mb": 0}
+# A writer waits this long for readers to close the graph (Kuzu refuses a writer while any process
+# holds it open): a read worker lets go within kg/graph/guard.py's KEPT_POLL_SECONDS of seeing the
+# writer's lock file, or when its call ends (served calls: 30 s at most by default).
+WRITER_WAIT_SECONDS = 40.0
 
 
 def limit_reads(timeout_ms: int, buffer_pool_mb: int) -> None:
     """Every Store this process opens from now on runs queries under these limits."""
     _READ_LIMITS.update(timeout_ms=max(0, timeout_ms), buffer_pool_mb=max(0, buffer_pool_mb))
+
+
+def let_writers_in() -> None:
+    """Close each kept read-only database (kg/graph/kept.py) whose knowledge base a writer has locked."""
+    for path in kept.held():
+        if Lock(path.parent / LOCK_FILE).holder():
+            kept.release(path)
 
 
 def _row_bytes(row: Sequence[Any]) -> int:
@@ -190,6 +203,7 @@ class Store:
             raise StoreError(f"No graph at {path} yet. Run `kg compile` first.")
         holder = self._lock.holder()
         if holder:
+            kept.release(path)  # a writer waits for readers to let go (see _open_waiting)
             raise DatabaseLocked(_locked_message(holder))
         if not read_only:
             self._lock.acquire()
@@ -199,7 +213,7 @@ class Store:
         self._buffer_pool_mb = buffer_pool_mb
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            self._open_database()
+            self._open_waiting()
         except RuntimeError as exc:
             self._lock.release()
             if journal is not None:
@@ -218,30 +232,66 @@ class Store:
                 self.close()  # one Database per file per process: never leave a refused one open
                 raise
             if journal is not None and not journal.filled:  # a journal new beside an older graph
-                kept = read_kept(self)
-                journal.fill(kept["log"], kept["pages"], kept["cites"], kept["about"], kept["merges"])
-        elif self.schema_version() < SCHEMA_VERSION:
-            self.close()
-            raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
+                saved = read_kept(self)
+                journal.fill(saved["log"], saved["pages"], saved["cites"], saved["about"], saved["merges"])
+        elif not self._schema_known:
+            if self.schema_version() < SCHEMA_VERSION:
+                self.close()
+                raise StoreError("The graph uses an older schema. Run `kg compile` once to upgrade it.")
+            self._schema_known = True
 
     # lifecycle -----------------------------------------------------------------------------
 
+    def _open_waiting(self) -> None:
+        """Open the database; a writer waits up to WRITER_WAIT_SECONDS while readers hold it (their
+        calls end, and read workers let go once they see this process's lock file)."""
+        deadline = time.monotonic() + (0 if self.read_only else WRITER_WAIT_SECONDS)
+        while True:
+            try:
+                self._open_database()
+                return
+            except RuntimeError as exc:
+                if "lock" not in str(exc).lower() or time.monotonic() >= deadline:
+                    raise
+                time.sleep(0.05)
+
     def _open_database(self) -> None:
+        if self.read_only and kept.keeping():  # a read worker: the database stays open between calls
+            entry = kept.take(self.path, self._new_database)
+            self._db, self._conn, self._prepared, self._kept = entry.db, entry.conn, entry.prepared, True
+            # what is known of the open database stays known: nothing can write it while it is open
+            self._offsets = entry.offsets
+            self._entry: kept.Kept | None = entry
+        else:
+            kept.release(self.path)  # never a writer beside a kept reader of its own
+            self._db, self._conn = self._new_database()
+            self._prepared, self._kept = {}, False  # query text -> prepared statement (see _exec)
+            self._entry = None
+            self._offsets = {}  # read-only: (table, key) -> offset (see offsets)
+        if _READ_LIMITS["timeout_ms"]:
+            self._conn.set_query_timeout(_READ_LIMITS["timeout_ms"])
+        # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
+        # brings back a dropped full-text index ("Index with name claim_fts already exists").
+        self._schema_changed = False
+
+    @property
+    def _schema_known(self) -> bool:
+        """Whether this database's schema was checked already (once per kept database)."""
+        return bool(self._entry is not None and self._entry.schema_checked)
+
+    @_schema_known.setter
+    def _schema_known(self, value: bool) -> None:
+        if self._entry is not None:
+            self._entry.schema_checked = value
+
+    def _new_database(self) -> tuple[Any, Any]:
         import kuzu  # heavy native module: imported on first use only
 
         # Kuzu's default buffer pool is 80% of the machine's memory; cap it (pages spill to disk).
         pool_mb = min(self._buffer_pool_mb, _READ_LIMITS["buffer_pool_mb"] or self._buffer_pool_mb)
-        self._db: Any = kuzu.Database(str(self.path), read_only=self.read_only,
-                                      buffer_pool_size=pool_mb * 1024 * 1024,
-                                      checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
-        self._conn: Any = kuzu.Connection(self._db)
-        if _READ_LIMITS["timeout_ms"]:
-            self._conn.set_query_timeout(_READ_LIMITS["timeout_ms"])
-        self._prepared: dict[str, Any] = {}  # query text -> prepared statement (see _exec)
-        self._offsets: dict[tuple[str, str], int | None] = {}  # read-only: (table, key) -> offset (see offsets)
-        # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
-        # brings back a dropped full-text index ("Index with name claim_fts already exists").
-        self._schema_changed = False
+        db = kuzu.Database(str(self.path), read_only=self.read_only, buffer_pool_size=pool_mb * 1024 * 1024,
+                           checkpoint_threshold=CHECKPOINT_MB * 1024 * 1024)
+        return db, kuzu.Connection(db)
 
     def close(self) -> None:
         self._close_database()
@@ -253,6 +303,9 @@ class Store:
     def _close_database(self) -> None:
         conn, db = getattr(self, "_conn", None), getattr(self, "_db", None)
         self._prepared = {}
+        if getattr(self, "_kept", False):  # kg/graph/kept.py closes it when a writer wants the graph
+            self._conn = self._db = None
+            return
         if (conn is not None and not self.read_only and not getattr(self, "_schema_changed", True)
                 and self.wal_bytes() < CLOSE_CHECKPOINT_KB * 1024):
             with contextlib.suppress(RuntimeError):

@@ -23,6 +23,7 @@ import numpy as np
 
 from kg.embed import Embedder, top_k
 from kg.errors import QueryError
+from kg.graph import kept
 from kg.graph.fts import FTS_INDEXES, SearchIndexMissing, indexes_ready
 from kg.graph.retrieval import (
     CORPUS_KINDS,
@@ -104,6 +105,12 @@ def rrf(rankings: Sequence[Sequence[tuple[str, str]]], k: int = RRF_K) -> list[t
     return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
 
 
+# A read worker that keeps its graph open (kg/graph/kept.py) keeps the vector matrix too, while the
+# graph's files are unchanged: a served hybrid search then embeds only its query instead of reading
+# every vector from .kg/vectors.sqlite again. (graph path, embedder) -> (stamp, keys, matrix)
+_KEPT_MATRICES: dict[tuple[str, str], tuple[tuple[Any, ...], list[tuple[str, str]], np.ndarray]] = {}
+
+
 class Searcher:
     """Search one open graph. Keep one per process: it caches the vector matrix."""
 
@@ -166,17 +173,26 @@ class Searcher:
     def load_vectors(self) -> None:
         if self.embedder is None:
             raise QueryError("Vector search needs an embedder (--embedder minilm or hashing).")
-        if self._matrix is None:
-            keys, texts = self.corpus()
-            self._keys = keys
-            # in slices, so that an interrupted first run (MiniLM: minutes on a big corpus) keeps
-            # what it embedded in the cache
-            parts = []
-            for start in range(0, len(texts), VECTOR_SLICE):
-                parts.append(self.embedder.embed(texts[start : start + VECTOR_SLICE]))
-                if self.progress is not None:
-                    self.progress(min(start + VECTOR_SLICE, len(texts)), len(texts), self.embedder.embedded)
-            self._matrix = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
+        if self._matrix is not None:
+            return
+        place = (str(self.store.path), self.embedder.name)
+        now = kept.stamp(self.store.path) if kept.keeping() else None
+        if now is not None and place in _KEPT_MATRICES and _KEPT_MATRICES[place][0] == now:
+            _, self._keys, self._matrix = _KEPT_MATRICES[place]
+            return
+        keys, texts = self.corpus()
+        self._keys = keys
+        # in slices, so that an interrupted first run (MiniLM: minutes on a big corpus) keeps
+        # what it embedded in the cache
+        parts = []
+        for start in range(0, len(texts), VECTOR_SLICE):
+            parts.append(self.embedder.embed(texts[start : start + VECTOR_SLICE]))
+            if self.progress is not None:
+                self.progress(min(start + VECTOR_SLICE, len(texts)), len(texts), self.embedder.embedded)
+        self._matrix = np.concatenate(parts) if parts else np.zeros((0, self.embedder.dim), np.float32)
+        if now is not None:
+            _KEPT_MATRICES.clear()  # one graph per worker: the matrix of files replaced since goes
+            _KEPT_MATRICES[place] = (now, keys, self._matrix)
 
     def vector_keys(self, query: str, k: int) -> list[tuple[tuple[str, str], float]]:
         self.load_vectors()

@@ -6,6 +6,7 @@ gets an error, and the next call a new worker."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import weakref
@@ -20,9 +21,11 @@ READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_c
 
 
 def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm",
-                 timeout: float | None = None) -> Any:
+                 timeout: float | None = None, reader: Any = None, mode_for: Any = None) -> Any:
     """The MCPServer for one knowledge base; `allow_writes` adds kg_compile and saving answers;
-    `timeout` (seconds) overrides [limits] serve_timeout_seconds for every call."""
+    `timeout` (seconds) overrides [limits] serve_timeout_seconds for every call. `reader`: a ReadPool
+    to share (`kg serve`: the web pages' pool, which the caller closes); else one of its own. `mode_for`:
+    the search mode a call runs in, from the one it asks for (KgTools.mode_for)."""
     try:
         from mcp.server.mcpserver import MCPServer
         from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
@@ -30,18 +33,22 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     except ImportError as exc:
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
 
-    reader = api.reader(kb, served=True, timeout=timeout)
-    tools = KgTools(kb, allow_writes, embedder, reader)
+    own = reader is None
+    reader = api.reader(kb, served=True, timeout=timeout) if own else reader
+    tools = KgTools(kb, allow_writes, embedder, reader, mode_for)
     server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
-    weakref.finalize(server, reader.close)  # its workers go with it
+    if own:
+        weakref.finalize(server, reader.close)  # its workers go with it
     reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
-    lock = threading.Lock()  # the SDK runs tools in threads: one Kuzu database per file per process
+    # The SDK runs tools in threads. Reads run in the pool's workers, as many at once as it has;
+    # a write (kg_compile, saving an answer) opens Kuzu here, one at a time (one database per process).
+    lock = threading.Lock()
 
-    def call(fn: Any, *args: Any, **kwargs: Any) -> str:
+    def call(fn: Any, *args: Any, writes: bool = False, **kwargs: Any) -> str:
         """One JSON text block (compact: what the size bound counts), or a ToolError for the model."""
         try:
-            with lock:
+            with lock if writes else contextlib.nullcontext():
                 return json.dumps(fn(*args, **kwargs), ensure_ascii=False, default=str)
         except KgError as exc:
             raise ToolError(str(exc)) from exc
@@ -61,7 +68,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
         """Answer a question from the knowledge base with citations (what `kg query --json` prints):
         the answer text with [n] markers and, per citation, the claim, its page and source spans.
         budget: tokens the navigator may read. save: file the answer into the wiki (needs --allow-writes)."""
-        return call(tools.query, question, budget, save)
+        return call(tools.query, question, budget, save, writes=save)
 
     @server.tool(name="kg_entity", annotations=reads, structured_output=False)
     def kg_entity(name: str, max_claims: int = 20, cursor: str | None = None) -> str:
@@ -103,7 +110,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
         def kg_compile(paths: list[str] | None = None, dry_run: bool = False) -> str:
             """Compile new and changed sources of raw/ (or only `paths` there) and render the wiki.
             dry_run: say what would be compiled and which pages rewritten, change nothing."""
-            return call(tools.compile, paths, dry_run)
+            return call(tools.compile, paths, dry_run, writes=True)
 
     @server.resource("kg://page/{+path}", mime_type="text/markdown")
     def page_resource(path: str) -> str:
@@ -117,8 +124,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     def claim_resource(claim_id: str) -> str:
         """A claim with its evidence (as kg_claim)."""
         try:
-            with lock:
-                return json.dumps(tools.claim(claim_id), ensure_ascii=False, default=str)
+            return json.dumps(tools.claim(claim_id), ensure_ascii=False, default=str)
         except KgError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
 

@@ -77,6 +77,8 @@ class KgTools:
     allow_writes: bool = False
     embedder: str = "minilm"
     reader: Any = None  # a ReadPool: every graph read runs there (see the module's docs)
+    # the mode a search or question runs in, from the one asked for (`kg serve`: BM25 until its vectors are ready)
+    mode_for: Callable[[str | None], str | None] | None = None
 
     def _read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         return self.reader.call(fn, *args, **kwargs) if self.reader is not None else fn(*args, **kwargs)
@@ -91,6 +93,7 @@ class KgTools:
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit}); page with cursor for more.")
         offset = _offset(cursor)
+        mode = self.mode_for(mode) if self.mode_for is not None else mode
         result = self._read(api.search_kb, self.kb, query, mode, offset + limit, embedder=self.embedder,
                             progress=_keep_alive)
         data = result.as_dict(max_text=MAX_SNIPPET)  # the shape `kg search --json` prints, texts cut
@@ -105,6 +108,7 @@ class KgTools:
             raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
+        mode = self.mode_for(mode) if self.mode_for is not None else mode
         result = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode,
                             progress=_keep_alive)
         if save:
