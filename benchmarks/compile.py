@@ -22,20 +22,29 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import resource
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "compile.json"
+from harness import (
+    REPO,
+    data_dir,
+    disk_bytes,
+    machine,
+    out_path,
+    read_jsonl,
+    rss_mb,
+    timed,
+    write_json,
+    write_scifact,
+)
+
+DEFAULT_OUT = out_path("compile.json")
 
 TARGETS = {
     "compile_seconds": 180.0,
@@ -43,12 +52,6 @@ TARGETS = {
     "render_seconds": 15.0,
     "peak_rss_mb": 2048.0,
 }
-
-
-def default_corpus() -> Path:
-    data_dir = os.environ.get("KG_DATA_DIR")
-    base = Path(data_dir) if data_dir else REPO.parent / "shared" / "data"
-    return base / "scifact" / "corpus.jsonl"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -72,20 +75,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 # measuring ---------------------------------------------------------------------------------
-
-
-def rss_mb(who: int = resource.RUSAGE_SELF) -> float:
-    """Peak resident set size so far, in MB (ru_maxrss is KB on Linux, bytes on macOS)."""
-    peak = resource.getrusage(who).ru_maxrss
-    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
-
-
-def disk_bytes(path: Path) -> int:
-    if path.is_file():
-        return path.stat().st_size
-    if not path.exists():
-        return 0
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
 def count_files(path: Path) -> int:
@@ -120,39 +109,6 @@ def run_child(cmd: list[str]) -> tuple[subprocess.CompletedProcess[str], float, 
     return subprocess.CompletedProcess(cmd, child.returncode, out, err), seconds, peak
 
 
-def timed(fn: Callable[[], Any]) -> tuple[Any, float]:
-    started = time.perf_counter()
-    value = fn()
-    return value, time.perf_counter() - started
-
-
-# the corpus --------------------------------------------------------------------------------
-
-
-def load_corpus(path: Path, limit: int | None) -> list[dict[str, Any]]:
-    docs = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                docs.append(json.loads(line))
-                if limit is not None and len(docs) >= limit:
-                    break
-    return docs
-
-
-def write_sources(raw: Path, docs: list[dict[str, Any]]) -> tuple[int, int]:
-    """One markdown file per abstract; returns (bytes, words)."""
-    total_bytes = total_words = 0
-    for doc in docs:
-        body = " ".join(s.strip() for s in doc["sentences"])
-        text = f"# {doc['title'].strip()}\n\n{body}\n"
-        data = text.encode("utf-8")
-        (raw / f"{doc['doc_id']}.md").write_bytes(data)
-        total_bytes += len(data)
-        total_words += len(text.split())
-    return total_bytes, total_words
-
-
 # the run -----------------------------------------------------------------------------------
 
 
@@ -160,10 +116,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from kg import api
     from kg import kb as kb_module
 
-    corpus = (args.corpus or default_corpus()).resolve()
+    corpus = (args.corpus or data_dir() / "scifact" / "corpus.jsonl").resolve()
     if not corpus.is_file():
         sys.exit(f"SciFact corpus not found at {corpus}. Pass --corpus PATH or set KG_DATA_DIR.")
-    docs = load_corpus(corpus, args.limit)
+    docs = read_jsonl(corpus, args.limit)
 
     if args.workdir:
         if args.workdir.exists():
@@ -176,7 +132,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     try:
         kb, _ = kb_module.init(root)
-        source_bytes, source_words = write_sources(kb.raw, docs)
+        source_bytes, source_words = write_scifact(kb.raw, docs)
         log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
         log(f"wrote {len(docs):,} sources ({source_words:,} words) to {kb.raw}")
 
@@ -226,7 +182,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         claims = int(report.claims_added)
         results: dict[str, Any] = {
             "corpus": str(corpus),
-            "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+            "machine": machine(),
             "sources": n,
             "source_bytes": source_bytes,
             "source_words": source_words,
@@ -325,8 +281,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     results = run(args)
     print_table(results)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_json(args.out, results, sort_keys=True)
     print(f"\nwrote {args.out}")
     if args.keep and "kb" in results:
         print(f"knowledge base kept at {results['kb']}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import sys
 import tempfile
@@ -23,14 +22,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-from kg import api  # noqa: E402
-from kg.compile.convert import convert  # noqa: E402
-from kg.kb import init  # noqa: E402
-from tests.documents import make_docx, make_html, make_pdf, make_pptx, make_xlsx  # noqa: E402
+from harness import data_dir, out_path, write_json
 
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "convert.json"
+from kg import api
+from kg.compile.convert import convert
+from kg.kb import init
+from tests.documents import (  # the repo root is on the path (pip install -e)
+    make_docx,
+    make_html,
+    make_pdf,
+    make_pptx,
+    make_xlsx,
+)
+
+DEFAULT_OUT = out_path("convert.json")
 
 
 def abstracts(data: Path, n: int) -> list[tuple[str, list[str]]]:
@@ -71,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pages", type=int, default=10, help="pages (abstracts) per document (default 10)")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT)
     args = parser.parse_args(argv)
-    data = Path(os.environ.get("KG_DATA_DIR", REPO.parent / "shared" / "data"))
+    data = data_dir()
     texts = abstracts(data, args.docs * args.pages)
     groups = [texts[i * args.pages:(i + 1) * args.pages] for i in range(args.docs)]
     work = Path(tempfile.mkdtemp(prefix="kg-convert-"))
@@ -112,8 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| markdown (same text) | | | | {results['markdown_claims_per_source']} |")
     if report.failed:
         print(f"failed: {report.failed}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, results)
     print(f"wrote {args.out}")
     return 0
 

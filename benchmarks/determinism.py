@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import os
 import random
 import shutil
 import signal
@@ -29,8 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("KG_DATA_DIR", HERE.parent.parent / "shared" / "data"))
+from harness import KG_EXE, data_dir, hotpot_markdown, out_path, read_jsonl, write_json
+
 GRAPH_QUERIES = {
     "entities": "MATCH (e:Entity) RETURN e.id, e.name, e.type, e.aliases, e.summary, e.status ORDER BY e.id",
     "claims": "MATCH (c:Claim) RETURN c.id, c.text, c.claim_type, c.predicate, c.status, c.value, c.unit ORDER BY c.id",
@@ -46,14 +45,8 @@ GRAPH_QUERIES = {
 
 
 def passages(n: int) -> list[tuple[str, str]]:
-    out = []
-    with (DATA / "hotpotqa-100" / "corpus.jsonl").open(encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            if i >= n:
-                break
-            d = json.loads(line)
-            out.append((f"p{i + 1:04d}.md", f"# {d['title']}\n\n{d['text']}\n"))
-    return out
+    rows = read_jsonl(data_dir() / "hotpotqa-100" / "corpus.jsonl", n)
+    return [(f"p{i + 1:04d}.md", hotpot_markdown(d)) for i, d in enumerate(rows)]
 
 
 def wiki_digest(wiki: Path) -> dict[str, str]:
@@ -149,8 +142,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="also compile this many successive states of raw/ (edits, deletions) with --kills "
                              "SIGKILLs per compile, against the same states compiled without kills")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--kg", default=str(Path(sys.executable).with_name("kg")))
-    parser.add_argument("--out", type=Path, default=HERE / "out" / "determinism.json")
+    parser.add_argument("--kg", default=KG_EXE)
+    parser.add_argument("--out", type=Path, default=out_path("determinism.json"))
     args = parser.parse_args(argv)
     corpus = passages(args.passages)
     half = len(corpus) // 2
@@ -202,9 +195,7 @@ def main(argv: list[str] | None = None) -> int:
                       + f" ({time.perf_counter() - started:.0f} s)", flush=True)
     differing = sum(r["differs"] for r in results)
     print(f"{len(results)} histories against one compile of {len(corpus)} passages: {differing} differ")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"passages": len(corpus), "histories": results, "differing": differing}, indent=2),
-                        encoding="utf-8")
+    write_json(args.out, {"passages": len(corpus), "histories": results, "differing": differing})
     return 1 if differing else 0
 
 

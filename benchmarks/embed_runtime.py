@@ -17,36 +17,27 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import KG_EXE as KG
+from harness import (
+    data_dir,
+    hotpot_markdown,
+    kg_compile_sources,
+    out_path,
+    read_jsonl,
+    run_seconds,
+    write_json,
+)
 
-REPO = Path(__file__).resolve().parent.parent
-KG = str(Path(sys.executable).with_name("kg"))
 QUESTION = "Which state highway runs east to west in Jefferson County?"
-
-
-def data_dir() -> Path:
-    return Path(os.environ.get("KG_DATA_DIR", REPO.parent / "shared" / "data"))
-
-
-def passages(n: int) -> list[dict[str, Any]]:
-    with (data_dir() / "hotpotqa-100" / "corpus.jsonl").open(encoding="utf-8") as f:
-        return [json.loads(line) for _, line in zip(range(n), f, strict=False)]
-
-
-def timed(cmd: list[str]) -> float:
-    started = time.perf_counter()
-    subprocess.run(cmd, check=True, capture_output=True)
-    return time.perf_counter() - started
 
 
 def processes(root: Path, runs: int) -> dict[str, Any]:
@@ -55,7 +46,7 @@ def processes(root: Path, runs: int) -> dict[str, Any]:
     for command in ("query", "search"):
         for mode in ("hybrid", "bm25"):
             extra = [] if mode == "hybrid" else ["--mode", "bm25"]  # hybrid is the default of both
-            times = [timed([KG, command, QUESTION, "--kb", str(root), *extra]) for _ in range(runs)]
+            times = [run_seconds([KG, command, QUESTION, "--kb", str(root), *extra]) for _ in range(runs)]
             out[f"kg {command} {'(default: hybrid)' if mode == 'hybrid' else '--mode bm25'}"] = {
                 "median_s": round(statistics.median(times), 3), "max_s": round(max(times), 3), "runs": runs}
     for command in ("query", "search"):
@@ -84,15 +75,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--passages", type=int, default=100)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--texts", type=int, default=1000, help="SciFact abstract sentences embedded per runtime")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "embed_runtime.json")
+    parser.add_argument("--out", type=Path, default=out_path("embed_runtime.json"))
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="kg-embed-runtime-"))
     try:
         root = work / "kb"
-        subprocess.run([KG, "init", str(root)], check=True, capture_output=True)
-        for i, p in enumerate(passages(args.passages)):
-            (root / "raw" / f"p{i:03d}.md").write_text(f"# {p['title']}\n\n{p['text']}\n", encoding="utf-8")
-        subprocess.run([KG, "compile", "-q", "--kb", str(root), "-x", "heuristic"], check=True, capture_output=True)
+        rows = read_jsonl(data_dir() / "hotpotqa-100" / "corpus.jsonl", args.passages)
+        kg_compile_sources(root, {f"p{i:03d}.md": hotpot_markdown(p) for i, p in enumerate(rows)})
         result: dict[str, Any] = {"passages": args.passages, "processes": processes(root, args.runs)}
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -106,8 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         row = result["throughput"][label]
         print(f"first-time embedding, {label:12} {row['texts']} texts in {row['seconds']} s ({row['texts_per_s']} texts/s)")
     print(f"largest difference between the runtimes' vectors: {result['throughput']['max_abs_difference']:.1e}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print(f"wrote {args.out}")
     return 0
 

@@ -19,7 +19,6 @@ Passages come from ../shared/data/hotpotqa-100 and scifact (KG_DATA_DIR override
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import random
 import shutil
@@ -31,8 +30,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-HERE = Path(__file__).resolve().parent
-DATA = Path(os.environ.get("KG_DATA_DIR", HERE.parent.parent / "shared" / "data"))
+from harness import KG_EXE, data_dir, out_path, read_jsonl, write_json
+
 # Exit codes a command may give in an everyday history: compile 1 = a source failed (e.g. a
 # file emptied by an edit); lint 1 = it found errors.
 ALLOWED = {"compile": {0, 1}, "status": {0}, "search": {0}, "query": {0}, "lint": {0, 1}, "cypher": {0}, "doctor": {0}}
@@ -61,15 +60,10 @@ class History:
 
 
 def load_passages(limit: int = 3000) -> list[Passage]:
-    passages = []
-    with (DATA / "hotpotqa-100" / "corpus.jsonl").open(encoding="utf-8") as f:
-        passages += [Passage(d["title"], d["text"]) for d in map(json.loads, f)]
-    with (DATA / "scifact" / "corpus.jsonl").open(encoding="utf-8") as f:
-        for i, line in enumerate(f):
-            if i >= limit // 2:
-                break
-            d = json.loads(line)
-            passages.append(Passage(d["title"], " ".join(d["sentences"])))
+    data = data_dir()
+    passages = [Passage(d["title"], d["text"]) for d in read_jsonl(data / "hotpotqa-100" / "corpus.jsonl")]
+    passages += [Passage(d["title"], " ".join(d["sentences"]))
+                 for d in read_jsonl(data / "scifact" / "corpus.jsonl", limit // 2)]
     return passages[:limit]
 
 
@@ -197,8 +191,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=8)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--quick", action="store_true", help="smaller steps and fewer read commands")
-    parser.add_argument("--kg", default=str(Path(sys.executable).with_name("kg")), help="the kg executable")
-    parser.add_argument("--out", type=Path, default=HERE / "out" / "histories.json")
+    parser.add_argument("--kg", default=KG_EXE, help="the kg executable")
+    parser.add_argument("--out", type=Path, default=out_path("histories.json"))
     args = parser.parse_args(argv)
     passages = load_passages()
     results = []
@@ -216,9 +210,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = sum(h.commands for h in results)
     print(f"{len(results)} histories, {sum(len(h.steps) for h in results)} steps, {commands} commands: "
           f"{crashed} with a crash, {failed} with a crash or an unexpected exit code")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"histories": [h.__dict__ for h in results], "crashed": crashed, "failed": failed,
-                                    "commands": commands}, indent=2, default=str), encoding="utf-8")
+    write_json(args.out, {"histories": [h.__dict__ for h in results], "crashed": crashed, "failed": failed,
+                          "commands": commands}, default=str)
     return 1 if failed else 0
 
 

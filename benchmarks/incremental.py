@@ -18,7 +18,6 @@ rewritten" is the number of wiki files the render wrote (the rest are hard-linke
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import subprocess
@@ -28,13 +27,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compile import default_corpus, load_corpus, write_sources
+from harness import data_dir, out_path, read_jsonl, write_json, write_scifact
 
 from kg import api
 from kg.kb import init
 
-REPO = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 2.0
 
 
@@ -70,15 +67,15 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--corpus", type=Path, default=None, help="SciFact corpus.jsonl (default: $KG_DATA_DIR or ../shared/data)")
     parser.add_argument("--limit", type=int, default=None, help="Use only the first N abstracts.")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "incremental.json")
+    parser.add_argument("--out", type=Path, default=out_path("incremental.json"))
     parser.add_argument("--seed", type=int, default=13)
     args = parser.parse_args(argv)
-    docs = load_corpus(args.corpus or default_corpus(), args.limit)
+    docs = read_jsonl(args.corpus or data_dir() / "scifact" / "corpus.jsonl", args.limit)
     workdir = Path(tempfile.mkdtemp(prefix="kg-incremental-"))
     rng = random.Random(args.seed)
     try:
         kb, _ = init(workdir / "kb")
-        write_sources(kb.raw, docs)
+        write_scifact(kb.raw, docs)
         paths = sorted(kb.raw.glob("*.md"))
         started = time.perf_counter()
         api.compile_kb(kb)
@@ -123,8 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---:|---:|---:|")
     for row in results["growth"]:
         print(f"| {row['edited']} | {row['seconds']:.2f} | {row['pages_rewritten']} |")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, results)
     print(f"\nwrote {args.out}")
     return 0
 

@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util  # noqa: F401  (kuzu's LOAD FROM on Arrow needs importlib.util loaded)
-import json
-import math
 import random
 import shutil
 import tempfile
@@ -37,8 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import kuzu
-
-OUT = Path(__file__).resolve().parent / "out"
+from harness import best_ms, loglog_slope, out_path, write_json
 
 
 def build(path: Path, n: int, seed: int) -> tuple[kuzu.Database, kuzu.Connection]:
@@ -70,15 +67,6 @@ def build(path: Path, n: int, seed: int) -> tuple[kuzu.Database, kuzu.Connection
     return db, conn
 
 
-def timed(run: Callable[[], Any], repeats: int) -> float:
-    best = math.inf
-    for _ in range(repeats):
-        started = time.perf_counter()
-        run()
-        best = min(best, time.perf_counter() - started)
-    return best * 1000
-
-
 def forms(conn: kuzu.Connection, keys: list[str], offsets: list[int]) -> dict[str, Callable[[], Any]]:
     def query(cypher: str, params: dict[str, Any]) -> Callable[[], Any]:
         return lambda: conn.execute(cypher, params).get_all()  # type: ignore[union-attr]
@@ -102,19 +90,13 @@ def forms(conn: kuzu.Connection, keys: list[str], offsets: list[int]) -> dict[st
     }
 
 
-def fit(ns: list[int], ys: list[float]) -> float:
-    xs, ls = [math.log(n) for n in ns], [math.log(max(y, 1e-6)) for y in ys]
-    mx, my = sum(xs) / len(xs), sum(ls) / len(ls)
-    return sum((x - mx) * (y - my) for x, y in zip(xs, ls, strict=True)) / sum((x - mx) ** 2 for x in xs)
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--sizes", default="20000,100000,200000", help="table sizes N, comma-separated")
     parser.add_argument("--keys", default="10,100", help="rows asked for, k, comma-separated")
     parser.add_argument("--repeats", type=int, default=5, help="best of this many runs per figure")
     parser.add_argument("--seed", type=int, default=7)
-    parser.add_argument("--out", type=Path, default=OUT / "kuzu_lookup.json")
+    parser.add_argument("--out", type=Path, default=out_path("kuzu_lookup.json"))
     args = parser.parse_args(argv)
     sizes, ks = [int(s) for s in args.sizes.split(",")], [int(k) for k in args.keys.split(",")]
     results: dict[str, dict[str, list[float]]] = {}
@@ -132,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
                 offsets = table.column("o").to_pylist()
                 for name, run in forms(conn, keys, offsets).items():
                     run()  # warm
-                    results.setdefault(f"{name} k={k}", {}).setdefault("ms", []).append(round(timed(run, args.repeats), 2))
+                    results.setdefault(f"{name} k={k}", {}).setdefault("ms", []).append(round(best_ms(run, args.repeats), 2))
             conn.close()
             db.close()
     finally:
@@ -141,11 +123,11 @@ def main(argv: list[str] | None = None) -> int:
     print(f"|---|{'---:|' * len(sizes)}---:|")
     summary = {}
     for name, figures in results.items():
-        exponent = round(fit(sizes, figures["ms"]), 2)
+        slope = loglog_slope(sizes, [max(ms, 1e-6) for ms in figures["ms"]])
+        exponent = round(slope, 2) if slope is not None else float("nan")
         summary[name] = {"ms": dict(zip(map(str, sizes), figures["ms"], strict=True)), "exponent": exponent}
         print(f"| {name} | {' | '.join(f'{ms:.2f}' for ms in figures['ms'])} | {exponent:.2f} |")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"kuzu": kuzu.__version__, "sizes": sizes, "keys": ks, "forms": summary}, indent=2) + "\n")
+    write_json(args.out, {"kuzu": kuzu.__version__, "sizes": sizes, "keys": ks, "forms": summary})
     print(f"\nwrote {args.out}")
     return 0
 

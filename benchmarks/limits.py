@@ -16,22 +16,27 @@ Prints a table and writes benchmarks/out/limits.json. KG_DATA_DIR overrides the 
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
 import psutil
+from harness import KG_EXE as KG
+from harness import (
+    PeakTree,
+    data_dir,
+    hotpot_markdown,
+    kg_compile_sources,
+    out_path,
+    read_jsonl,
+    write_json,
+)
 from mcp import Client, StdioServerParameters
 
-REPO = Path(__file__).resolve().parent.parent
-KG = str(Path(sys.executable).with_name("kg"))
 RANGE_100M = "UNWIND range(1, 100000000) AS x RETURN count(x)"
 HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
     ("100-million range", "kg_cypher", {"query": RANGE_100M}),
@@ -49,51 +54,16 @@ HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
 ]
 
 
-def data_dir() -> Path:
-    return Path(os.environ.get("KG_DATA_DIR", REPO.parent / "shared" / "data"))
-
-
 def build(root: Path, passages: int) -> float:
-    subprocess.run([KG, "init", str(root)], check=True, capture_output=True)
-    with (data_dir() / "hotpotqa-100" / "corpus.jsonl").open(encoding="utf-8") as corpus:
-        for i, line in zip(range(passages), corpus, strict=False):
-            row = json.loads(line)
-            (root / "raw" / f"p{i + 1:04d}.md").write_text(f"# {row['title']}\n\n{row['text']}\n", encoding="utf-8")
-    started = time.perf_counter()
-    subprocess.run([KG, "compile", "-q", "--kb", str(root), "-x", "heuristic"], check=True, capture_output=True)
-    return time.perf_counter() - started
-
-
-def tree_mb(pid: int) -> float:
-    try:
-        root = psutil.Process(pid)
-        return sum(p.memory_info().rss for p in [root, *root.children(recursive=True)]) / 2**20
-    except psutil.Error:
-        return 0.0
-
-
-class Peak:
-    """The highest resident memory of a process tree, sampled in a thread until stopped."""
-
-    def __init__(self, pid: int) -> None:
-        self.pid, self.mb, self._done = pid, 0.0, threading.Event()
-        threading.Thread(target=self._watch, daemon=True).start()
-
-    def _watch(self) -> None:
-        while not self._done.is_set():
-            self.mb = max(self.mb, tree_mb(self.pid))
-            time.sleep(0.05)
-
-    def stop(self) -> float:
-        self._done.set()
-        return round(self.mb)
+    rows = read_jsonl(data_dir() / "hotpotqa-100" / "corpus.jsonl", passages)
+    return kg_compile_sources(root, {f"p{i + 1:04d}.md": hotpot_markdown(row) for i, row in enumerate(rows)})
 
 
 async def through_mcp(root: Path) -> dict[str, Any]:
     calls = []
     async with Client(StdioServerParameters(command=KG, args=["mcp", "--kb", str(root)])) as client:
         server = next(p for p in psutil.Process().children(recursive=True) if "mcp" in p.cmdline())
-        peak = Peak(server.pid)
+        peak = PeakTree(server.pid)
         for label, tool, args in HOSTILE:
             started = time.perf_counter()
             try:
@@ -113,7 +83,7 @@ def through_cli(root: Path) -> dict[str, Any]:
     started = time.perf_counter()
     child = subprocess.Popen([KG, "cypher", RANGE_100M, "--kb", str(root)], stdout=subprocess.PIPE,
                              stderr=subprocess.PIPE, text=True)
-    peak = Peak(child.pid)
+    peak = PeakTree(child.pid)
     out, err = child.communicate(timeout=600)
     return {"command": f"kg cypher {RANGE_100M!r}", "exit_code": child.returncode,
             "seconds": round(time.perf_counter() - started, 1), "peak_mb": peak.stop(),
@@ -123,7 +93,7 @@ def through_cli(root: Path) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passages", type=int, default=300)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "limits.json")
+    parser.add_argument("--out", type=Path, default=out_path("limits.json"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "kb"
@@ -138,9 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\nkg mcp peak memory (server + worker): {served['peak_mb']} MB; still serving: {served['server_alive']}")
     print(f"kg cypher 100-million range: exit {cli['exit_code']} after {cli['seconds']} s, peak {cli['peak_mb']} MB: "
           f"{cli['message']}")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps({"passages": args.passages, "compile_seconds": round(compile_s, 1), "mcp": served,
-                                    "cli": cli}, indent=2), encoding="utf-8")
+    write_json(args.out, {"passages": args.passages, "compile_seconds": round(compile_s, 1), "mcp": served, "cli": cli})
     slow = [c["call"] for c in served["calls"] if c["seconds"] > 60 or not c["status_after"]]
     ok = not slow and served["peak_mb"] < 1500 and cli["exit_code"] == 1 and cli["seconds"] <= 120 and cli["peak_mb"] < 3000
     print("issue 32's figures: " + ("met" if ok else f"NOT met ({', '.join(slow) or 'memory or the CLI'})"))

@@ -1,6 +1,6 @@
 """Merging shard bundles into a central knowledge base (issue 20, item 4).
 
-One seeded synthetic corpus of S x N sources (benchmarks/scale.py's generator) is cut into S
+One seeded synthetic corpus of S x N sources (benchmarks/synthetic.py, scale.py's generator) is cut into S
 shards of N sources each (shard i holds sources i*N .. (i+1)*N - 1, at the paths the generator
 gives them, so the shards' union is the one corpus). Through the library (kg.api), offline:
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
@@ -36,12 +35,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from compile import disk_bytes
-from scale import generate
+from harness import REPO, disk_bytes, machine, out_path, rusage_mb, write_json
+from synthetic import generate
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "merge.json"
+DEFAULT_OUT = out_path("merge.json")
 
 MERGE_CHILD = """
 import json, sys, time
@@ -184,7 +181,7 @@ def run(shards: int, n: int, seed: int, work: Path, compare: bool) -> dict[str, 
     if proc.returncode != 0:
         raise SystemExit(f"the merge failed (exit {proc.returncode})")
     merged = json.loads(stdout.strip().splitlines()[-1])
-    peak = usage.ru_maxrss / (1024 * 1024) if sys.platform == "darwin" else usage.ru_maxrss / 1024
+    peak = rusage_mb(usage)
     compile_part = merged["report"].get("seconds")
     out["merge"] = {"seconds": round(merged["seconds"], 2), "process_wall_seconds": round(wall, 2),
                     "write_and_graph_steps_seconds": compile_part,
@@ -242,19 +239,14 @@ def print_run(r: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from importlib.metadata import version
-
     args = parse_args(argv)
     work = args.workdir.resolve() if args.workdir else Path(tempfile.mkdtemp(prefix="kg-bench-merge-"))
     work.mkdir(parents=True, exist_ok=True)
-    result: dict[str, Any] = {"machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                          "platform": platform.platform(), "kuzu": version("kuzu")},
-                              "runs": []}
+    result: dict[str, Any] = {"machine": machine(kuzu=True), "runs": []}
     small = args.shards * args.sources <= args.check_shards * args.check_sources
 
     def save() -> None:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+        write_json(args.out, result, sort_keys=True)
 
     try:
         if not args.no_check and not small:

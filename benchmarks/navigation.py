@@ -1,6 +1,6 @@
 """Index navigation against search as the knowledge base grows (issue 17).
 
-For each size N, a synthetic knowledge base (benchmarks/scale.py's seeded generator: N sources
+For each size N, a synthetic knowledge base (benchmarks/synthetic.py, scale.py's seeded generator: N sources
 about N/2 entities, two sources per entity) is compiled offline and its wiki rendered; then
 questions whose answers are in known sources ("How much revenue did <entity> report in <year>?",
 gold: the sources about that entity, answer: "<X> million dollars") are answered by
@@ -22,7 +22,6 @@ seconds and wiki files rewritten.
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import shutil
 import statistics
@@ -32,13 +31,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval import answer_found, tokens
-from scale import generate, make_entities
+from harness import answer_found, out_path, tokens, write_json
+from synthetic import generate, make_entities
 from wiki_nav import WikiNavigator
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "navigation.json"
+DEFAULT_OUT = out_path("navigation.json")
 
 
 def source_path(i: int) -> str:
@@ -46,7 +43,7 @@ def source_path(i: int) -> str:
 
 
 def make_questions(n: int, seed: int, count: int) -> list[dict[str, Any]]:
-    """Questions about the revenue sentence of scale.make_source: one per sampled main entity."""
+    """Questions about the revenue sentence of synthetic.make_source: one per sampled main entity."""
     rng = random.Random(seed)
     entities = make_entities(max(50, n // 2), rng)  # the generator's first draw: the same entities
     pick = random.Random(seed + 1)
@@ -166,8 +163,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         for n in (int(s) for s in args.sizes.split(",") if s.strip()):
             runs.append(run_size(n, args, work))
-            args.out.parent.mkdir(parents=True, exist_ok=True)
-            args.out.write_text(json.dumps({"runs": runs}, indent=2, default=sorted) + "\n", encoding="utf-8")
+            write_json(args.out, {"runs": runs}, default=sorted)
     finally:
         if not args.keep:
             shutil.rmtree(work, ignore_errors=True)

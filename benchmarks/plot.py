@@ -17,8 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-OUT = REPO / "benchmarks" / "out"
+from harness import OUT_DIR as OUT
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

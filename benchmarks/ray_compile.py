@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import json
 import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -33,18 +32,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "ray_compile.json"
+from harness import REPO, data_dir, hotpot_markdown, out_path, read_jsonl, rss_mb, write_json
 
-
-def default_corpus() -> Path:
-    data_dir = os.environ.get("KG_DATA_DIR")
-    base = Path(data_dir) if data_dir else REPO.parent / "shared" / "data"
-    return base / "hotpotqa-100" / "corpus.jsonl"
-
-
-def rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+DEFAULT_OUT = out_path("ray_compile.json")
 
 
 def ray_rss_mb() -> float:
@@ -69,16 +59,13 @@ def make_kb(root: Path, corpus: Path, limit: int | None) -> Any:
     from kg.kb import init
 
     kb, _ = init(root)
-    with corpus.open(encoding="utf-8") as lines:
-        for n, line in enumerate(lines):
-            if limit is not None and n >= limit:
-                break
-            row = json.loads(line)
-            (kb.raw / f"{row['id']}.md").write_text(f"# {row['title']}\n\n{row['text']}\n", encoding="utf-8")
+    for row in read_jsonl(corpus, limit):
+        (kb.raw / f"{row['id']}.md").write_text(hotpot_markdown(row), encoding="utf-8")
     return kb
 
 
-def wiki_digest(kb_root: Path) -> str:
+def wiki_sha256(kb_root: Path) -> str:
+    """One digest of every wiki file but the log (the log names times)."""
     wiki = kb_root / "wiki"
     digest = hashlib.sha256()
     for page in sorted(wiki.rglob("*")):
@@ -145,7 +132,7 @@ def child(engine_name: str, root: Path, corpus: Path, limit: int | None, cpus: i
         "graph_seconds": round(report.seconds, 3), "render_seconds": round(seconds - report.seconds, 3),
         "compiled": report.compiled, "failed": len(report.failed), "claims_added": report.claims_added,
         "entities_added": report.entities_added, "writer_peak_rss_mb": round(rss_mb(), 1),
-        "wiki_pages": rendered.pages if rendered is not None else None, "wiki_sha256": wiki_digest(kb.root),
+        "wiki_pages": rendered.pages if rendered is not None else None, "wiki_sha256": wiki_sha256(kb.root),
     })
     return result
 
@@ -160,7 +147,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--child", choices=("local", "ray"), help=argparse.SUPPRESS)
     parser.add_argument("--root", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    corpus = args.corpus or default_corpus()
+    corpus = args.corpus or data_dir() / "hotpotqa-100" / "corpus.jsonl"
     if args.child:
         print(json.dumps(child(args.child, args.root, corpus, args.limit, args.cpus)))
         return
@@ -184,8 +171,7 @@ def main(argv: list[str] | None = None) -> None:
     results["writer_seconds_estimate"] = round(local["graph_seconds"] - local["extract_only_seconds"], 3)
     results["writer_sources_per_second"] = round(local["sources"] / results["writer_seconds_estimate"], 1)
     results["render_sources_per_second"] = round(local["sources"] / local["render_seconds"], 1)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, results)
     print(f"same wiki: {results['same_wiki']}; local {local['compile_seconds']} s, ray {ray['compile_seconds']} s "
           f"(+{ray['ray_start_seconds']} s start-up); extraction {local['extract_ms_per_source']} ms/source; "
           f"writer ~{results['writer_sources_per_second']} sources/s, render {local['render_seconds']} s -> {args.out}")

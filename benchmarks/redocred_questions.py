@@ -27,14 +27,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+from harness import data_dir, read_jsonl
 
 # r -> noun phrase for "the thing A stands in r to" (the first hop of a two-hop question)
 DESCRIBE = {
@@ -65,11 +64,6 @@ ASK = {
     "P740": "Where was {} formed?",
 }
 PER_CHAIN = 10
-
-
-def default_data() -> Path:
-    base = Path(os.environ["KG_DATA_DIR"]) if os.environ.get("KG_DATA_DIR") else REPO.parent / "shared" / "data"
-    return base
 
 
 def _norm(text: str) -> str:
@@ -132,19 +126,20 @@ def pick(pool: list[tuple[dict[str, Any], dict[str, Any]]], count: int, rng: ran
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--data", type=Path, default=default_data(), help="the shared data folder")
+    parser.add_argument("--data", type=Path, default=None,
+                        help="the shared data folder (default: $KG_DATA_DIR, else ../shared/data beside the repo)")
     parser.add_argument("--out", type=Path, required=True, help="folder to write corpus.jsonl and questions.jsonl into")
     parser.add_argument("--per-kind", type=int, default=100, help="questions of each kind (one-hop, two-hop)")
     parser.add_argument("--seed", type=int, default=36)
     parser.add_argument("--no-distractors", dest="distractors", action="store_false",
                         help="leave out the hotpotqa-100 passages")
     args = parser.parse_args(argv)
-    docs = [json.loads(line) for line in (args.data / "redocred-dev" / "docs.jsonl").open(encoding="utf-8")]
+    data = args.data or data_dir()
+    docs = read_jsonl(data / "redocred-dev" / "docs.jsonl")
     corpus = [{"id": d["id"], "title": d["title"], "text": d["text"]} for d in docs]
     titles = {d["title"] for d in docs}
     if args.distractors:
-        for line in (args.data / "hotpotqa-100" / "corpus.jsonl").open(encoding="utf-8"):
-            row = json.loads(line)
+        for row in read_jsonl(data / "hotpotqa-100" / "corpus.jsonl"):
             if row["title"] not in titles:  # a title names one passage
                 corpus.append({"id": row["id"], "title": row["title"], "text": row["text"]})
     rng = random.Random(args.seed)

@@ -74,9 +74,6 @@ share the kg compile + render (+ their own load of the index or graph).
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import random
 import re
 import shutil
@@ -91,18 +88,22 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from harness import (
+    REPO,
+    answer_found,
+    data_dir,
+    machine,
+    out_path,
+    percentile,
+    read_jsonl,
+    tokens,
+    write_json,
+)
 
-REPO = Path(__file__).resolve().parent.parent
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "retrieval.json"
+DEFAULT_OUT = out_path("retrieval.json")
 KS = (2, 5, 10)
 DEPTH = 10  # results kept per mode
 RRF_K = 60
-
-
-def default_data() -> Path:
-    data_dir = os.environ.get("KG_DATA_DIR")
-    base = Path(data_dir) if data_dir else REPO.parent / "shared" / "data"
-    return base / "hotpotqa-100"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -125,7 +126,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--seed", type=int, default=13, help="bootstrap seed (default 13)")
     parser.add_argument("--workdir", type=Path, default=None, help="make the knowledge base here (must not exist)")
     parser.add_argument("--keep", action="store_true", help="keep the knowledge base afterwards")
-    parser.add_argument("--embed-cache", type=Path, default=REPO / "benchmarks" / "out" / "cache" / "minilm.sqlite",
+    parser.add_argument("--embed-cache", type=Path, default=out_path("cache/minilm.sqlite"),
                         help="SQLite cache of the corpus's MiniLM vectors (kg.embed.VectorCache); the dense "
                              "build time is only a cold figure when the cache misses (JSON: dense_embedding)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed the corpus without a cache")
@@ -138,25 +139,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                              "--keep) instead of compiling; its compile time is then not measured")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser.parse_args(argv)
-
-
-def tokens(text: str) -> int:
-    return (len(text) + 3) // 4
-
-
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    pos = (len(ordered) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(ordered) - 1)
-    return ordered[lo] + (ordered[hi] - ordered[lo]) * (pos - lo)
-
-
-def load_jsonl(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
 
 
 @dataclass
@@ -344,16 +326,6 @@ class GraphBm25Mode:
 # scoring -----------------------------------------------------------------------------------
 
 
-def normalise(text: str) -> str:
-    return " ".join(re.findall(r"[a-z0-9]+", text.casefold()))
-
-
-def answer_found(answer: str, text: str) -> bool:
-    """Whether the gold answer string (normalised: lower case, letters and digits) occurs in the text."""
-    wanted = normalise(answer)
-    return bool(wanted) and f" {wanted} " in f" {normalise(text)} "
-
-
 def score(ranked: list[str], gold: set[str], k: int) -> float:
     return len(set(ranked[:k]) & gold) / len(gold) if gold else 0.0
 
@@ -367,7 +339,7 @@ def bootstrap(values: list[float], n: int, seed: int) -> tuple[float, float]:
     for _ in range(n):
         idx = [rng.randrange(len(arr)) for _ in range(len(arr))]
         means.append(float(arr[idx].mean()))
-    return (round(pct(means, 0.025), 4), round(pct(means, 0.975), 4))
+    return (round(percentile(means, 0.025), 4), round(percentile(means, 0.975), 4))
 
 
 def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, Any]], gold: list[set[str]],
@@ -409,8 +381,8 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
             out[f"recall@5_{split}"] = round(statistics.fmean(per["recall@5"][i] for i in sel), 4)
             if per["answer_found"]:
                 out[f"answer_found_{split}"] = round(statistics.fmean(per["answer_found"][i] for i in sel), 4)
-    out["latency_p50_ms"] = round(pct(lat, 0.5), 2)
-    out["latency_p95_ms"] = round(pct(lat, 0.95), 2)
+    out["latency_p50_ms"] = round(percentile(lat, 0.5), 2)
+    out["latency_p95_ms"] = round(percentile(lat, 0.95), 2)
     for qtype in sorted({q.get("type") or "" for q in questions}):
         sel = [i for i, q in enumerate(questions) if (q.get("type") or "") == qtype]
         out[f"recall@5_{qtype or 'untyped'}"] = round(statistics.fmean(per["recall@5"][i] for i in sel), 4)
@@ -472,11 +444,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from kg.compile.chunk import chunk_text
 
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    data = (args.data or default_data()).resolve()
+    data = (args.data or data_dir() / "hotpotqa-100").resolve()
     if not (data / "corpus.jsonl").is_file() or not (data / "questions.jsonl").is_file():
         sys.exit(f"No corpus.jsonl / questions.jsonl in {data}. Pass --data DIR or set KG_DATA_DIR.")
-    docs = load_jsonl(data / "corpus.jsonl")
-    questions = load_jsonl(data / "questions.jsonl")[: args.limit]
+    docs = read_jsonl(data / "corpus.jsonl")
+    questions = read_jsonl(data / "questions.jsonl")[: args.limit]
     for position, q in enumerate(questions):
         q["_position"] = position
     if args.split != "all":
@@ -500,7 +472,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
     results: dict[str, Any] = {
         "data": str(data),
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "platform": platform.platform()},
+        "machine": machine(),
         "passages": len(docs),
         "chunks": len(corpus.chunk_texts),
         "questions": len(questions),
@@ -624,8 +596,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     results = run(args)
     print_table(results)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_json(args.out, results, sort_keys=True)
     print(f"\nwrote {args.out}")
     return 0
 

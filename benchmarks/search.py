@@ -20,8 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import platform
 import shutil
 import statistics
 import sys
@@ -30,15 +28,18 @@ import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(REPO))
-DEFAULT_OUT = REPO / "benchmarks" / "out" / "search.json"
+from harness import (
+    data_dir,
+    machine,
+    nearest_rank,
+    out_path,
+    read_jsonl,
+    scifact_markdown,
+    write_json,
+)
+
+DEFAULT_OUT = out_path("search.json")
 TARGET_P50_MS = 50.0
-
-
-def data_dir() -> Path:
-    env = os.environ.get("KG_DATA_DIR")
-    return (Path(env) if env else REPO.parent / "shared" / "data") / "scifact"
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -55,16 +56,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
-def percentile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    if not ordered:
-        return 0.0
-    index = min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))
-    return ordered[index]
-
-
 def summary(ms: list[float]) -> dict[str, float]:
-    return {"n": len(ms), "p50_ms": round(percentile(ms, 50), 2), "p95_ms": round(percentile(ms, 95), 2),
+    return {"n": len(ms), "p50_ms": round(nearest_rank(ms, 0.5), 2), "p95_ms": round(nearest_rank(ms, 0.95), 2),
             "mean_ms": round(statistics.fmean(ms), 2) if ms else 0.0, "max_ms": round(max(ms, default=0.0), 2)}
 
 
@@ -74,16 +67,9 @@ def build_kb(root: Path, corpus: Path, limit: int | None) -> tuple[Any, float, i
 
     kb, _ = init(root)
     docs = 0
-    with corpus.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.strip():
-                continue
-            doc = json.loads(line)
-            body = " ".join(s.strip() for s in doc["sentences"])
-            (kb.raw / f"{doc['doc_id']}.md").write_text(f"# {doc['title'].strip()}\n\n{body}\n", encoding="utf-8")
-            docs += 1
-            if limit is not None and docs >= limit:
-                break
+    for doc in read_jsonl(corpus, limit):
+        (kb.raw / f"{doc['doc_id']}.md").write_text(scifact_markdown(doc), encoding="utf-8")
+        docs += 1
     started = time.perf_counter()
     api.compile_kb(kb, "heuristic")
     return kb, time.perf_counter() - started, docs
@@ -110,7 +96,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from kg.retrieve.navigate import Navigator
     from kg.retrieve.search import Searcher
 
-    corpus = args.corpus or data_dir() / "corpus.jsonl"
+    corpus = args.corpus or data_dir() / "scifact" / "corpus.jsonl"
     claims = args.claims or corpus.parent / "claims_train.jsonl"
     tmp = None
     compile_seconds = None
@@ -123,8 +109,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         kb, compile_seconds, docs = build_kb(tmp / "kb", corpus, args.limit)
     results: dict[str, Any] = {"corpus": str(corpus), "documents": docs, "k": args.k, "embedder": args.embedder,
                                "compile_seconds": round(compile_seconds, 2) if compile_seconds else None,
-                               "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
-                                           "platform": platform.platform()}}
+                               "machine": machine()}
     try:
         with Store(kb.db_path) as store:
             counts = {t: store.query(f"MATCH (n:{t}) RETURN count(n) AS n")[0]["n"] for t in ("Claim", "Chunk", "Page")}
@@ -201,8 +186,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     results = run(args)
     print(table(results))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_json(args.out, results, sort_keys=True)
     print(f"wrote {args.out}", file=sys.stderr)
     return 0
 

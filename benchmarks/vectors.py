@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util  # noqa: F401  (kuzu's LOAD FROM on Arrow needs it loaded)
-import json
 import tempfile
 import time
 from pathlib import Path
@@ -16,8 +15,7 @@ from pathlib import Path
 import kuzu
 import numpy as np
 import pyarrow as pa
-
-REPO = Path(__file__).resolve().parent.parent
+from harness import out_path, write_json
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -25,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=10_000, help="rows for the Kuzu index (its build is slow)")
     parser.add_argument("--sizes", default="10000,50000,100000", help="rows for numpy brute force")
     parser.add_argument("--queries", type=int, default=50)
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "vectors.json")
+    parser.add_argument("--out", type=Path, default=out_path("vectors.json"))
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     dim = 384
@@ -62,8 +60,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Kuzu vector index, {args.n:,} rows: build {build:.1f} s, query {kuzu_ms:.1f} ms")
     for n, ms in result["numpy_query_ms"].items():
         print(f"numpy brute force, {n:,} rows: query {ms:.1f} ms")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     return 0
 
 

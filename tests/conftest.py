@@ -1,12 +1,14 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import shutil
 import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -15,6 +17,21 @@ from kg.kb import KnowledgeBase, init
 from kg.llm.ledger import run_ledger
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "notes"
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A benchmarks/NAME.py script as a module, with benchmarks/harness.py, which it imports as
+    `harness` (run as a script, its folder is on sys.path; here it is loaded by path instead)."""
+    for module_name in ("harness", name):
+        if module_name in sys.modules:
+            continue
+        spec = importlib.util.spec_from_file_location(module_name, BENCHMARKS / f"{module_name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        spec.loader.exec_module(module)
+    return sys.modules[name]
 
 
 @pytest.fixture

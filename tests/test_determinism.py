@@ -5,10 +5,8 @@ arrived in and however they were split between compiles. The many-history run is
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import itertools
 import shutil
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,22 +16,12 @@ from hypothesis import strategies as st
 
 from kg import api
 from kg.kb import KnowledgeBase, init
-from tests.conftest import EXAMPLES, is_log
+from tests.conftest import EXAMPLES, is_log, load_benchmark
 
-SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "determinism.py"
 NOTES = sorted(p.name for p in EXAMPLES.iterdir())
 
 
-def graph_queries() -> dict[str, str]:
-    spec = importlib.util.spec_from_file_location("determinism", SCRIPT)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["determinism"] = module
-    spec.loader.exec_module(module)
-    return dict(module.GRAPH_QUERIES)
-
-
-QUERIES = graph_queries()
+QUERIES: dict[str, str] = dict(load_benchmark("determinism").GRAPH_QUERIES)
 
 
 def state(kb: KnowledgeBase) -> tuple[dict[str, str], dict[str, Any]]:
