@@ -174,7 +174,7 @@ def test_a_call_during_a_compile_says_so_and_asks_to_retry(fresh: KnowledgeBase)
         from kg.graph.store import Store
         store = Store(__import__("pathlib").Path({str(fresh.db_path)!r}))
         print("ready", flush=True)
-        sys.stdin.read()
+        sys.stdin.readline()
         store.close()
         """)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     try:
@@ -182,7 +182,8 @@ def test_a_call_during_a_compile_says_so_and_asks_to_retry(fresh: KnowledgeBase)
         message = error(calls(build_server(fresh), ("kg_status", {}))[0])
         assert "in use by process" in message and "run your command again" in message
     finally:
-        holder.communicate("")
+        # A line, not end of file: a read worker forked meanwhile holds a copy of the pipe's end.
+        holder.communicate("done\n", timeout=60)
     assert reply(calls(build_server(fresh), ("kg_status", {}))[0])["counts"]["Claim"] > 0
 
 

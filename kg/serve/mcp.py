@@ -28,7 +28,6 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     the search mode a call runs in, from the one it asks for (KgTools.mode_for)."""
     try:
         from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.exceptions import ResourceNotFoundError, ToolError
         from mcp.types import ToolAnnotations
     except ImportError as exc:
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
@@ -39,22 +38,35 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
     if own:
         weakref.finalize(server, reader.close)  # its workers go with it
-    reads = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+    call = _Caller()
+    _add_read_tools(server, tools, call, ToolAnnotations(read_only_hint=True, open_world_hint=False))
+    if allow_writes:
+        _add_write_tools(server, tools, call, ToolAnnotations(read_only_hint=False, destructive_hint=False))
+    _add_resources(server, tools)
+    return server
 
-    # The SDK runs tools in threads. Reads run in the pool's workers, as many at once as it has;
-    # a write (kg_compile, saving an answer) opens Kuzu here, one at a time (one database per process).
-    lock = threading.Lock()
 
-    def call(fn: Any, *args: Any, writes: bool = False, **kwargs: Any) -> str:
-        """One JSON text block (compact: what the size bound counts), or a ToolError for the model."""
+class _Caller:
+    """Runs a tool: one JSON text block (compact: what the size bound counts), or a ToolError for the
+    model. The SDK runs tools in threads. Reads run in the pool's workers, as many at once as it has;
+    a write (kg_compile, saving an answer) opens Kuzu here, one at a time (one database per process)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def __call__(self, fn: Any, *args: Any, writes: bool = False, **kwargs: Any) -> str:
+        from mcp.server.mcpserver.exceptions import ToolError
+
         try:
-            with lock if writes else contextlib.nullcontext():
+            with self.lock if writes else contextlib.nullcontext():
                 return json.dumps(fn(*args, **kwargs), ensure_ascii=False, default=str)
         except KgError as exc:
             raise ToolError(str(exc)) from exc
         except ValueError as exc:  # e.g. a NUL byte in a path
             raise ToolError(f"Bad argument: {exc}") from exc
 
+
+def _add_read_tools(server: Any, tools: KgTools, call: _Caller, reads: Any) -> None:
     @server.tool(name="kg_search", annotations=reads, structured_output=False)
     def kg_search(query: str, mode: str | None = None, limit: int = 10, cursor: str | None = None) -> str:
         """Search claims, source chunks and filed answers. mode: bm25, vector or hybrid (default: the
@@ -63,7 +75,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
         char_end): the hits of `kg search --json`."""
         return call(tools.search, query, mode, limit, cursor)
 
-    @server.tool(name="kg_query", annotations=reads if not allow_writes else None, structured_output=False)
+    @server.tool(name="kg_query", annotations=reads if not tools.allow_writes else None, structured_output=False)
     def kg_query(question: str, budget: int = 2000, save: bool = False) -> str:
         """Answer a question from the knowledge base with citations (what `kg query --json` prints):
         the answer text with [n] markers and, per citation, the claim, its page and source spans.
@@ -105,12 +117,17 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
         """Check the knowledge base: contradictions, stale claims, broken links, orphans, gaps."""
         return call(tools.lint)
 
-    if allow_writes:
-        @server.tool(name="kg_compile", annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False), structured_output=False)
-        def kg_compile(paths: list[str] | None = None, dry_run: bool = False) -> str:
-            """Compile new and changed sources of raw/ (or only `paths` there) and render the wiki.
-            dry_run: say what would be compiled and which pages rewritten, change nothing."""
-            return call(tools.compile, paths, dry_run, writes=True)
+
+def _add_write_tools(server: Any, tools: KgTools, call: _Caller, writes: Any) -> None:
+    @server.tool(name="kg_compile", annotations=writes, structured_output=False)
+    def kg_compile(paths: list[str] | None = None, dry_run: bool = False) -> str:
+        """Compile new and changed sources of raw/ (or only `paths` there) and render the wiki.
+        dry_run: say what would be compiled and which pages rewritten, change nothing."""
+        return call(tools.compile, paths, dry_run, writes=True)
+
+
+def _add_resources(server: Any, tools: KgTools) -> None:
+    from mcp.server.mcpserver.exceptions import ResourceNotFoundError
 
     @server.resource("kg://page/{+path}", mime_type="text/markdown")
     def page_resource(path: str) -> str:
@@ -127,8 +144,6 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
             return json.dumps(tools.claim(claim_id), ensure_ascii=False, default=str)
         except KgError as exc:
             raise ResourceNotFoundError(str(exc)) from exc
-
-    return server
 
 
 def _version() -> str:
