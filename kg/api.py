@@ -10,7 +10,7 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.cache import ResponseCache
 from kg.compile.bulk import gc_paused
@@ -26,6 +26,18 @@ from kg.kb import KnowledgeBase, init
 from kg.llm.backends import extractor_name, make_compiler, make_entity_judge
 from kg.llm.ledger import save_run
 from kg.maintain.provenance import stale_claims
+
+if TYPE_CHECKING:  # the modules behind these types load only with the commands that use them
+    from exporters.wiki import RenderReport
+    from kg.embed import Embedder
+    from kg.graph.guard import Limits, ReadPool
+    from kg.graph.store import CompactReport
+    from kg.learn.export import ExportReport as LearnExport
+    from kg.maintain.lint import LintReport
+    from kg.maintain.provenance import ClaimReport
+    from kg.share.bundle import ExportReport as BundleExport
+    from kg.share.bundle import VerifyReport
+    from kg.share.merge import MergeReport
 
 
 def open_store(kb: KnowledgeBase, read_only: bool = False) -> Store:
@@ -153,7 +165,7 @@ def pending_marker(kb: KnowledgeBase, sources: set[str], entities: set[str]) -> 
 
 
 def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | None = None,
-                   changed_entities: Iterable[str] = ()) -> Any:
+                   changed_entities: Iterable[str] = ()) -> RenderReport:
     from exporters.render import (
         render_kb_wiki as render,  # jinja: loaded only by commands that render
     )
@@ -161,7 +173,7 @@ def render_kb_wiki(store: Store, kb: KnowledgeBase, changed_sources: set[str] | 
     return render(store, kb, changed_sources, changed_entities)
 
 
-def compact_kb(kb: KnowledgeBase) -> Any:
+def compact_kb(kb: KnowledgeBase) -> CompactReport:
     """Rewrite the graph file without the dead data Kuzu keeps after updates (kg/graph/store.py compact)."""
     from kg.errors import StoreError
     from kg.graph.store import compact
@@ -171,12 +183,12 @@ def compact_kb(kb: KnowledgeBase) -> Any:
     return compact(kb.db_path)
 
 
-def render_kb(kb: KnowledgeBase) -> Any:
+def render_kb(kb: KnowledgeBase) -> RenderReport:
     with open_store(kb) as store:
         return render_kb_wiki(store, kb)
 
 
-def claim_show(kb: KnowledgeBase, claim_id: str) -> Any:
+def claim_show(kb: KnowledgeBase, claim_id: str) -> ClaimReport:
     """A claim with its evidence cut from raw/ (hash-checked), entities and contradictions."""
     from kg.maintain.provenance import claim_report
 
@@ -342,7 +354,7 @@ def check_text(value: str, what: str, limit: int, name: bool = False) -> str:
     return value
 
 
-def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None = None) -> Any:
+def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None = None) -> Limits:
     """The limits of one read: [limits] in kg.toml for the CLI (`served`: for kg mcp and kg serve),
     `timeout` (seconds) overriding the time limit."""
     from kg.graph.guard import Limits
@@ -358,7 +370,7 @@ def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None =
 
 
 def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1,
-           idle_seconds: float | None = None) -> Any:
+           idle_seconds: float | None = None) -> ReadPool:
     """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits;
     `idle_seconds`: how long an idle worker waits for work before it exits (default: the pool's)."""
     from kg.graph.guard import IDLE_SECONDS, ReadPool
@@ -379,7 +391,7 @@ PREPARE_BATCH = 16  # texts per model call when embedding everything: a quarter 
 _KEPT_EMBEDDERS: dict[tuple[str, str], Any] = {}  # a read worker's embedders: (vectors file, name) -> Embedder
 
 
-def _embedder(kb: KnowledgeBase, name: str) -> Any:
+def _embedder(kb: KnowledgeBase, name: str) -> Embedder:
     """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash. A read
     worker that keeps its graph open (kg/graph/kept.py) keeps it too: its model loads once."""
     from kg.embed import VectorCache, make_embedder
@@ -497,7 +509,7 @@ def save_answer_kb(kb: KnowledgeBase, answer: Any) -> str:
     return page
 
 
-def lint_kb(kb: KnowledgeBase, fix: bool = False) -> Any:
+def lint_kb(kb: KnowledgeBase, fix: bool = False) -> LintReport:
     """Check the graph and the wiki; with `fix`, recompile stale sources and re-render, then check again."""
     from kg.maintain.lint import lint
 
@@ -590,7 +602,7 @@ def _export_target(kb: KnowledgeBase, path: Path) -> Path:
     return target
 
 
-def export_anki(kb: KnowledgeBase, path: Path) -> Any:
+def export_anki(kb: KnowledgeBase, path: Path) -> LearnExport:
     from kg.learn.deck import load_cards
     from kg.learn.export import anki
 
@@ -601,7 +613,7 @@ def export_anki(kb: KnowledgeBase, path: Path) -> Any:
 
 
 def export_finetune(kb: KnowledgeBase, path: Path, fmt: str, min_confidence: float = 0.0,
-                    include_contradicted: bool = False) -> Any:
+                    include_contradicted: bool = False) -> LearnExport:
     from exporters.pages import load_wiki_graph
     from kg.learn.cards import build_cards
     from kg.learn.export import finetune
@@ -614,7 +626,7 @@ def export_finetune(kb: KnowledgeBase, path: Path, fmt: str, min_confidence: flo
     return finetune(build_cards(graph), graph, target, fmt, min_confidence, include_contradicted)
 
 
-def export_slides(kb: KnowledgeBase, page: str, path: Path) -> Any:
+def export_slides(kb: KnowledgeBase, page: str, path: Path) -> LearnExport:
     from kg.learn.export import slides
 
     target = _export_target(kb, path)
@@ -632,21 +644,21 @@ def bundle_keygen(folder: Path | None = None) -> tuple[Path, Path, str]:
     return keygen(folder)
 
 
-def bundle_export(kb: KnowledgeBase, folder: Path, key: Path | None = None, shard_id: str | None = None) -> Any:
+def bundle_export(kb: KnowledgeBase, folder: Path, key: Path | None = None, shard_id: str | None = None) -> BundleExport:
     """The knowledge base's compiled knowledge as a signed shard bundle in folder (new or empty)."""
     from kg.share.bundle import export
 
     return export(kb, folder, key, shard_id)
 
 
-def bundle_verify(folder: Path, key: Path | None = None) -> Any:
+def bundle_verify(folder: Path, key: Path | None = None) -> VerifyReport:
     """Check a bundle's format, signature, file digests and evidence sources (a report, never raises)."""
     from kg.share.bundle import verify
 
     return verify(folder, key)
 
 
-def merge_kb(kb: KnowledgeBase, folders: Sequence[Path], authority: Sequence[str] = ()) -> tuple[Any, Any]:
+def merge_kb(kb: KnowledgeBase, folders: Sequence[Path], authority: Sequence[str] = ()) -> tuple[MergeReport, RenderReport | None]:
     """`kg merge`: shard bundles into this knowledge base (kg/share/merge.py), then the wiki.
 
     Every bundle is verified and every shard's key checked before anything is written; the

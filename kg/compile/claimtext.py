@@ -330,6 +330,13 @@ class ClaimRecord:
     stems: list[str] = field(default_factory=list)
     sources: tuple[str, ...] = ()  # paths of the sources whose evidence is live (shown to an LLM judge)
     group: str = ""  # the canonical entity of the subject's group (kg/compile/groups.py); default: the subject
+    # Derived once per claim, not once per candidate pair (in __post_init__).
+    stem_set: frozenset[str] = field(init=False)
+    statement: Statement = field(init=False)
+    said: frozenset[str] = field(init=False)
+    has_number: bool = field(init=False)
+    attributes: frozenset[tuple[str, ...]] = field(init=False)
+    entity_groups: frozenset[str] = field(init=False)  # set again from the groups by `regroup`
 
     def __post_init__(self) -> None:
         if not self.stems:

@@ -315,14 +315,17 @@ def load_claim_records(store: Store, ids: Sequence[str] | None = None,
     known = stems or {}
     records = []
     for r in rows:
-        values: dict[str, Any] = {k: (v if v is not None else d) for (k, v), d in zip(r.items(), _DEFAULTS, strict=True)}
+        values: dict[str, Any] = {k: (v if v is not None else _WHEN_NULL[k]) for k, v in r.items()}
         values["sources"] = tuple(sorted({p for p in values["sources"] if p}))
         values["entities"] = frozenset(values["entities"])
         records.append(ClaimRecord(**values, stems=list(known.get(r["id"], ()))))
     return records
 
 
-_DEFAULTS = ("", "", "", "", "fact", 1, "", 0.5, 0, None, "", (), ())  # in the order of live_claim_rows's columns
+# What a NULL column of live_claim_rows stands for.
+_WHEN_NULL: dict[str, Any] = {"id": "", "text": "", "subject": "", "predicate": "", "claim_type": "fact", "polarity": 1,
+                              "object": "", "confidence": 0.5, "authority": 0, "valid_from": None, "recorded_at": "",
+                              "sources": (), "entities": ()}
 
 
 @dataclass

@@ -354,6 +354,30 @@ class SourceWork:
         return out
 
 
+
+@dataclass
+class SourceRows:
+    """What one source says, as rows: its claims by id, their ABOUT and RELATED rows, its evidence
+    spans, and its mentions by entity id."""
+
+    claims: dict[str, dict[str, Any]]
+    about: list[dict[str, Any]]
+    related: list[dict[str, Any]]
+    evidence: list[dict[str, Any]]
+    mentions: Mapping[str, Mention]
+
+
+@dataclass
+class CompileRun:
+    """What one compile carries from source to source."""
+
+    report: CompileReport
+    keys: KeyIndex | None  # every live name, for an extractor shown the known names (an LLM)
+    known: set[str] | None  # every entity id (a bulk compile), else None: looked up per source
+    slugs: set[str]  # source slugs taken, for naming new sources
+    seq: int  # the next log entry's number
+    created: set[str] = field(default_factory=set)  # entities written by this compile
+
 class Compiler:
     def __init__(self, kb: KnowledgeBase, store: Store, extractor: Extractor, config: Config | None = None,
                  judge: ContradictionJudge | None = None, entity_judge: EntityJudge | None = None,
@@ -409,18 +433,16 @@ class Compiler:
         slugs: set[str] = set()
         if any(path not in states for path in todo):
             slugs = set(states.column("slug") if not states.partial else source_slugs(self.store))
-        seq = self.store.next_log_seq()
+        run = CompileRun(report, keys, known, slugs, self.store.next_log_seq())
         if todo or plan.vanished:
             drop_indexes(self.store, ("Claim", "Chunk"))  # rebuilt below; see kg/graph/fts.py
         size = max(1, self.config.compile.batch_sources)
         done = 0
-        created: set[str] = set()  # entities written by this compile
         works = self.extractions(todo, keys)  # in todo's order, whichever engine runs them
         for offset in range(0, len(todo), size):
             batch = WriteBatch()
             for path in todo[offset : offset + size]:
-                seq = self._compile_source(path, states.get(path), keys, known, created, slugs, batch, report, seq,
-                                           next(works))
+                self._compile_source(path, states.get(path), run, batch, next(works))
                 done += 1
                 if progress:
                     progress(path, done)
@@ -430,7 +452,7 @@ class Compiler:
         if plan.vanished:
             batch = WriteBatch()
             for path in plan.vanished:
-                seq = self._remove_source(path, batch, seq)
+                run.seq = self._remove_source(path, batch, run.seq)
             mark(touched)
             self.store.write(batch)
         regroup_batch, report.regrouped = regroup(self.store, touched, self.entity_judge)
@@ -476,18 +498,16 @@ class Compiler:
         return SourceWork(self.kb.raw, self.kb.converted_path, self.config.compile.max_source_bytes,
                           self.config.authority, self.config.compile.chunk_chars, extractor, names)
 
-    def _compile_source(
-        self, path: str, state: SourceState | None, keys: KeyIndex | None, known: set[str] | None,
-        created: set[str], slugs: set[str], batch: WriteBatch, report: CompileReport, seq: int,
-        work: Extracted | None = None,
-    ) -> int:
+    def _compile_source(self, path: str, state: SourceState | None, run: CompileRun, batch: WriteBatch,
+                        work: Extracted | None = None) -> None:
         now = now_iso()
-        slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), slugs, identity=path)
-        slugs.add(slug)
+        report, seq = run.report, run.seq
+        slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), run.slugs, identity=path)
+        run.slugs.add(slug)
         if state is not None:
             retract_source_evidence(batch, path, now)
         if work is None:  # no engine ran it: done here
-            work = self.source_work(self.extractor, keys)(path)
+            work = self.source_work(self.extractor, run.keys)(path)
         stat = work.stat
         if work.empty:
             report.empty[path] = list(work.empty)
@@ -496,7 +516,7 @@ class Compiler:
         try:
             if work.error is not None:
                 raise SourceError(work.error)
-            source_row, unverified = self._write_extracted(work, slug, known, created, batch, report, now)
+            source_row, unverified = self._write_extracted(work, slug, run, batch, now)
         except Exception as exc:  # one source's failure never stops the others
             exc = source_error(path, exc, self.extractor.name)
             report.failed[path] = str(exc)
@@ -516,7 +536,7 @@ class Compiler:
         same_size = stat is not None and stat.st_size == source_row["bytes"]
         source_row["file_stat"] = trusted_signature(stat, work.before) if same_size else None
         self.put_source(batch, state, source_row)
-        return seq + 1
+        run.seq = seq + 1
 
     def put_source(self, batch: WriteBatch, state: SourceState | None, source_row: dict[str, Any]) -> None:
         """Queue a compiled (or failed) source's row: created, or its changed columns SET."""
@@ -530,10 +550,8 @@ class Compiler:
                 del source_row["title"]
             batch.update("Source", source_row)
 
-    def _write_extracted(
-        self, work: Extracted, slug: str, known: set[str] | None, created: set[str], batch: WriteBatch,
-        report: CompileReport, now: str,
-    ) -> tuple[dict[str, Any], int]:
+    def _write_extracted(self, work: Extracted, slug: str, run: CompileRun, batch: WriteBatch,
+                         now: str) -> tuple[dict[str, Any], int]:
         doc = work.doc
         assert doc is not None
         claims = work.claims
@@ -541,8 +559,8 @@ class Compiler:
             row["recorded_at"] = now
         for row in work.evidence:
             row["recorded_at"] = now
-        self.write_records(doc.path, claims, work.about, work.related, work.evidence, work.mentions, known, created,
-                           batch, report, now)
+        self.write_records(doc.path, SourceRows(claims, work.about, work.related, work.evidence, work.mentions),
+                           run, batch, now)
         source_row = {
             "path": doc.path, "slug": slug, "sha256": doc.sha256, "title": doc.title, "kind": doc.kind,
             "bytes": doc.bytes, "authority": doc.authority, "ingested_at": now, "compiled_at": now,
@@ -552,15 +570,11 @@ class Compiler:
         add_chunks(batch, doc.path, doc.sha256, work.chunks)  # search: the source's text, replacing old chunks
         return source_row, work.unverified
 
-    def write_records(
-        self, path: str, claims: dict[str, dict[str, Any]], about: list[dict[str, Any]],
-        related: list[dict[str, Any]], evidence: list[dict[str, Any]], mentions: Mapping[str, Mention],
-        known: set[str] | None, created: set[str], batch: WriteBatch, report: CompileReport, now: str,
-    ) -> None:
-        """Queue what one source says (its claims by id, their ABOUT and RELATED rows, its evidence spans, and
-        its mentions by entity id) in batch: claims new to the graph are created, known ones made live again,
-        entities new to the graph created from what this source says of them. A compile's extraction and
-        `kg merge`'s bundle records (kg/share/merge.py) both write through here."""
+    def write_records(self, path: str, rows: SourceRows, run: CompileRun, batch: WriteBatch, now: str) -> None:
+        """Queue what one source says in batch: claims new to the graph are created, known ones made live
+        again, entities new to the graph created from what this source says of them. A compile's
+        extraction and `kg merge`'s bundle records (kg/share/merge.py) both write through here."""
+        claims, mentions, report, created = rows.claims, rows.mentions, run.report, run.created
         batched = set(batch_ids(batch, "Claim"))  # written by an earlier source of this batch: that one's rows stand
         claims = {cid: row for cid, row in claims.items() if cid not in batched}
         existing = self.store.existing_ids("Claim", sorted(claims))
@@ -572,16 +586,16 @@ class Compiler:
                 report.claims_added += 1
                 report.new_claim_ids.add(cid)
         fresh = {cid for cid in claims if cid not in existing}
-        for row in about:
+        for row in rows.about:
             if row["src"] in fresh:
                 batch.relate("ABOUT", row)
-        for row in related:
+        for row in rows.related:
             if row["claim_id"] in fresh:
                 batch.relate("RELATED", row)
-        for row in evidence:
+        for row in rows.evidence:
             batch.relate("EXTRACTED_FROM", row)
         fresh_entities = sorted(e for e in mentions if e not in created)
-        exists = (known.__contains__ if known is not None else
+        exists = (run.known.__contains__ if run.known is not None else
                   self.store.existing_ids("Entity", fresh_entities).__contains__)
         for entity_id in fresh_entities:
             if not exists(entity_id):

@@ -36,6 +36,8 @@ from kg.compile.pipeline import (
     CompilePlan,
     Compiler,
     CompileReport,
+    CompileRun,
+    SourceRows,
     SourceState,
     is_merged,
 )
@@ -237,14 +239,12 @@ class MergeCompiler(Compiler):
     def extractions(self, todo: Sequence[str], keys: Any) -> Iterator[None]:
         return itertools.repeat(None)  # nothing to read or extract: the bundles say it
 
-    def _compile_source(
-        self, path: str, state: SourceState | None, keys: Any, known: set[str] | None, created: set[str],
-        slugs: set[str], batch: WriteBatch, report: CompileReport, seq: int, work: Any = None,
-    ) -> int:
+    def _compile_source(self, path: str, state: SourceState | None, run: CompileRun, batch: WriteBatch,
+                        work: Any = None) -> None:
         now = now_iso()
-        rec = self.records[path]
-        slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), slugs, identity=path)
-        slugs.add(slug)
+        rec, report = self.records[path], run.report
+        slug = state.slug if state else unique_slug(Path(path).with_suffix("").as_posix(), run.slugs, identity=path)
+        run.slugs.add(slug)
         if state is not None:
             from kg.graph.sources import retract_source_evidence
 
@@ -254,13 +254,12 @@ class MergeCompiler(Compiler):
         if not failed:
             evidence = [row | {"recorded_at": now} for row in rec.evidence]
             claims = {cid: row | {"recorded_at": now} for cid, row in rec.claims.items()}
-            self.write_records(path, claims, rec.about, rec.related, evidence, rec.mentions, known, created, batch,
-                               report, now)
+            self.write_records(path, SourceRows(claims, rec.about, rec.related, evidence, rec.mentions), run, batch, now)
             report.compiled += 1
         else:
             report.failed[path] = f"failed in shard {rec.shard}: {src['error']}"
         op = "fail" if failed else "ingest" if state is None or state.status == "removed" else "update"
-        batch.add("LogEntry", {"seq": seq, "at": now, "op": op, "subject": path,
+        batch.add("LogEntry", {"seq": run.seq, "at": now, "op": op, "subject": path,
                                "detail": f"merged from shard {rec.shard}, sha256 {src['sha256'][:12]}"})
         row = {"path": path, "slug": slug, "sha256": src["sha256"], "title": src["title"], "kind": src["kind"],
                "bytes": src["bytes"], "authority": src["authority"] or 0, "ingested_at": now, "compiled_at": now,
@@ -268,7 +267,7 @@ class MergeCompiler(Compiler):
                "extractor": src["extractor"] or "", "chunks": src["chunks"] or 0, "unverified": src["unverified"] or 0,
                "file_stat": SHARD_MARK + rec.shard}
         self.put_source(batch, state, row)
-        return seq + 1
+        run.seq += 1
 
     def _remove_source(self, path: str, batch: WriteBatch, seq: int) -> int:
         from kg.graph.sources import mark_source_removed, retract_source_evidence
