@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from kg import api
 from kg.cache import ResponseCache
 from kg.cli import app
+from kg.extract.heuristic import HeuristicExtractor
 from kg.kb import KnowledgeBase, init
 from kg.llm import openai_api
 from kg.llm.extractor import LlmExtractor
@@ -118,14 +119,14 @@ def test_the_fallback_extracts_offline_and_every_claim_says_by_what(kb: Knowledg
                               "c.extractor AS extractor, c.prompt_version AS version ORDER BY path")
         made = {(r["path"], r["extractor"], r["version"]) for r in rows}
         assert ("eniac.md", "openai:gemma-3-270m", get_prompt().version) in made
-        assert ("alan-turing.md", "heuristic", "heuristic-3") in made
+        assert ("alan-turing.md", "heuristic", HeuristicExtractor.version) in made
         assert not any(r["path"] == "alan-turing.md" and r["extractor"] != "heuristic" for r in rows)
         page = (kb.wiki / "sources" / "alan-turing.md").read_text(encoding="utf-8")
         assert "Claims extracted by heuristic instead" in page and "· extracted by heuristic" in page
         assert "extracted by" not in (kb.wiki / "sources" / "eniac.md").read_text(encoding="utf-8")
         claim = next(r for r in api.cypher(kb, "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source {path: 'transistor.md'}) "
                                                "RETURN c.id AS id ORDER BY id LIMIT 1"))
-        assert "extractor heuristic (heuristic-3)" in run(kb, "claim", "show", claim["id"]).stdout
+        assert f"extractor heuristic ({HeuristicExtractor.version})" in run(kb, "claim", "show", claim["id"]).stdout
 
         # a rebuild from the cache asks nothing again and gives the same claims
         before = len(extraction_calls(server))
