@@ -13,24 +13,17 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from kg import api
-from kg.errors import KgError, QueryError
+from kg.errors import QueryError
 from kg.serve.tools import MAX_SEARCH_LIMIT, MODES
 from kg.serve.web.reads import NotFound
-from kg.serve.web.site import Site, json_response, name_param, text_param
+from kg.serve.web.site import Handler, Site, endpoint, json_response, name_param, text_param
 
-Handler = Callable[[Site, Request], Awaitable[Response]]
 MAX_SOURCES = 1000  # /api/entity lists at most this many sources (then says how many there are)
 
 
 def routes(site: Site) -> list[Route]:
     def bind(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            try:
-                return await handler(site, request)
-            except KgError as exc:
-                return site.failed(request, exc, as_json=True)
-
-        return endpoint
+        return endpoint(site, handler, as_json=True)
 
     return [Route("/api/search", bind(search)), Route("/api/query", bind(query)),
             Route("/api/entity/{entity_id:path}", bind(entity)), Route("/api/claim/{claim_id}", bind(claim))]

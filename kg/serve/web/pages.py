@@ -11,22 +11,13 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from kg.errors import KgError
 from kg.serve.web import reads, render
-from kg.serve.web.site import Site, name_param, page_number, text_param
-
-Handler = Callable[[Site, Request], Awaitable[Response]]
+from kg.serve.web.site import Handler, Site, endpoint, name_param, page_number, text_param
 
 
 def routes(site: Site) -> list[Route]:
     def bind(handler: Handler) -> Callable[[Request], Awaitable[Response]]:
-        async def endpoint(request: Request) -> Response:
-            try:
-                return await handler(site, request)
-            except KgError as exc:
-                return site.failed(request, exc, as_json=False)
-
-        return endpoint
+        return endpoint(site, handler, as_json=False)
 
     return [
         Route("/", bind(home)), Route("/search", bind(search)), Route("/entities", bind(entity_list)),

@@ -8,7 +8,7 @@ import functools
 import json
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -41,6 +41,20 @@ class ServeOptions:
     timeout: float | None = None  # seconds per read (default [limits] serve_timeout_seconds)
     embedder: str = "minilm"
     mode: str | None = None  # the default of /api/search, /api/query and /mcp (None: kg search's); pages use BM25
+
+
+Handler = Callable[["Site", Request], Awaitable[Response]]
+
+
+def endpoint(site: Site, handler: Handler, as_json: bool) -> Callable[[Request], Awaitable[Response]]:
+    """A route's endpoint: the handler, with a KgError as an error page (or JSON) with its status."""
+    async def run(request: Request) -> Response:
+        try:
+            return await handler(site, request)
+        except KgError as exc:
+            return site.failed(request, exc, as_json=as_json)
+
+    return run
 
 
 def status_of(exc: KgError) -> int:
