@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
 import shutil
 import tempfile
@@ -35,26 +34,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from harness import OUT_DIR as OUT
+from harness import REPO, data_dir, hotpot_markdown, read_jsonl, scifact_markdown, write_json
+
 from kg import api
 from kg.compile.candidates import candidate_pairs
 from kg.compile.contradict import ContradictionJudge, load_claim_records
 from kg.graph.entities import alias_edge_rows
 from kg.kb import KnowledgeBase, init
 
-REPO = Path(__file__).resolve().parent.parent
 LABELS = REPO / "benchmarks" / "fixtures" / "contradiction_labels.jsonl"
-OUT = REPO / "benchmarks" / "out"
 FLAGS = ("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE a.status = 'live' AND b.status = 'live' "
          "RETURN a.id AS a_id, b.id AS b_id, a.text AS a, b.text AS b, r.reason AS reason, r.confidence AS confidence")
 Labels = dict[tuple[str, str], dict[str, Any]]
-
-
-def data_dir() -> Path:
-    return Path(os.environ.get("KG_DATA_DIR", REPO.parent / "shared" / "data"))
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def pair_key(a: str, b: str) -> tuple[str, str]:
@@ -82,9 +74,9 @@ def compiled(texts: dict[str, str], work: Path, judge: ContradictionJudge | None
 def corpus_texts(corpus: str) -> dict[str, str]:
     if corpus == "hotpotqa":
         rows = read_jsonl(data_dir() / "hotpotqa-100" / "corpus.jsonl")
-        return {f"p{i:04d}.md": f"# {r['title']}\n\n{r['text']}\n" for i, r in enumerate(rows)}
+        return {f"p{i:04d}.md": hotpot_markdown(r) for i, r in enumerate(rows)}
     rows = read_jsonl(data_dir() / "scifact" / "corpus.jsonl")
-    return {f"{r['doc_id']}.md": f"# {r['title']}\n\n{' '.join(r['sentences'])}\n" for r in rows}
+    return {f"{r['doc_id']}.md": scifact_markdown(r, strip=False) for r in rows}
 
 
 def corpus_flags(corpus: str, weak: float, labels: Labels, sample: int, seed: int) -> dict[str, Any]:
@@ -282,8 +274,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{corpus}: {r['flags']} flags among {r['live_claims']:,} live claims ({r['flags_per_1000_claims']} per "
                   f"1,000; {r['weak_flags']} weak not counted); labelled {r['labelled']}, of which "
                   f"{r['labelled_conflicts']} conflicts; by reason {r['reasons']}", flush=True)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print(f"wrote {args.out}")
     return 0
 

@@ -65,8 +65,6 @@ folded).
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import sys
 import time
@@ -74,8 +72,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
-OUT_DIR = REPO / "benchmarks" / "out"
+from harness import OUT_DIR, REPO, data_dir, percentile, read_jsonl, write_json
+
 DEFAULT_OUT = OUT_DIR / "extractor_quality.json"
 _TRAILING_PARENS = re.compile(r"\s*\([^()]*\)\s*$")
 SETTINGS = ("heading", "text-only")
@@ -83,10 +81,8 @@ DATASETS = {"hotpot": ("hotpotqa-100", "corpus.jsonl"), "redocred": ("redocred-d
 
 
 def default_corpus(dataset: str = "hotpot") -> Path:
-    data_dir = os.environ.get("KG_DATA_DIR")
-    base = Path(data_dir) if data_dir else REPO.parent / "shared" / "data"
     folder, name = DATASETS[dataset]
-    return base / folder / name
+    return data_dir() / folder / name
 
 
 def default_out(args: argparse.Namespace) -> Path:
@@ -132,16 +128,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 # statistics --------------------------------------------------------------------------------
-
-
-def percentile(sorted_values: list[int], q: float) -> float:
-    """Linear interpolation between closest ranks (numpy's default)."""
-    if not sorted_values:
-        return 0.0
-    pos = (len(sorted_values) - 1) * q
-    lo = int(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
 
 
 def distribution(values: list[int]) -> dict[str, float]:
@@ -242,11 +228,7 @@ def run(args: argparse.Namespace) -> tuple[dict[str, Any], list[dict[str, Any]]]
     corpus = (args.corpus or default_corpus("hotpot")).resolve()
     if not corpus.is_file():
         sys.exit(f"HotpotQA corpus not found at {corpus}. Pass --corpus PATH or set KG_DATA_DIR.")
-    passages = []
-    with corpus.open(encoding="utf-8") as handle:
-        for line in handle:
-            if line.strip():
-                passages.append(json.loads(line))
+    passages = read_jsonl(corpus)
     passages.sort(key=lambda p: p["id"])
     if args.limit is not None:
         passages = passages[: args.limit]
@@ -402,8 +384,7 @@ _SENTENCE_END = re.compile(r"(?:^|[.!?:;][\"')\]]*|\n)\s*$")
 def load_redocred(path: Path, limit: int | None) -> list[dict[str, Any]]:
     if not path.is_file():
         sys.exit(f"Re-DocRED documents not found at {path}. Pass --corpus PATH or set KG_DATA_DIR.")
-    with path.open(encoding="utf-8") as handle:
-        docs = [json.loads(line) for line in handle if line.strip()]
+    docs = read_jsonl(path)
     docs.sort(key=lambda d: d["id"])
     return docs[:limit] if limit is not None else docs
 
@@ -929,8 +910,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         results, misses = run(args)
         print_report(results, misses)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_json(args.out, results, sort_keys=True, ensure_ascii=False)
     print(f"\nwrote {args.out}")
     return 0
 

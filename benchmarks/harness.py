@@ -54,8 +54,12 @@ def read_jsonl(path: Path, limit: int | None = None) -> list[dict[str, Any]]:
     return rows
 
 
-def scifact_markdown(doc: dict[str, Any]) -> str:
-    """One SciFact abstract as a markdown source: its title as the heading, its sentences joined."""
+def scifact_markdown(doc: dict[str, Any], strip: bool = True) -> str:
+    """One SciFact abstract as a markdown source: its title as the heading, its sentences joined.
+    strip=False keeps the spaces some sentences carry at their ends (the bytes that the
+    contradiction and MCP latency figures were measured on)."""
+    if not strip:
+        return f"# {doc['title']}\n\n{' '.join(doc['sentences'])}\n"
     body = " ".join(s.strip() for s in doc["sentences"])
     return f"# {doc['title'].strip()}\n\n{body}\n"
 
@@ -75,6 +79,18 @@ def write_scifact(raw: Path, docs: list[dict[str, Any]]) -> tuple[int, int]:
 def hotpot_markdown(row: dict[str, Any]) -> str:
     """One hotpotqa passage as a markdown source."""
     return f"# {row['title']}\n\n{row['text']}\n"
+
+
+def hotpot_passages(count: int, skip: int = 0) -> list[dict[str, Any]]:
+    """hotpotqa-100's passages `skip` to `skip + count`, in file order."""
+    return read_jsonl(data_dir() / "hotpotqa-100" / "corpus.jsonl", skip + count)[skip:]
+
+
+def compile_hotpot(root: Path, passages: int) -> float:
+    """A knowledge base at root of hotpotqa-100's first passages (p0001.md, ...) compiled by a
+    `kg compile` process with the offline extractor; returns its seconds."""
+    rows = hotpot_passages(passages)
+    return kg_compile_sources(root, {f"p{i + 1:04d}.md": hotpot_markdown(row) for i, row in enumerate(rows)})
 
 
 def kg_compile_sources(root: Path, sources: dict[str, str]) -> float:

@@ -26,15 +26,7 @@ from typing import Any
 import anyio
 import psutil
 from harness import KG_EXE as KG
-from harness import (
-    PeakTree,
-    data_dir,
-    hotpot_markdown,
-    kg_compile_sources,
-    out_path,
-    read_jsonl,
-    write_json,
-)
+from harness import PeakTree, compile_hotpot, out_path, write_json
 from mcp import Client, StdioServerParameters
 
 RANGE_100M = "UNWIND range(1, 100000000) AS x RETURN count(x)"
@@ -52,11 +44,6 @@ HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
     ("page path ../../../../etc/passwd", "kg_page", {"path": "../../../../etc/passwd"}),
     ("entity name of control characters", "kg_entity", {"name": "\x01\x02\x03\x1b[31m"}),
 ]
-
-
-def build(root: Path, passages: int) -> float:
-    rows = read_jsonl(data_dir() / "hotpotqa-100" / "corpus.jsonl", passages)
-    return kg_compile_sources(root, {f"p{i + 1:04d}.md": hotpot_markdown(row) for i, row in enumerate(rows)})
 
 
 async def through_mcp(root: Path) -> dict[str, Any]:
@@ -97,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "kb"
-        compile_s = build(root, args.passages)
+        compile_s = compile_hotpot(root, args.passages)
         served = anyio.run(through_mcp, root)
         cli = through_cli(root)
     print(f"{args.passages} hotpotqa passages compiled in {compile_s:.1f} s\n")

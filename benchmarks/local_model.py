@@ -52,9 +52,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+from harness import KG_EXE, REPO, out_path, write_json
+
 EXAMPLES = REPO / "examples" / "notes"
-OUT = REPO / "benchmarks" / "out" / "local_model.json"
+OUT = out_path("local_model.json")
 DEFAULT_NOTES = ("eniac", "alan-turing", "transistor")
 MODEL_NAME = "gemma-3-270m"
 
@@ -247,8 +248,7 @@ def request_figures(exchanges: list[Exchange]) -> dict[str, Any]:
 
 def kg(*args: str, kb: Path, timeout: float = 7200.0) -> tuple[int, Any, str, float]:
     """Run `kg ARGS --kb KB` as its own process: (exit code, parsed --json stdout, stderr, seconds)."""
-    script = Path(sys.executable).with_name("kg")
-    command = [str(script)] if script.exists() else [sys.executable, "-c", "from kg.cli import app; app()"]
+    command = [KG_EXE] if Path(KG_EXE).exists() else [sys.executable, "-c", "from kg.cli import app; app()"]
     started = time.perf_counter()
     done = subprocess.run([*command, *args, "--kb", str(kb)], capture_output=True, text=True, timeout=timeout,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"})
@@ -379,8 +379,7 @@ def main() -> int:
         return 2
     result = run(args.notes, doctor=not args.no_doctor, fallback=args.fallback, port=args.port, dump=args.dump,
                  documents=args.documents)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    write_json(args.out, result, sort_keys=True)
     print(json.dumps(result, indent=2, sort_keys=True))
     requests = result["requests"]
     ok = requests["bare_json_mode"] == 0 and requests["neither"] == 0 and result["compile"]["rule_holds"]

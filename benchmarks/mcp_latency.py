@@ -15,46 +15,41 @@ Prints p50/p95 per path and writes benchmarks/out/mcp.json. KG_DATA_DIR override
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import shutil
-import statistics
 import subprocess
-import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 import anyio
+from harness import KG_EXE as KG
+from harness import (
+    data_dir,
+    kg_compile_sources,
+    nearest_rank,
+    out_path,
+    percentile,
+    read_jsonl,
+    run_seconds,
+    scifact_markdown,
+    write_json,
+)
 from mcp import Client, StdioServerParameters
 
-REPO = Path(__file__).resolve().parent.parent
-KG = str(Path(sys.executable).with_name("kg"))
+
+def latency_ms(times: list[float]) -> dict[str, float]:
+    """p50 (interpolated: the median) and p95 (nearest rank), in milliseconds."""
+    return {"n": len(times), "p50_ms": round(1000 * percentile(times, 0.5), 1),
+            "p95_ms": round(1000 * nearest_rank(times, 0.95), 1)}
 
 
-def data_dir() -> Path:
-    return Path(os.environ.get("KG_DATA_DIR", REPO.parent / "shared" / "data"))
-
-
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-
-
-def percentiles(times: list[float]) -> dict[str, float]:
-    ordered = sorted(times)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return {"n": len(times), "p50_ms": round(1000 * statistics.median(ordered), 1), "p95_ms": round(1000 * p95, 1)}
-
-
-def build(root: Path, limit: int) -> float:
-    subprocess.run([KG, "init", str(root)], check=True, capture_output=True)
-    for row in read_jsonl(data_dir() / "scifact" / "corpus.jsonl")[:limit]:
-        (root / "raw" / f"{row['doc_id']}.md").write_text(f"# {row['title']}\n\n{' '.join(row['sentences'])}\n", encoding="utf-8")
-    started = time.perf_counter()
-    subprocess.run([KG, "compile", "-q", "--kb", str(root), "-x", "heuristic"], check=True, capture_output=True)
-    subprocess.run([KG, "search", "warm up", "--mode", "bm25", "--kb", str(root)], check=True, capture_output=True)
-    return time.perf_counter() - started
+def compile_scifact(root: Path, limit: int) -> float:
+    """SciFact's first `limit` abstracts compiled offline, then one search to build its index;
+    returns the seconds of both."""
+    docs = read_jsonl(data_dir() / "scifact" / "corpus.jsonl", limit)
+    seconds = kg_compile_sources(root, {f"{doc['doc_id']}.md": scifact_markdown(doc, strip=False) for doc in docs})
+    return seconds + run_seconds([KG, "search", "warm up", "--mode", "bm25", "--kb", str(root)])
 
 
 async def through_mcp(root: Path, questions: list[str]) -> dict[str, Any]:
@@ -71,7 +66,7 @@ async def through_mcp(root: Path, questions: list[str]) -> dict[str, Any]:
             out[name].append(time.perf_counter() - t0)
             if result.is_error:
                 raise SystemExit(f"{name} failed: {result.content[0].text}")  # type: ignore[union-attr]
-    return {"server_ready_ms": round(1000 * ready, 1), **{k: percentiles(v) for k, v in out.items()}}
+    return {"server_ready_ms": round(1000 * ready, 1), **{k: latency_ms(v) for k, v in out.items()}}
 
 
 def through_processes(root: Path, questions: list[str]) -> dict[str, Any]:
@@ -82,7 +77,7 @@ def through_processes(root: Path, questions: list[str]) -> dict[str, Any]:
             t0 = time.perf_counter()
             subprocess.run(cmd, check=True, capture_output=True)
             out[name].append(time.perf_counter() - t0)
-    return {k: percentiles(v) for k, v in out.items()}
+    return {k: latency_ms(v) for k, v in out.items()}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -91,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--questions", type=int, default=30)
     parser.add_argument("--process-questions", type=int, default=10, help="questions run as kg processes (slower)")
     parser.add_argument("--kb", type=Path, default=None, help="a compiled SciFact knowledge base to use (not changed)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "mcp.json")
+    parser.add_argument("--out", type=Path, default=out_path("mcp.json"))
     args = parser.parse_args(argv)
     questions = [r["claim"] for r in read_jsonl(data_dir() / "scifact" / "claims_train.jsonl")[: args.questions]]
     work = Path(tempfile.mkdtemp(prefix="kg-mcp-bench-"))
@@ -101,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(args.kb, root)
             seconds = 0.0
         else:
-            seconds = build(root, args.limit)
+            seconds = compile_scifact(root, args.limit)
         sources = len(list((root / "raw").iterdir()))
         print(f"compiled {sources:,} abstracts in {seconds:.0f} s", flush=True)
         mcp = anyio.run(through_mcp, root, questions)
@@ -114,8 +109,7 @@ def main(argv: list[str] | None = None) -> int:
                          ("kg_query over MCP", mcp["kg_query"]), ("kg search process", processes["kg search"]),
                          ("kg query process", processes["kg query"])):
         print(f"{label:28} p50 {stats['p50_ms']:>8} ms  p95 {stats['p95_ms']:>8} ms  (n={stats['n']})")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    write_json(args.out, result)
     print(f"wrote {args.out}")
     return 0
 

@@ -37,7 +37,8 @@ scores its ranked list of passages (source paths) against the gold passages
 
 The graph settings (damping, home-edge weight, the fusion) were chosen by trying a handful
 of values on these same 100 questions: there is no held-out split for them, so read the
-graph figures as optimistic by the spread reported in benchmarks/README.md. Settings added
+graph figures as optimistic by the spread reported in "Retrieval" of
+`git show f9f9c0e:benchmarks/README.md`. Settings added
 later (kg.walk's ALIAS_OF weight) were chosen on the odd-positioned questions only (--split
 odd); the navigator's (kg/retrieve/settings.py) by cross-validation on both halves and on the
 questions of redocred_questions.py. recall@5 and answer found are reported on odd and even

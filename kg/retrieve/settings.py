@@ -6,7 +6,8 @@ the Re-DocRED question set (benchmarks/redocred_questions.py), answer found and 
 budget of 600, and the value kept is at least as good as the others on all four halves (on a tie,
 the value that does least that the unit tests' examples still need: a rule tuned on all 100
 hotpotqa questions once that ties is neutralised). "design" means a value set by what it is for, never tuned. The figures
-are in benchmarks/README.md (session 11).
+are in benchmarks/README.md (retrieval.py); each value's cross-validation in session 11 of
+`git show f9f9c0e:benchmarks/README.md`.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ SEARCH_MODES = ("bm25", "vector", "hybrid")
 # MiniLM vectors fused). On the question set kg was not tuned on (Re-DocRED) the navigator states the answer
 # more often with it than with BM25 alone, on both halves (0.77 against 0.75), as dense retrieval does on
 # held-out multi-hop questions over raw passages; on hotpotqa-100, whose rules were tuned with BM25, less
-# (0.85 against 0.88). benchmarks/README.md, session 11. `--mode bm25` needs no model and no first
+# (0.85 against 0.88). benchmarks/README.md, retrieval.py. `--mode bm25` needs no model and no first
 # embedding of every claim (minutes on a large knowledge base).
 DEFAULT_MODE = "hybrid"
 

@@ -21,7 +21,8 @@ the graph; sources are ranked by the mass they end with, and the entities holdin
 matrix-vector product in numpy/scipy over edges read once with Arrow.
 
 These settings are the ones of the walk first written in benchmarks/retrieval.py, ported as
-they were (ALIAS_OF edges are new here); see benchmarks/README.md for how they were chosen.
+they were (ALIAS_OF edges are new here); see "Retrieval" in
+`git show f9f9c0e:benchmarks/README.md` for how they were chosen.
 """
 
 from __future__ import annotations
