@@ -15,7 +15,9 @@ from typing import Any
 from kg import api
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
+from kg.retrieve.search import DEFAULT_MODE
 from kg.serve.tools import KgTools, instructions
+from kg.serve.web.vectors import Vectors
 
 READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
 
@@ -33,7 +35,12 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
 
     own = reader is None
-    reader = api.reader(kb, served=True, timeout=timeout) if own else reader
+    if own:
+        # Two workers: one may spend minutes embedding the knowledge base for vector search, in the
+        # background (kg/serve/web/vectors.py), while the other answers; searches run as BM25 until then.
+        reader = api.reader(kb, served=True, timeout=timeout, size=2)
+        if mode_for is None:
+            mode_for = Vectors(kb, reader, embedder, DEFAULT_MODE).mode_for
     tools = KgTools(kb, allow_writes, embedder, reader, mode_for)
     server: Any = MCPServer("kg", instructions=instructions(tools), version=_version(), log_level="WARNING")
     if own:

@@ -16,13 +16,14 @@ from __future__ import annotations
 import difflib
 import json
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kg import api
-from kg.errors import ConfigError, KgError, QueryError
+from kg.errors import ConfigError, DatabaseLocked, KgError, QueryError
 from kg.kb import KnowledgeBase
 from kg.names import name_key
 from kg.retrieve.settings import SEARCH_MODES
@@ -34,6 +35,9 @@ MAX_SNIPPET = 300
 MAX_CYPHER_ROWS = 1000
 MAX_PAGE_LINES = 400
 MAX_OFFSET = 10_000  # how far a cursor may page into search hits or an entity's claims
+# Seconds a read waits for a writer before it says so: another worker rebuilding the search indexes
+# after a small compile (seconds on a large graph), a short compile.
+LOCKED_PATIENCE = 5.0
 MODES = SEARCH_MODES
 
 
@@ -81,7 +85,16 @@ class KgTools:
     mode_for: Callable[[str | None], str | None] | None = None
 
     def _read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        return self.reader.call(fn, *args, **kwargs) if self.reader is not None else fn(*args, **kwargs)
+        if self.reader is None:
+            return fn(*args, **kwargs)
+        give_up = time.monotonic() + LOCKED_PATIENCE
+        while True:
+            try:
+                return self.reader.call(fn, *args, **kwargs)
+            except DatabaseLocked:
+                if time.monotonic() >= give_up:
+                    raise
+                time.sleep(0.2)
 
     # reading -----------------------------------------------------------------------------------
 
