@@ -615,7 +615,7 @@ def _snippet(text: str, size: int = 160) -> str:
 def query_command(
     question: Annotated[str, typer.Argument(help="A question in plain words.")],
     save: Annotated[bool, typer.Option("--save", help="File the answer back: wiki/answers/<slug>.md, index.md, log.md.")] = False,
-    budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read.")] = 2000,
+    budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read, 200 to 50,000.")] = 2000,
     offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
     mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
     embedder: EmbedderOption = "minilm",
