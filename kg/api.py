@@ -342,6 +342,7 @@ def parse_param(text: str) -> tuple[str, Any]:
 MAX_CYPHER_CHARS = 100_000  # a Cypher query (and its parameters, as JSON)
 MAX_TEXT_CHARS = 5_000  # a search string or a question: a long paragraph, not a document
 MAX_NAME_CHARS = 1_000  # an entity name, a claim id, a wiki page path
+MIN_BUDGET, MAX_BUDGET = 200, 50_000  # tokens kg query's navigator may read
 
 
 def check_text(value: str, what: str, limit: int, name: bool = False) -> str:
@@ -480,6 +481,10 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
     from kg.retrieve.walk import GraphWalk
 
     check_text(question, "The question", MAX_TEXT_CHARS)
+    if not question.strip():
+        raise QueryError("The question is empty: ask something in plain words, such as 'Who built ENIAC?'.")
+    if not MIN_BUDGET <= budget <= MAX_BUDGET:
+        raise QueryError(f"The budget must be between {MIN_BUDGET} and {MAX_BUDGET:,} tokens (got {budget}).")
     mode = mode or DEFAULT_MODE  # the one default of kg query, kg search and the MCP tools
     config = kb.config()
     provider = "heuristic" if offline else extractor_name(config)

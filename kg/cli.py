@@ -37,7 +37,7 @@ T = TypeVar("T")
 KbOption = Annotated[Path | None, typer.Option("--kb", help="Knowledge base folder (default: the one containing the current folder).", envvar="KG_HOME")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 TimeoutOption = Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds the read may take before it is stopped "
-                                                     "(default: [limits] timeout_seconds in kg.toml, 300).")]
+                                                     "(default: \\[limits] timeout_seconds in kg.toml, 300).")]
 
 
 @contextmanager
@@ -423,7 +423,7 @@ def cypher_command(
     param: Annotated[list[str] | None, typer.Option("--param", "-p", help="name=value (JSON values allowed); repeatable.")] = None,
     write: Annotated[bool, typer.Option("--write", help="Allow queries that change the graph.")] = False,
     max_rows: Annotated[int | None, typer.Option("--max-rows", min=1, help="Rows returned at most; the rest are not read "
-                                                  "(default: [limits] max_rows in kg.toml, 100000).")] = None,
+                                                  "(default: \\[limits] max_rows in kg.toml, 100000).")] = None,
     timeout: TimeoutOption = None,
     kb: KbOption = None,
     as_json: JsonOption = False,
@@ -431,7 +431,7 @@ def cypher_command(
     """Run Cypher against the graph (read-only unless --write). See the README for the schema.
 
     The query runs in a worker process that is stopped past its time limit or memory ceiling
-    ([limits] in kg.toml): a runaway query ends with a message and exit 1.
+    (\\[limits] in kg.toml): a runaway query ends with a message and exit 1.
     """
     with errors():
         base = find_kb(kb)
@@ -615,7 +615,7 @@ def _snippet(text: str, size: int = 160) -> str:
 def query_command(
     question: Annotated[str, typer.Argument(help="A question in plain words.")],
     save: Annotated[bool, typer.Option("--save", help="File the answer back: wiki/answers/<slug>.md, index.md, log.md.")] = False,
-    budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read.")] = 2000,
+    budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read, 200 to 50,000.")] = 2000,
     offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
     mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
     embedder: EmbedderOption = "minilm",
@@ -625,7 +625,7 @@ def query_command(
 ) -> None:
     """Answer a question from the wiki, with citations to claims, pages and source spans.
 
-    Answering runs in a worker process under [limits] (--timeout); --save files it back after.
+    Answering runs in a worker process under \\[limits] (--timeout); --save files it back after.
     """
     with errors(), _EmbeddingProgress() as progress:
         base = find_kb(kb)
@@ -686,7 +686,7 @@ def mcp_command(
     allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Add kg_compile and saving answers (kg_query save=true).")] = False,
     embedder: EmbedderOption = "minilm",
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds each tool call may take before it "
-                                                  "is stopped (default: [limits] serve_timeout_seconds in kg.toml, 30).")] = None,
+                                                  "is stopped (default: \\[limits] serve_timeout_seconds in kg.toml, 30).")] = None,
     kb: KbOption = None,
 ) -> None:
     """Serve the knowledge base to agents (Claude Code, Codex, Cursor) over MCP on stdin/stdout.
@@ -694,7 +694,7 @@ def mcp_command(
     Tools: kg_search, kg_query, kg_entity, kg_claim, kg_page, kg_cypher (read-only), kg_status,
     kg_lint; kg_compile only with --allow-writes. The graph is opened per call, so `kg compile`
     works while the server runs. Each call runs in a worker process stopped past its time limit
-    or memory ceiling ([limits] in kg.toml), and the server goes on.
+    or memory ceiling (\\[limits] in kg.toml), and the server goes on.
     Set up: claude mcp add --scope project kg -- kg mcp
     """
     from kg.serve.mcp import build_server
@@ -724,7 +724,7 @@ def serve_command(
                                              "hybrid (default: kg search's). Vectors are embedded in the background as "
                                              "the server starts; until then such searches run as BM25.")] = None,
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds each read may take before it is "
-                                                  "stopped (default: [limits] serve_timeout_seconds in kg.toml, 30).")] = None,
+                                                  "stopped (default: \\[limits] serve_timeout_seconds in kg.toml, 30).")] = None,
     kb: KbOption = None,
 ) -> None:
     """Serve the knowledge base on the web: pages for people, JSON for programs, MCP for agents.
@@ -976,7 +976,7 @@ def bundle_export_command(
     directory: Annotated[Path, typer.Argument(help="A new or empty folder for the bundle.")],
     key: Annotated[Path | None, typer.Option("--key", help="The Ed25519 private key (default: kg-bundle.key from "
                                              "`kg bundle keygen`'s default folder).")] = None,
-    shard_id: Annotated[str | None, typer.Option("--shard-id", help="The shard's id (default: [bundle] shard_id "
+    shard_id: Annotated[str | None, typer.Option("--shard-id", help="The shard's id (default: \\[bundle] shard_id "
                                                  "in kg.toml, else the knowledge base folder's name).")] = None,
     kb: KbOption = None,
     as_json: JsonOption = False,

@@ -277,14 +277,22 @@ def export_onnx(path: Path) -> None:
         raise ConfigError(f"Could not export MiniLM to ONNX at {path} ({exc}); use --embedder minilm-torch or hashing.") from exc
 
 
+_EMBEDDERS: dict[str, type[Embedder]] = {
+    "minilm": MiniLMEmbedder, "all-MiniLM-L6-v2@onnxruntime": MiniLMEmbedder,
+    "minilm-torch": MiniLMTorchEmbedder, "all-MiniLM-L6-v2": MiniLMTorchEmbedder,
+    "hashing": HashingEmbedder, "hashing-v1": HashingEmbedder,
+}
+
+
+def check_embedder(name: str) -> str:
+    """`name` when it names an embedder (a server checks before it starts, not in its first search)."""
+    if name not in _EMBEDDERS:
+        raise ConfigError(f"Unknown embedder {name!r}: use 'minilm', 'minilm-torch' or 'hashing'.")
+    return name
+
+
 def make_embedder(name: str, cache: VectorCache | None = None) -> Embedder:
-    if name in ("minilm", "all-MiniLM-L6-v2@onnxruntime"):
-        return MiniLMEmbedder(cache)
-    if name in ("minilm-torch", "all-MiniLM-L6-v2"):
-        return MiniLMTorchEmbedder(cache)
-    if name in ("hashing", "hashing-v1"):
-        return HashingEmbedder(cache)
-    raise ConfigError(f"Unknown embedder {name!r}: use 'minilm', 'minilm-torch' or 'hashing'.")
+    return _EMBEDDERS[check_embedder(name)](cache)
 
 
 def top_k(query: np.ndarray, matrix: np.ndarray, k: int) -> list[tuple[int, float]]:

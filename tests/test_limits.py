@@ -272,3 +272,10 @@ def test_the_hostile_list_against_kg_mcp_leaves_it_serving(fresh: KnowledgeBase)
     assert peak[0] < 1500, f"the server and its worker peaked at {peak[0]:.0f} MB"
     assert not Path("/tmp/kg-hostile.csv").exists()
     assert (tree_digest(fresh.raw), tree_digest(fresh.wiki)) == before
+
+
+@pytest.mark.parametrize("command", [["query"], ["search"], ["cypher"], ["serve"], ["mcp"], ["bundle", "export"]])
+def test_help_names_the_kg_toml_table_of_its_limits(command: list[str]) -> None:
+    """Console markup took "[limits]" for a style tag and printed "under  (--timeout)"."""
+    code, output = run_cli(*command, "--help")
+    assert code == 0 and ("\\[limits]" not in output) and ("[limits]" in output or "[bundle]" in output)

@@ -278,3 +278,14 @@ def test_a_long_sources_claims_are_read_only_about_the_reached_entities(tmp_path
     assert rows["atlas.md"] and all(r["eid"] in reached for r in rows["atlas.md"])
     assert len(rows["atlas.md"]) < 10  # of the atlas's 360 claims, those about TownAa
     assert {r["eid"] for r in rows["port-ellis.md"]} >= {None} and len(rows["port-ellis.md"]) >= 2
+
+
+@pytest.mark.parametrize("question, budget, message", [("   ", "2000", "question is empty"),
+                                                      (QUESTION, "0", "between 200 and 50,000")])
+def test_cli_query_refuses_a_blank_question_or_a_budget_out_of_range(fresh: KnowledgeBase, question: str,
+                                                                      budget: str, message: str) -> None:
+    """As kg mcp and kg serve do: nothing is answered, and --save files no empty answer page."""
+    result = CliRunner().invoke(app, ["query", question, "--budget", budget, "--save", "--mode", "bm25",
+                                      "--kb", str(fresh.root)])
+    assert result.exit_code == 1 and message in result.stderr
+    assert not (fresh.wiki / "answers").exists() or not list((fresh.wiki / "answers").iterdir())

@@ -202,3 +202,17 @@ def test_served_vectors_that_fail_are_not_tried_again_until_the_graph_changes(tm
     with pytest.raises(VectorsNotReady, match="no model here"):
         vectors.mode_for("hybrid")
     assert len(pool.calls) == 1
+
+
+@pytest.mark.parametrize("server", ["serve", "mcp"])
+def test_an_unknown_embedder_is_refused_before_the_server_starts(kb: KnowledgeBase, server: str) -> None:
+    """It used to start and answer every vector search with 'still embedding ... the last attempt failed'."""
+    from kg.serve.mcp import build_server
+    from kg.serve.web.app import build_app
+    from kg.serve.web.site import ServeOptions
+
+    with pytest.raises(ConfigError, match="Unknown embedder 'bogus'"):
+        if server == "serve":
+            build_app(kb, ServeOptions(port=0, embedder="bogus"))
+        else:
+            build_server(kb, embedder="bogus")

@@ -13,6 +13,7 @@ import weakref
 from typing import Any
 
 from kg import api
+from kg.embed import check_embedder
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.retrieve.search import DEFAULT_MODE
@@ -34,6 +35,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     except ImportError as exc:
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
 
+    check_embedder(embedder)
     own = reader is None
     if own:
         # Two workers: one may spend minutes embedding the knowledge base for vector search, in the

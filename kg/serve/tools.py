@@ -117,8 +117,8 @@ class KgTools:
     def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None) -> dict[str, Any]:
         if not question.strip():
             raise QueryError("question is empty: ask something in plain words.")
-        if not 200 <= budget <= 50_000:
-            raise QueryError(f"budget must be between 200 and 50000 tokens (got {budget}).")
+        if not api.MIN_BUDGET <= budget <= api.MAX_BUDGET:
+            raise QueryError(f"budget must be between {api.MIN_BUDGET} and {api.MAX_BUDGET} tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
         mode = self.mode_for(mode) if self.mode_for is not None else mode

@@ -68,7 +68,7 @@ async def search(site: Site, request: Request) -> Response:
 
 async def query(site: Site, request: Request) -> Response:
     question = text_param(request, "q", "The question")
-    budget = _number(request, "budget", 2000, 200, 50_000)
+    budget = _number(request, "budget", 2000, api.MIN_BUDGET, api.MAX_BUDGET)
     mode = _mode(site, request)
     result = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
                              **_embedding(mode))
