@@ -388,7 +388,7 @@ def status_command(kb: KbOption = None, as_json: JsonOption = False) -> None:
         return
     c = st.counts
     out.print(f"{st.root}  (extractor: {st.extractor})")
-    out.print(f"{c['Source']} sources · {c['Entity']} entities · {c['Claim']} claims · {c['Page']} pages · {c['Contradiction']} contradictions")
+    out.print(f"{c['Source']} sources · {c['Entity']} entities · {c['Claim']} claims · {c['Page']} filed answers · {c['Contradiction']} contradictions")
     for label, items in (("new", st.new), ("changed", st.changed), ("vanished", st.vanished)):
         for path in items:
             out.print(f"  {label}: {path}")

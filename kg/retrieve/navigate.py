@@ -156,7 +156,8 @@ class Navigator:
         searched = sorted(search_score, key=lambda p: (-search_score[p], p))
         prior = {p: 1.0 / (1 + i) for i, p in enumerate(searched[: s.prior_sources])}
         walked = self.walk.walk(asked.tokens, s.walk_depth, prior, s.prior_weight) if asked.tokens else WalkResult([], [])
-        sources = walked.source_paths + [p for p in searched if p not in set(walked.source_paths)]
+        walked_paths = set(walked.source_paths)
+        sources = walked.source_paths + [p for p in searched if p not in walked_paths]
         reached = [(e, m) for e, m in walked.entities if self.context.has_page(e)]
         top_mass = max((m for _, m in reached), default=0.0) or 1.0
         for entity, mass in reached[: s.walk_entities]:
