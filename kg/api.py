@@ -448,6 +448,8 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10
     mode = mode or DEFAULT_MODE
 
     check_text(text, "The search text", MAX_TEXT_CHARS)
+    if not text.strip():
+        raise QueryError("The search text is empty: pass the words to look for.")
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # a small compile leaves them to the first search

@@ -133,6 +133,8 @@ def test_cli_search_json_and_text(compiled: KnowledgeBase) -> None:
     assert text.exit_code == 0 and "[[sources/" in text.stdout and "via" in text.stdout
     bad = runner.invoke(app, ["search", "x", "--kb", str(compiled.root), "--mode", "fuzzy"])
     assert bad.exit_code == 1 and "Unknown search mode" in bad.output
+    blank = runner.invoke(app, ["search", "  ", "--kb", str(compiled.root), "--mode", "bm25"])
+    assert blank.exit_code == 1 and "search text is empty" in blank.output  # as kg mcp and /api/search refuse it
 
 
 def test_vectors_are_cached_once_per_text(compiled: KnowledgeBase) -> None:
