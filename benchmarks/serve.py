@@ -42,7 +42,7 @@ import anyio
 from harness import KG_EXE as KG
 from harness import PeakTree, compile_hotpot, hotpot_markdown, hotpot_passages, out_path, write_json
 
-from tests.serving import request
+from tests.serving import headless_chromium, request, wait_for
 
 TOKEN = "benchmark-token-" + "x" * 24
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -83,59 +83,34 @@ def browser_check(url: str) -> dict[str, Any]:
     """The issue's browser walk, with the token signed in first; {} without chromium or selenium."""
     chromium, driver_path = shutil.which("chromium"), shutil.which("chromedriver")
     try:
-        from selenium import webdriver
-        from selenium.webdriver.chrome.service import Service
         from selenium.webdriver.common.by import By
         from selenium.webdriver.common.keys import Keys
     except ImportError:
         return {"skipped": "selenium is not installed"}
     if not (chromium and driver_path):
         return {"skipped": "no chromium / chromedriver"}
-    options = webdriver.ChromeOptions()
-    for flag in ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"):
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="kg-bench-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.binary_location = chromium
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(driver_path), options=options)
-    try:
+    with headless_chromium(chromium, driver_path) as driver:
         driver.get(url + "/login")
         field = driver.find_element(By.CSS_SELECTOR, "input[type=password]")
         field.send_keys(TOKEN)
         field.submit()
-        _wait(driver, "main input[type=search]", 10)
+        wait_for(driver, "main input[type=search]", 10)
         driver.get_log("browser")
         title = hotpot_passages(1, 10)[0]["title"]
         box = driver.find_element(By.CSS_SELECTOR, "main input[type=search]")
         started = time.monotonic()
         box.send_keys(title, Keys.ENTER)
-        links = _wait(driver, "a.entity", 10)
+        links = wait_for(driver, "a.entity", 10)
         search_s = time.monotonic() - started
         links[0].click()
         heading = driver.find_element(By.TAG_NAME, "h1").text
-        drawn = bool(_wait(driver, "#graph[data-drawn] canvas", 10))
+        drawn = bool(wait_for(driver, "#graph[data-drawn] canvas", 10))
         source = driver.find_element(By.CSS_SELECTOR, "section.claims a.source")
         source.click()
-        marked = "".join(m.text for m in _wait(driver, "mark.current", 5))
+        marked = "".join(m.text for m in wait_for(driver, "mark.current", 5))
         severe = [e["message"] for e in driver.get_log("browser") if e["level"] == "SEVERE"]
         return {"title_typed": title, "entity_links_seconds": round(search_s, 2), "entity_links": len(links),
                 "entity_heading": heading, "graph_drawn": drawn, "marked_quote": marked[:120], "severe_console": severe}
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def _wait(driver: Any, css: str, seconds: float) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + seconds
-    while True:
-        found = driver.find_elements(By.CSS_SELECTOR, css)
-        if found or time.monotonic() > deadline:
-            return found  # type: ignore[no-any-return]
-        time.sleep(0.02)
 
 
 def mcp_check(url: str) -> dict[str, Any]:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import shutil
+import tempfile
 import threading
 import time
 import urllib.error
@@ -72,3 +74,43 @@ def served(kb: KnowledgeBase, **options: Any) -> Iterator[str]:
         server.should_exit = True
         thread.join(30)
         sock.close()
+
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                  "--window-size=1200,1000")
+
+
+@contextlib.contextmanager
+def headless_chromium(chromium: str, chromedriver: str) -> Iterator[Any]:
+    """A Selenium driver of the OS's headless Chromium with its own throwaway profile, collecting
+    the browser console (tests/test_serve_browser.py, benchmarks/serve.py)."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    for flag in CHROMIUM_FLAGS:
+        options.add_argument(flag)
+    profile = tempfile.mkdtemp(prefix="kg-chromium-")
+    options.add_argument(f"--user-data-dir={profile}")
+    options.binary_location = chromium
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(60)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+def wait_for(driver: Any, css: str, seconds: float) -> list[Any]:
+    """The elements matching `css`, waiting up to `seconds` for at least one."""
+    from selenium.webdriver.common.by import By
+
+    deadline = time.monotonic() + seconds
+    while True:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        if found or time.monotonic() > deadline:
+            return found  # type: ignore[no-any-return]
+        time.sleep(0.02)

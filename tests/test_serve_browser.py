@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -13,7 +12,7 @@ from typing import Any
 import pytest
 
 from kg.kb import KnowledgeBase
-from tests.serving import request, served
+from tests.serving import headless_chromium, request, served, wait_for
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")
@@ -22,41 +21,13 @@ if not REQUIRED:
     pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install -e '.[dev]')")
     pytestmark = pytest.mark.skipif(not (CHROMIUM and DRIVER), reason="no chromium and chromedriver on PATH "
                                     "(Debian: apt-get install chromium chromium-driver)")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--window-size=1200,1000")
 
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     assert CHROMIUM and DRIVER, "KG_REQUIRE_BROWSER=1 but chromium or chromedriver is not on PATH"
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    for flag in FLAGS:
-        options.add_argument(flag)
-    profile = tempfile.mkdtemp(prefix="kg-chromium-")
-    options.add_argument(f"--user-data-dir={profile}")
-    options.binary_location = CHROMIUM
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    driver.set_page_load_timeout(60)
-    try:
+    with headless_chromium(CHROMIUM, DRIVER) as driver:
         yield driver
-    finally:
-        driver.quit()
-        shutil.rmtree(profile, ignore_errors=True)
-
-
-def wait_for(driver: Any, css: str, seconds: float) -> list[Any]:
-    from selenium.webdriver.common.by import By
-
-    deadline = time.monotonic() + seconds
-    while True:
-        found = driver.find_elements(By.CSS_SELECTOR, css)
-        if found or time.monotonic() > deadline:
-            return found  # type: ignore[no-any-return]
-        time.sleep(0.05)
 
 
 def test_search_entity_graph_and_marked_quote(compiled: KnowledgeBase, browser: Any) -> None:
