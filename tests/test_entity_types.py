@@ -25,6 +25,9 @@ NAME_CASES = {
     "regnal_number": ("Gustav V", "person"),
     "initials": ("J. R. R. Tolkien", "person"),
     "name_particle": ("Ludwig van Beethoven", "person"),
+    "religion": ("Roman Catholic", "religion"),
+    "nucleic_acid": ("mRNA", "chemical"),
+    "protein_family": ("IL-6", "gene or protein"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -47,6 +50,11 @@ CONTEXT_CASES = {
     "agent_body": ("The album was certified Gold by the ", "BPI", " within three weeks.", "organization"),
     "creator_by": ("The film was directed by ", "Tomomi Mochizuki", " in 1993.", "person"),
     "place_compound": ("It joined the ", "Berlin", " - based underground band.", "place"),
+    "language_use": ("The novel was written in ", "German", ".", "language"),
+    "such_as": ("It drew hard rock bands such as ", "Kamikaze", ", Alakran and Rata Blanca.", "organization"),
+    "article_acronym": ("Its best players left for the ", "NBA", ".", "organization"),
+    "binomial": ("Cells of ", "Caenorhabditis", " elegans were counted.", "organism"),
+    "town_preposition": ("He lived in ", "Münsingen", ", a small town.", "place"),
 }
 
 
@@ -79,6 +87,13 @@ def test_context_rule(rule: str) -> None:
     ("It was lower in the ", "odds ratio", " than expected.", "organization"),  # no proper name
     ("The song was written by ", "Iron and Wine", " in 2011.", "person"),  # a band: not read as a name
     ("Its results were ", "DNA", "-based.", "place"),  # a place's compounds are a proper name's
+    ("It was found in ", "Swiss", " and Finnish patients.", "language"),  # a nationality's, not a language's
+    ("It differed in ", "Czechs", ".", "language"),  # a people is no language
+    ("The test of ", "Fisher", "'s exact test was used.", "person"),  # an eponym
+    ("Bands ", "Kamikaze", " played on.", "organization"),  # no "such as"
+    ("Cells of ", "Drosophila", " cells were counted.", "organism"),  # no epithet after it
+    ("The score rose in the ", "DNA", " of the mice.", "organization"),  # "in the X" is no body
+    ("They buy it from ", "Parndorf", " farmers daily.", "place"),  # a modifier, no place of its own
 ])
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
     assert not_this not in [t for _, t, _ in entity_types.context_votes(before, name, after)]
@@ -117,7 +132,7 @@ def test_gazetteers_come_from_packages() -> None:
 # ordinary prose -> the types a reader expects of its names
 TYPED_PROSE = [
     ("Ada Lovelace was an English mathematician. She worked with Charles Babbage in London.",
-     {"Ada Lovelace": "person", "Charles Babbage": "person", "London": "place", "English": "nationality"}),
+     {"Ada Lovelace": "person", "Charles Babbage": "person", "London": "place", "English": "place"}),
     ("Ladytron are an English electronic music band. Their album was released by Nettwerk Records.",
      {"Ladytron": "organization", "Nettwerk Records": "organization"}),
     ("Buchach is a town in Ukraine. It lies on the Strypa River, north of the Carpathian Mountains.",
@@ -136,6 +151,12 @@ TYPED_PROSE = [
      {"BBC": "organization", "Tomomi Mochizuki": "person"}),
     ("He was born in Moscow, in the Soviet Union. He studied at Harvard and taught in Berlin.",
      {"Moscow": "place", "Soviet Union": "place", "Harvard": "organization", "Berlin": "place"}),
+    ("Her French name is Jeanne. The confluence of the Oder and Olza rivers lies north of the town.",
+     {"French": "language", "Oder": "place", "Olza": "place"}),
+    ("In 1701 she converted back to Calvinism. Most Methodists and Lutherans agreed.",
+     {"Calvinism": "religion", "Lutherans": "religion"}),
+    ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
+     {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]
 
 
@@ -156,3 +177,21 @@ def test_a_type_needs_a_share_of_the_mentions() -> None:
     assert node.attributes()["type"] == "concept"
     node = Node("copd", "copd", types={"concept": 30, "disease": 8})
     assert node.attributes()["type"] == "disease"
+
+
+def test_a_demonym_names_its_country() -> None:
+    """"a German skeleton racer": the demonym is a place, declaring its country's name, so the graph
+    joins it to the country's page (kg/compile/groups.py); the most populous country of a shared
+    demonym; a demonym for a language is no place and declares nothing."""
+    entities = {e.name: e for e in _extract("# Notes\n\nSchneider is a German skeleton racer. He won in Canada.\n").entities}
+    assert entities["German"].type == "place" and "Germany" in entities["German"].aliases
+    assert gazetteer.demonym_country("Americans") == "United States"
+    assert gazetteer.demonym_country("European") == "Europe"
+    assert gazetteer.is_demonym("Zambian") and not gazetteer.is_demonym("Gibraltar")
+    entities = {e.name: e for e in _extract("# Notes\n\nThe book was translated into German.\n").entities}
+    assert entities["German"].type == "language" and entities["German"].aliases == []
+
+
+def test_a_demonym_is_never_the_subject() -> None:
+    claims = _extract("# Notes\n\nAmerican troops landed in Normandy in 1944.\n").claims
+    assert claims and all(c.subject != "American" for c in claims)

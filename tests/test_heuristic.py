@@ -180,7 +180,8 @@ def names_of(text: str) -> dict[str, str]:
 def test_nationalities_are_entities_but_never_subjects() -> None:
     r = extract("# Physics\n\nAmerican physicist Richard Feynman won the Nobel Prize in 1965. Willi Schneider is a "
                 "German skeleton racer.\n")
-    assert entity(r, "American").type == entity(r, "German").type == "nationality"
+    assert entity(r, "American").type == entity(r, "German").type == "place"  # their countries' (heuristic-5)
+    assert entity(r, "German").aliases == ["Germany"]
     assert quoted(r, "American physicist").subject == "Richard Feynman"
 
 
@@ -288,5 +289,5 @@ def test_two_full_names_sharing_a_short_one_stay_apart() -> None:
 
 def test_a_hyphenated_pair_of_nationalities_is_two_nationalities() -> None:
     names = names_of("Tiana Brown was the first African - American woman to win it; Anna Weiss is a German-French writer.")
-    assert names.get("African") == names.get("American") == "nationality", sorted(names)
+    assert names.get("African") == names.get("American") == "place", sorted(names)
     assert "African - American" not in names and "German-French" not in names, sorted(names)

@@ -40,6 +40,7 @@ from kg.compile.resolve import (
     plain_form,
     specific,
 )
+from kg.extract.gazetteer import is_demonym
 from kg.graph.claims import uncheck_claims_about
 from kg.graph.entities import (
     decision_rows,
@@ -313,8 +314,8 @@ def _decide(store: Store, nodes: dict[str, Node], edges: dict[tuple[str, str], t
 
 def _components(nodes: dict[str, Node], edges: dict[tuple[str, str], tuple[str, float]]
                 ) -> dict[str, tuple[str, str, float]]:
-    """Each entity's (canonical entity, method, score): the canonical has the most sources naming
-    it, then the smallest id; a member's method and score are those of the edge that reached it
+    """Each entity's (canonical entity, method, score): the canonical is no demonym if it can be,
+    has the most sources naming it, then the smallest id; a member's method and score are those of the edge that reached it
     first, breadth first from the canonical in id order."""
     neighbours: dict[str, list[str]] = defaultdict(list)
     for a, b in sorted(edges):
@@ -330,7 +331,8 @@ def _components(nodes: dict[str, Node], edges: dict[tuple[str, str], tuple[str, 
                 if other not in component:
                     component.add(other)
                     stack.append(other)
-        head = min(component, key=lambda e: (-nodes[e].sources, e))
+        # a country's page over its demonym's ("United States", not "American", however many say it)
+        head = min(component, key=lambda e: (is_demonym(nodes[e].key), -nodes[e].sources, e))
         out[head] = (head, "", 0.0)
         frontier = [head]
         while frontier:

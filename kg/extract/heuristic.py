@@ -17,7 +17,9 @@ from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
     ONCE_PER_NAME,
+    SCIENCE_KINDS,
     context_votes,
+    list_kind,
     listed_together,
     proper_name,
     typed,
@@ -105,7 +107,9 @@ class HeuristicExtractor(Extractor):
     # ("X of Y", "A and B Railroad", possessive places, nicknames, spaced hyphens), full names folded.
     # 4: types from names, gazetteers and context (kg/extract/entity_types.py), no "named";
     # statistical notation, lone roman numerals and modifier fragments are no entities
-    version = "heuristic-4"
+    # 5: a demonym is its country's place ("American" -> alias "United States") or a language;
+    # religions, nucleic acids, protein families, binomials, towns, lists' kinds
+    version = "heuristic-5"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
@@ -145,7 +149,7 @@ class HeuristicExtractor(Extractor):
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= {key for _, _, key in headings if key}
         entities = [
-            ExtractedEntity(name=e.name, type=e.type, aliases=sorted(e.aliases), description=e.description)
+            ExtractedEntity(name=e.name, type=e.type, aliases=e.declared_aliases(), description=e.description)
             for key, e in registry.entities.items()
             if key in used or key in registry.kept or e.aliases or e.description
         ]
@@ -267,7 +271,7 @@ class HeuristicExtractor(Extractor):
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.
         # A nationality ("American physicist ...") is never the subject either.
         outside = [m for m in mentions if sentence.count("(", 0, m.start) <= sentence.count(")", 0, m.start)
-                   and registry.entities[m.key].type != "nationality"]
+                   and not registry.entities[m.key].demonym]
         first_word = words[0].lower().strip(",")
         reference = reference_at_start(words, is_verb) or _fronted_pronoun(sentence)
         topic = referents[0] if referents else None
@@ -395,6 +399,7 @@ def _split(name: str, registry: Registry) -> tuple[str, str]:
 
 def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry) -> None:
     """Every mention's context votes for its entity's type (entity_types.CONTEXT_RULES)."""
+    science = any(e.type in SCIENCE_KINDS for e in registry.entities.values())
     for (start, end), found in zip(spans, mentions, strict=True):
         sentence = text[start:end]
         for mention in found:
@@ -404,15 +409,21 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             if possessive:  # "Kipling's wife": the possessive belongs to what follows
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
-            for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
+            for rule, type_, weight in context_votes(sentence[: mention.start], name, after, science):
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)
                 else:
                     entity.vote(type_, weight)
     # Names listed together are of a kind ("Nokia, Intel and Taito"): the typed ones vote for the others.
     for (start, end), found in zip(spans, mentions, strict=True):
-        for run in listed_together(text[start:end], [(m.start, m.end) for m in found]):
+        sentence = text[start:end]
+        for run in listed_together(sentence, [(m.start, m.end) for m in found]):
             members = [registry.entities[found[i].key] for i in run]
+            said = list_kind(sentence[: found[run[0]].start], sentence[found[run[-1]].end :])
+            if said:  # "bands such as A, B and C", "the Oder and Olza rivers": what they all are
+                for member in members:
+                    member.vote(said, LIST_KIND_WEIGHT)
+                continue
             if not all(proper_name(m.name) for m in members):
                 continue  # symbols and codes ("VCAM-1", "Cdks") carry no kind for their neighbours
             kinds = Counter(m.type for m in members if typed(m.type))
@@ -429,6 +440,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
 PRONOUN_WEIGHT = 2.0
 _HE = Reference("pronoun", 1, "person", True)
 LIST_WEIGHT = 1.0
+LIST_KIND_WEIGHT = 2.5  # a kind the sentence names for the whole list, as such_as does for one name
 # The kinds one typed name passes on to the names listed with it: places and organisations are
 # listed with their like; a list with one person is as often of people and works, or people and
 # bands (Re-DocRED's first half), so other kinds pass on when two names of the list agree.

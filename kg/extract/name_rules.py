@@ -406,7 +406,7 @@ candidate_rule = _phase(CANDIDATE_RULES)
 def nationality(candidate: Candidate) -> Verdict:
     """"American", "Germans": a nationality, an entity of its own type ("a German skeleton racer")."""
     name = candidate.name
-    if name.lower() in V.NATIONALITIES or (name.endswith("s") and name[:-1].lower() in V.NATIONALITIES):
+    if gazetteer.is_demonym(name) or (name.endswith("s") and gazetteer.is_demonym(name[:-1])):
         return [(name, "nationality")]
     return None
 
@@ -415,7 +415,7 @@ def nationality(candidate: Candidate) -> Verdict:
 def nationality_pair(candidate: Candidate) -> Verdict:
     """"African-American", "German - Jewish": two nationalities, not one name."""
     parts = re.split(r"[ \t]*[-–][ \t]*", candidate.name)
-    if len(parts) > 1 and all(part.lower() in V.NATIONALITIES for part in parts):
+    if len(parts) > 1 and all(gazetteer.is_demonym(part) for part in parts):
         return [(part, "nationality") for part in parts]
     return None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from kg.extract import gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT, decide, name_votes, typed
 from kg.extract.filters import not_a_name
@@ -14,6 +15,10 @@ from kg.names import name_key, name_variants
 # nationality above all ("the Swedish government": what follows does not make it a person).
 GIVEN_WEIGHT = 3.0
 GIVEN_WEIGHTS = {"nationality": 6.0}
+# A demonym used as a nationality names its country's place ("a German skeleton racer": from
+# Germany), as Wikidata's "country of citizenship" and Re-DocRED's LOC read it; only where the
+# chunk uses it for a language ("in German", "German-language") is it that instead.
+DEMONYM_TYPE = "place"
 
 
 @dataclass
@@ -24,6 +29,13 @@ class Entity:
     description: str = ""
     votes: dict[str, float] = field(default_factory=dict)  # type -> weight of the rules voting for it
     voted: set[tuple[str, str]] = field(default_factory=set)  # (name, rule) pairs counted once
+    demonym: bool = False  # found as a nationality ("American"): never a claim's subject
+
+    def declared_aliases(self) -> list[str]:
+        """Its aliases, and the country a demonym used as a place names ("American" -> "United
+        States"), so that the graph joins the two (kg/compile/groups.py)."""
+        country = gazetteer.demonym_country(self.name) if self.demonym and self.type == DEMONYM_TYPE else None
+        return sorted(self.aliases | {country} if country and name_key(country) != name_key(self.name) else self.aliases)
 
     def vote(self, type_: str, weight: float) -> None:
         if typed(type_):
@@ -76,7 +88,10 @@ class Registry:
             self.alias_to_key[key] = key
             existing = key
         entity = self.entities[existing]
-        entity.vote_once(name, "found as", type_, GIVEN_WEIGHTS.get(type_, GIVEN_WEIGHT))
+        weight = GIVEN_WEIGHTS.get(type_, GIVEN_WEIGHT)
+        if type_ == "nationality":
+            entity.demonym, type_ = True, "language" if name_key(name) in V.LANGUAGES_ONLY else DEMONYM_TYPE
+        entity.vote_once(name, "found as", type_, weight)
         if (name, "") not in entity.voted:
             entity.voted.add((name, ""))
             for _rule, voted_type, weight in name_votes(name):

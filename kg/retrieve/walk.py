@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from kg.extract.gazetteer import is_demonym
 from kg.graph.retrieval import (
     alias_table,
     compiled_source_table,
@@ -157,9 +158,11 @@ def load_walk_graph(store: Store, settings: WalkSettings) -> WalkGraph:
     entity_node = {entity: i for i, entity in enumerate(entity_ids)}
     source_node = {path: len(entity_ids) + i for i, path in enumerate(source_paths)}
 
-    # Nationalities ("American") connect everything said about a country's people: hubs that would
-    # draw the walk away from the question's own entities. They stay out of it.
-    off_walk = {i for i, type_ in enumerate(entities.column("type").to_pylist()) if type_ in OFF_WALK_TYPES}
+    # Nationalities ("American", a place's demonym since heuristic-5) connect everything said about a
+    # country's people: hubs that would draw the walk away from the question's own entities. They
+    # stay out of it.
+    off_walk = {i for i, (type_, name) in enumerate(zip(entities.column("type").to_pylist(), entity_names, strict=True))
+                if type_ in OFF_WALK_TYPES or is_demonym(name)}
     names: dict[str, set[int]] = defaultdict(set)
     for node, (name, aliases) in enumerate(zip(entity_names, entities.column("aliases").to_pylist(), strict=True)):
         if node in off_walk:
