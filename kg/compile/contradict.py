@@ -57,7 +57,7 @@ VAGUE = {"up", "down", "out", "off", "over", "under", "just", "only", "than", "t
 INCREMENTAL_MAX_NEW = 2000
 INCREMENTAL_MAX_SHARE = 0.2
 # Bumped with every change of what `RuleJudge` finds: the next detection judges every live claim again.
-RULES_VERSION = "rules 2"
+RULES_VERSION = "rules 3"
 
 
 @dataclass(frozen=True)
