@@ -47,6 +47,10 @@ def test_negation_and_opposite_directions() -> None:
         "one claim denies the effect the other states"
     assert judge.judge_one(rec("a", "Statins increase plasma HDL levels in adult patients."),
                            rec("b", "Statins do not decrease plasma HDL levels in adult patients.")) is None
+    assert judge.judge_one(rec("a", "Insulin raises glucose."), rec("b", "Insulin lowers glucose.")).reason == \
+        "opposite directions of the same effect"  # two shared terms: what acts and what it acts on
+    assert judge.judge_one(rec("a", "Exercise raises glucose uptake in muscle."),
+                           rec("b", "Exercise lowers glucose levels in elderly diabetic patients.")) is None
     # Verbs of causing ("elicits", "evokes", "triggers") state an effect as "induces" does.
     assert judge.judge_one(rec("a", "Alum elicits a durable antibody response in mice."),
                            rec("b", "Alum has no effect on the antibody response in mice.")).reason == \
