@@ -47,6 +47,17 @@ def test_negation_and_opposite_directions() -> None:
         "one claim denies the effect the other states"
     assert judge.judge_one(rec("a", "Statins increase plasma HDL levels in adult patients."),
                            rec("b", "Statins do not decrease plasma HDL levels in adult patients.")) is None
+    assert judge.judge_one(rec("a", "Insulin raises glucose."), rec("b", "Insulin lowers glucose.")).reason == \
+        "opposite directions of the same effect"  # two shared terms: what acts and what it acts on
+    assert judge.judge_one(rec("a", "Exercise raises glucose uptake in muscle."),
+                           rec("b", "Exercise lowers glucose levels in elderly diabetic patients.")) is None
+    # Verbs of causing ("elicits", "evokes", "triggers") state an effect as "induces" does.
+    assert judge.judge_one(rec("a", "Alum elicits a durable antibody response in mice."),
+                           rec("b", "Alum has no effect on the antibody response in mice.")).reason == \
+        "one claim denies the effect the other states"
+    assert judge.judge_one(rec("a", "Chronic stress triggers relapse in abstinent smokers."),
+                           rec("b", "Chronic stress prevents relapse in abstinent smokers.")).reason == \
+        "opposite directions of the same effect"
     evaluative = judge.judge_one(rec("a", "Integrated care is ineffective at tackling multiple comorbidities."),
                                  rec("b", "Integrated care is successful at tackling multiple comorbidities."))
     assert evaluative and evaluative.reason.startswith("opposite terms")
@@ -93,6 +104,19 @@ def test_values_and_dates_of_the_same_thing() -> None:
     assert completed and completed.reason == "different dates for complet: 1948 vs 1949"
     assert judge.judge_one(rec("a", "The album was released in 1990."), rec("b", "The album was released in 1991.")) is None
     assert judge.judge_one(rec("a", "It was completed in June 1948."), rec("b", "It was completed on June 21, 1948.")) is None
+
+
+def test_what_is_most_of_its_kind() -> None:
+    """A superlative head answered two ways: about a named thing, or stated as a general fact in
+    the present tense; a study's finding in the past tense ("were") is of that study only."""
+    named = judge.judge_one(rec("a", "The most prevalent adverse events to Semaglutide are gastrointestinal."),
+                            rec("b", "The most prevalent adverse events to Semaglutide are cardiovascular."))
+    assert named and named.reason.startswith("different answers for")
+    general = judge.judge_one(rec("a", "The peak incidence of hip fractures occurs in the elderly."),
+                              rec("b", "The peak incidence of hip fractures occurs in adolescents."))
+    assert general and general.reason.startswith("different answers for")
+    assert judge.judge_one(rec("a", "The most common adverse events were nausea and vomiting."),
+                           rec("b", "The most common adverse events were headaches.")) is None
 
 
 def test_confidence_follows_the_evidence() -> None:

@@ -38,9 +38,11 @@ import numpy as np
 from kg.compile.claimtext import (
     ANTONYMS,
     DEGREE_WORDS,
+    DOWN_WORDS,
     LIGHT_WORDS,
     QUANTITY_WORDS,
     RELATION_WORDS,
+    UP_WORDS,
     ClaimRecord,
     jaccard,
 )
@@ -194,11 +196,11 @@ def candidate_pairs(claims: Sequence[ClaimRecord], new_ids: set[str], canonical:
 
 def key_version(salt: str = "") -> int:
     """What the index is a function of (the keys' and the pairs' settings, the word lists of
-    `said`, and `salt`: the judge's rules); an index made under another is rebuilt, and every
-    live claim judged again."""
+    `said`, directions of effect included, and `salt`: the judge's rules); an index made under
+    another is rebuilt, and every live claim judged again."""
     settings = [str(v) for v in (TERM_BANDS, MAX_ATTRIBUTES, MAX_BUCKET, MIN_TERMS, MIN_SIMILARITY)]
-    return _hash("\x00".join(["claim-keys 2", salt, *settings, *RELATION_WORDS, *LIGHT_WORDS, *DEGREE_WORDS,
-                               *QUANTITY_WORDS, *sorted(CLAIM_STOPWORDS), *("/".join(p) for p in ANTONYMS)]))
+    return _hash("\x00".join(["claim-keys 2", salt, *settings, *UP_WORDS, *DOWN_WORDS, *RELATION_WORDS, *LIGHT_WORDS,
+                               *DEGREE_WORDS, *QUANTITY_WORDS, *sorted(CLAIM_STOPWORDS), *("/".join(p) for p in ANTONYMS)]))
 
 
 class KeyIndex:

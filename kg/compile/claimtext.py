@@ -27,7 +27,7 @@ STEADY = {"stable", "unchanged", "unaltered", "unaffected", "constant", "steady"
 UP_WORDS = """increase enhance promote raise higher more greater activate stimulate induce upregulate catalyze
 accelerate elevate augment boost perpetuate generate generation essential require gain strengthen facilitate
 exacerbate susceptible susceptibility faster larger bigger rise rose risen grow grew grown positive cause
-encourage vulnerable vulnerability presence present support improve restore lead
+encourage vulnerable vulnerability presence present support improve restore lead elicit evoke provoke trigger triggers
 activation elevation stimulation induction promotion augmentation""".split()
 DOWN_WORDS = """decrease reduce inhibit lower less fewer suppress impede impair prevent downregulate antagonize delay
 diminish attenuate disrupt remove removal block dispensable loss lose weaken hinder immune resist resistant abolish
@@ -271,16 +271,22 @@ def qualifiers(text: str) -> Qualifiers:
 SUPERLATIVES = """most least predominant peak highest lowest largest smallest biggest greatest commonest longest
 shortest oldest youngest earliest latest best worst""".split()
 _SUPERLATIVE = re.compile(r"^(?P<head>(?:[\w'’-]+\s+)*?(?:the|its|their)\s+(?:" + "|".join(SUPERLATIVES) + r")\b.*?)\s+"
-                          r"(?:is|are|was|were|occurs?|occurred|remains?|remained)\s+(?P<tail>.+)$", re.I)
+                          r"(?P<verb>is|are|was|were|occurs?|occurred|remains?|remained)\s+(?P<tail>.+)$", re.I)
+# A study reports what it found in the past tense ("The highest dose was 10 mg": of that study);
+# what holds in general is said in the present ("The peak incidence of fractures occurs in ...").
+_PRESENT = {"is", "are", "occur", "occurs", "remain", "remains"}
 
 
 @functools.lru_cache(maxsize=200_000)
 def superlative(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """(head, what it is) as content stems for "the <superlative> ... is/are ..." at the start of a
     sentence ("The most common cause of X is Y"), when the head names what it is about (a
-    proper name or symbol: of two studies' "highest dose", neither says which study); else None."""
+    proper name or symbol: of two studies' "highest dose was", neither says which study) or the
+    sentence states it in the present tense, as a general fact; else None."""
     match = _SUPERLATIVE.match(text.strip())
-    if not match or re.search(r"\bone of\b", match["head"], re.I) or not qualifiers(match["head"]).names:
+    if not match or re.search(r"\bone of\b", match["head"], re.I):
+        return None
+    if not qualifiers(match["head"]).names and match["verb"].lower() not in _PRESENT:
         return None
     head, tail = statement(match["head"]).content, statement(match["tail"]).content
     return (head, tail) if head and tail else None

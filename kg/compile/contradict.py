@@ -56,8 +56,10 @@ VAGUE = {"up", "down", "out", "off", "over", "under", "just", "only", "than", "t
 # than this share of the live claims; otherwise every live claim is loaded.
 INCREMENTAL_MAX_NEW = 2000
 INCREMENTAL_MAX_SHARE = 0.2
+# Terms two claims of opposite directions must share (besides `direction_similarity`).
+MIN_EFFECT_TERMS = 2
 # Bumped with every change of what `RuleJudge` finds: the next detection judges every live claim again.
-RULES_VERSION = "rules 2"
+RULES_VERSION = "rules 3"
 
 
 @dataclass(frozen=True)
@@ -154,7 +156,9 @@ class RuleJudge(ContradictionJudge):
         only_a, only_b = a.stem_set - b.stem_set, b.stem_set - a.stem_set
         dir_a, dir_b = _direction(a, only_a), _direction(b, only_b)
         opposite = bool(dir_a and dir_b and dir_a != dir_b)
-        if (opposite and neg_a == neg_b and core >= self.direction_similarity and len(a.core & b.core) >= 3
+        # Two shared terms are a whole statement of effect: what acts and what it acts on
+        # ("Insulin raises glucose" / "Insulin lowers glucose").
+        if (opposite and neg_a == neg_b and core >= self.direction_similarity and len(a.core & b.core) >= MIN_EFFECT_TERMS
                 and compatible(a, b, scopes=False)):
             return Finding(a.id, b.id, "opposite directions of the same effect",
                            round(confidence * _strength(core, self.direction_similarity), 2), self.method)
