@@ -120,9 +120,30 @@ def test_short_claims_and_long_subjects_without_a_heading() -> None:
     assert extract("Materials and methods.\n", "c2.txt").claims == []  # three words without a verb: a title
     long = extract("Differentiation of progenitor cells to myeloid cells is skewed upon activation of insulin signaling.\n", "c3.txt")
     assert claim_with(long, "skewed").subject == "Differentiation of progenitor cells"
-    # One word left is too generic a subject to share across texts.
+    # One word left is too generic a subject to share across texts: it keeps its first modifier, up
+    # to the next preposition or relative word, or there is no claim.
     students = extract("Students who perform poorly in the early years of medical school are at increased risk.\n", "c4.txt")
-    assert students.claims == []
+    assert claim_with(students, "risk").subject == "Students who perform poorly"
+    assert extract("Patients with advanced chronic kidney disease and anaemia benefit from iron.\n", "c5.txt").claims == []
+
+
+def test_leading_noun_phrases_of_english_subjects() -> None:
+    """Where a sentence's subject ends when no name is found: six words besides its article; a
+    participle or gerund opening it is no verb; a relative clause's verb is not the sentence's."""
+    subjects = {
+        "The density of cytokine receptor bearing cells affects the distance over which cytokines act.":
+            "density of cytokine receptor bearing cells",
+        "Diminished ovarian reserve is a reliable indicator of infertility.": "Diminished ovarian reserve",
+        "A diminished ovarian reserve does not indicate infertility.": "diminished ovarian reserve",
+        "Blocking tumour necrosis factor reduces inflammation.": "Blocking tumour necrosis factor",
+        "Mice that lack the receptor are resistant to infection.": "Mice that lack the receptor",
+    }
+    for i, (sentence, subject) in enumerate(subjects.items()):
+        assert [c.subject for c in extract(sentence + "\n", f"s{i}.txt").claims] == [subject], sentence
+    # A participle before a preposition opens a clause, not the subject; a subject of seven words is
+    # still too long to be one.
+    assert extract("Reduced by half, the dose was safe.\n", "n1.txt").claims == []
+    assert extract("The density of cytokine receptor bearing immune cells affects the distance.\n", "n2.txt").claims == []
 
 
 def test_section_labels_and_acronyms_are_not_names() -> None:

@@ -108,7 +108,10 @@ class HeuristicExtractor(Extractor):
     # 4: types from names, gazetteers and context (kg/extract/entity_types.py), no "named";
     # statistical notation, lone roman numerals and modifier fragments are no entities
     # 5: a demonym is its country's place ("American" -> alias "United States") or a language;
-    # religions, nucleic acids, protein families, binomials, towns, lists' kinds
+    # religions, nucleic acids, protein families, binomials, towns, lists' kinds; a subject without a
+    # name: six words besides its article, a leading participle or gerund ("Diminished ovarian
+    # reserve is"), a relative clause's verb, a one-word head with its first modifier ("Students who
+    # perform poorly")
     version = "heuristic-5"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
@@ -506,13 +509,25 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     phrase: list[str] = []
     while words and is_section_label(words[0]):  # "RESULTS The ..."
         words = words[1:]
-    ended = False  # at a verb or a clause's end within the first seven words
-    for word in words[:7]:
-        if is_verb(word) or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")):
+    # The window is the phrase's own first six words and a seventh for its verb: the articles and
+    # the like that lead it ("The", "A") are dropped below and take no place in it.
+    lead = next((i for i, word in enumerate(words) if word.lower() not in V.STOP_CAPS), len(words))
+    modifier = _opening_modifier(words[lead : lead + 2])
+    ended = False  # at a verb or a clause's end within the window
+    clause = ""  # "": no relative clause; "open": after "who", "which", "that"; "verb": in its verb
+    for i, word in enumerate(words[: lead + 7]):
+        verb = is_verb(word) and not (i == lead and modifier) and not word.endswith((",", ";", ":"))
+        if verb and (clause == "open" or (clause == "verb" and is_verb(words[i - 1]))):
+            clause = "verb"  # "Cells that express CD4 | are ...": the relative clause's verb
+        elif verb or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")):
             if word.endswith((",", ";", ":")) and not is_verb(word):
+                if modifier:
+                    return None  # "Located near the river, the town ...": a participle's clause
                 phrase.append(word.rstrip(",;:"))
             ended = True
             break
+        elif i > lead and word.lower() in _RELATIVE_WORDS:
+            clause = "open"
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
@@ -523,20 +538,37 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     return " ".join(phrase).strip("\"'()[]")
 
 
+_RELATIVE_WORDS = {"who", "which", "that", "whose", "whom"}
 _CUT_WORDS = {"in", "on", "at", "by", "for", "from", "with", "without", "into", "to", "via", "among", "upon", "during",
-              "after", "before", "under", "over", "between", "through", "who", "which", "that", "whose", "whom", "of"}
+              "after", "before", "under", "over", "between", "through", "of"} | _RELATIVE_WORDS
+
+
+def _opening_modifier(words: list[str]) -> bool:
+    """Whether a sentence's first word (after its article) is a participle or gerund opening its
+    subject, not its verb: a verb comes after its subject, so "Diminished ovarian reserve is ...",
+    "Blocking TNF reduces ..."; not when a preposition or article follows ("Born in 1950, ...")."""
+    if len(words) < 2 or not is_verb(words[0]) or not words[0].lower().endswith(("ed", "ing")) or \
+            words[0].endswith((",", ";", ":")):
+        return False
+    after = words[1].lower().strip(",;:")
+    return bool(re.match(r"[a-z]", after)) and after not in _CUT_WORDS | V.FUNCTION_WORDS | V.PRONOUN_STARTS | \
+        CONJUNCTIONS and not is_verb(after)
 
 
 def _head(phrase: list[str]) -> list[str]:
     """The head of a subject too long to be a name: "Differentiation of progenitor cells | to myeloid
-    cells", "Students | who perform poorly ...". Cut before the first preposition or relative word
-    (a first "of" stays when what it leaves is short); nothing when one word would be left."""
+    cells". Cut before the first preposition or relative word (a first "of" stays when what it
+    leaves is short)."""
     cuts = [i for i, word in enumerate(phrase) if i and word.lower() in _CUT_WORDS]
     later = [i for i in cuts if phrase[i].lower() != "of" or i > 4]
     cut = later[0] if later and later[0] <= 6 else (cuts[0] if cuts else len(phrase))
-    # One word left ("Patients | with ...", "Students | who ...") is too generic a subject: claims
-    # of unrelated texts would meet on it.
-    return phrase[:cut] if cut >= 2 else []
+    if cut >= 2:
+        return phrase[:cut]
+    # One word ("Students", "Patients") is too generic a subject: claims of unrelated texts would
+    # meet on it. With its first modifier, up to the next preposition or relative word, it names
+    # a group: "Students who perform poorly | in ...", "Patients with diabetes | in ...".
+    end = next((i for i in cuts if i > cut + 1), 0)
+    return phrase[:end] if cut == 1 and end <= 6 else []
 
 
 def _predicate(words: list[str]) -> str:
