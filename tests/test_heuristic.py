@@ -137,12 +137,19 @@ def test_leading_noun_phrases_of_english_subjects() -> None:
         "A diminished ovarian reserve does not indicate infertility.": "diminished ovarian reserve",
         "Blocking tumour necrosis factor reduces inflammation.": "Blocking tumour necrosis factor",
         "Mice that lack the receptor are resistant to infection.": "Mice that lack the receptor",
+        "Induced pluripotent stem cells (iPSCs) can be derived from somatic cells.": "Induced pluripotent stem cells",
+        "The main associations of body-mass index (BMI) with overall mortality are unclear.":
+            "main associations of body-mass index",
     }
     for i, (sentence, subject) in enumerate(subjects.items()):
         assert [c.subject for c in extract(sentence + "\n", f"s{i}.txt").claims] == [subject], sentence
     # A participle before a preposition opens a clause, not the subject; a subject of seven words is
     # still too long to be one.
     assert extract("Reduced by half, the dose was safe.\n", "n1.txt").claims == []
+    assert extract("We used bone marrow biopsies instead of mononuclear cells.\n", "n3.txt").claims == []
+    # A group ("Students who ...") only where the subject is seen to end, and not after a fronted phrase.
+    assert extract("Bistability in developmental pathways refers to the generation of binary outputs.\n", "n4.txt").claims == []
+    assert extract("In order to elucidate energy balance in the skeletal muscle, we cloned cDNA.\n", "n5.txt").claims == []
     assert extract("The density of cytokine receptor bearing immune cells affects the distance.\n", "n2.txt").claims == []
 
 

@@ -109,9 +109,9 @@ class HeuristicExtractor(Extractor):
     # statistical notation, lone roman numerals and modifier fragments are no entities
     # 5: a demonym is its country's place ("American" -> alias "United States") or a language;
     # religions, nucleic acids, protein families, binomials, towns, lists' kinds; a subject without a
-    # name: six words besides its article, a leading participle or gerund ("Diminished ovarian
-    # reserve is"), a relative clause's verb, a one-word head with its first modifier ("Students who
-    # perform poorly")
+    # name: six words besides its determiner, a leading participle or gerund ("Diminished ovarian
+    # reserve is"), a relative clause's verb, a bracketed aside ends it, a one-word head with its
+    # first modifier ("Students who perform poorly")
     version = "heuristic-5"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
@@ -509,36 +509,57 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     phrase: list[str] = []
     while words and is_section_label(words[0]):  # "RESULTS The ..."
         words = words[1:]
-    # The window is the phrase's own first six words and a seventh for its verb: the articles and
-    # the like that lead it ("The", "A") are dropped below and take no place in it.
-    lead = next((i for i, word in enumerate(words) if word.lower() not in V.STOP_CAPS), len(words))
+    # The window is the phrase's own first six words and a seventh for its verb: its determiners
+    # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
+    # is looked for further on, so that its head can be told ("Students who ... | are").
+    lead = next((i for i, word in enumerate(words) if word.lower() not in _DETERMINERS), len(words))
     modifier = _opening_modifier(words[lead : lead + 2])
-    ended = False  # at a verb or a clause's end within the window
-    clause = ""  # "": no relative clause; "open": after "who", "which", "that"; "verb": in its verb
-    for i, word in enumerate(words[: lead + 7]):
+    ended = False  # at a verb or a clause's end
+    in_clause = False  # right after "who", "which", "that", or in the verb that follows it
+    for i, word in enumerate(words[: lead + 12]):
         verb = is_verb(word) and not (i == lead and modifier) and not word.endswith((",", ";", ":"))
-        if verb and (clause == "open" or (clause == "verb" and is_verb(words[i - 1]))):
-            clause = "verb"  # "Cells that express CD4 | are ...": the relative clause's verb
-        elif verb or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")):
-            if word.endswith((",", ";", ":")) and not is_verb(word):
+        if verb and in_clause:
+            phrase.append(word)  # "Cells that express CD4 | are ...": the relative clause's verb
+            continue
+        in_clause = i > lead and word.lower() in _RELATIVE_WORDS
+        if verb or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")) or (i > lead and _aside(words[i:])):
+            if word.endswith((",", ";", ":")) and not is_verb(word) and not _aside(words[i:]):
                 if modifier:
                     return None  # "Located near the river, the town ...": a participle's clause
                 phrase.append(word.rstrip(",;:"))
             ended = True
             break
-        elif i > lead and word.lower() in _RELATIVE_WORDS:
-            clause = "open"
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
-    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _CUT_WORDS):
-        phrase = _head(phrase)
+    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _CUT_WORDS | CONJUNCTIONS):
+        # a group ("Students who ...") only where the subject is seen to end, and not after a
+        # fronted phrase ("In order to ...")
+        phrase = _head(phrase, ended and not (lead < len(words) and words[lead].lower() in V.STOP_CAPS))
     if not phrase or len(phrase) > 6 or phrase[-1].lower() in V.NAME_PARTICLES:
         return None
     return " ".join(phrase).strip("\"'()[]")
 
 
+def _aside(words: list[str]) -> bool:
+    """Whether `words` open a bracketed aside that ends a noun phrase: "Induced pluripotent stem
+    cells | (iPSCs) can ...", not "(ER)-positive" nor "(SSBs) and body weight"."""
+    if not words or words[0][:1] not in "([":
+        return False
+    depth = 0
+    for i, word in enumerate(words[:12]):
+        depth += word.count("(") + word.count("[") - word.count(")") - word.count("]")
+        if depth <= 0:
+            if not re.fullmatch(r".*[)\]][,;:.]?", word):
+                return False  # "(ER)-positive": part of a word
+            after = words[i + 1].lower() if i + 1 < len(words) else ""
+            return after not in _CUT_WORDS and after not in CONJUNCTIONS
+    return False
+
+
 _RELATIVE_WORDS = {"who", "which", "that", "whose", "whom"}
+_DETERMINERS = {"a", "an", "the", "this", "these", "those", "that", "its", "their", "his", "her", "our", "my", "your",
+                "some", "many", "most", "all", "both", "each", "every", "such", "no", "any", "other", "another"}
 _CUT_WORDS = {"in", "on", "at", "by", "for", "from", "with", "without", "into", "to", "via", "among", "upon", "during",
               "after", "before", "under", "over", "between", "through", "of"} | _RELATIVE_WORDS
 
@@ -555,11 +576,11 @@ def _opening_modifier(words: list[str]) -> bool:
         CONJUNCTIONS and not is_verb(after)
 
 
-def _head(phrase: list[str]) -> list[str]:
+def _head(phrase: list[str], group: bool = False) -> list[str]:
     """The head of a subject too long to be a name: "Differentiation of progenitor cells | to myeloid
-    cells". Cut before the first preposition or relative word (a first "of" stays when what it
-    leaves is short)."""
-    cuts = [i for i, word in enumerate(phrase) if i and word.lower() in _CUT_WORDS]
+    cells". Cut before the first preposition, relative word or bracket (a first "of" stays when
+    what it leaves is short)."""
+    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in _CUT_WORDS or word[0] in "([")]
     later = [i for i in cuts if phrase[i].lower() != "of" or i > 4]
     cut = later[0] if later and later[0] <= 6 else (cuts[0] if cuts else len(phrase))
     if cut >= 2:
@@ -568,7 +589,7 @@ def _head(phrase: list[str]) -> list[str]:
     # meet on it. With its first modifier, up to the next preposition or relative word, it names
     # a group: "Students who perform poorly | in ...", "Patients with diabetes | in ...".
     end = next((i for i in cuts if i > cut + 1), 0)
-    return phrase[:end] if cut == 1 and end <= 6 else []
+    return phrase[:end] if group and cut == 1 and end <= 6 and phrase[1].lower() != "to" else []
 
 
 def _predicate(words: list[str]) -> str:
