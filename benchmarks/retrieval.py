@@ -350,6 +350,7 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
     misses = []
     top5_read: list[float] = []
     tok_all: list[float] = []
+    found_by_question: dict[str, int] = {}
     for q, g in zip(questions, gold, strict=True):
         started = time.perf_counter()
         res = fn(q["question"])
@@ -361,6 +362,7 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
         if "text" in res.extra and q.get("answer"):
             names = q.get("answers") or [q["answer"]]  # any name of the answer (redocred_questions.py)
             per["answer_found"].append(1.0 if any(answer_found(str(a), res.extra["text"]) for a in names) else 0.0)
+            found_by_question[q["id"]] = int(per["answer_found"][-1])
         if res.tokens_all is not None:
             tok_all.append(float(res.tokens_all))
         if "sources_read" in res.extra:
@@ -390,6 +392,8 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
         if per["answer_found"]:
             out[f"answer_found_{qtype or 'untyped'}"] = round(statistics.fmean(per["answer_found"][i] for i in sel), 4)
     out["misses_at_5"] = misses
+    if found_by_question:  # which questions, to compare two runs question by question
+        out["answer_found_by_question"] = found_by_question
     log(f"  {name:<18} R@2 {out['recall@2']:.3f}  R@5 {out['recall@5']:.3f}  R@10 {out['recall@10']:.3f}  "
         f"all@5 {out['all@5']:.2f}  tokens {out['tokens']:.0f}  p50 {out['latency_p50_ms']:.1f} ms")
     return out

@@ -30,6 +30,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from kg.compile.resolve import (
+    MIN_TYPE_MENTIONS,
     MIN_TYPE_SHARE,
     TITLE_WORDS,
     UNTYPED,
@@ -165,12 +166,13 @@ class Node:
     def attributes(self) -> dict[str, object]:
         """The entity's row, from its mentions: the surface form most sources use (ties: the
         smallest), the most common specific type (when at least MIN_TYPE_SHARE of the mentions
-        give it, else "concept"), the description of the first source (by path) that has one, and
+        give it, and two of five or more, else "concept"), the description of the first source (by path) that has one, and
         every other name declared or used for it."""
         name = min(self.names, key=lambda n: (-self.names[n], n)) if self.names else self.key
         typed = {t: n for t, n in self.types.items() if specific(t)}
         type_ = min(typed, key=lambda t: (-typed[t], t)) if typed else UNTYPED
-        if typed and typed[type_] < MIN_TYPE_SHARE * sum(self.types.values()):
+        total = sum(self.types.values())
+        if typed and (typed[type_] < MIN_TYPE_SHARE * total or (total >= 5 and typed[type_] < MIN_TYPE_MENTIONS)):
             type_ = UNTYPED
         summary = min(self.descriptions)[1] if self.descriptions else ""
         seen = {name.casefold()}

@@ -31,6 +31,9 @@ UNTYPED = "concept"  # what an entity is when nothing says what it is
 # A specific type counts when at least this share of the mentions of an entity give it: a few
 # stray votes among many abstracts that say nothing of what "NANOG" is make no organisation of it.
 MIN_TYPE_SHARE = 0.2
+# ... and, among five mentions or more, at least two of them: one source's stray vote ("Pearson",
+# a person in one abstract of five that cite a Pearson correlation) types nothing.
+MIN_TYPE_MENTIONS = 2
 # Titles of people ("Saint" and "St" are left out: "St Louis" is not "Louis").
 TITLE_WORDS = ("mr", "mrs", "ms", "dr", "prof", "professor", "sir", "dame", "lord", "lady", "president", "general",
                "captain")

@@ -36,7 +36,6 @@ class Rule:
     weight: float
     applies: Callable[..., str | None]
     once: bool = False  # counted once per name, however often the context recurs (a weak default)
-    prose_only: bool = False  # not in a chunk that names science's kinds (genes, diseases, cells...)
 
 
 NAME_RULES: list[Rule] = []
@@ -51,13 +50,11 @@ def name_rule(weight: float) -> Callable[[Callable[[list[str], list[str]], str |
     return register
 
 
-def context_rule(weight: float, once: bool = False, prose_only: bool = False
-                 ) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
+def context_rule(weight: float, once: bool = False) -> Callable[[Callable[[str, str, str], str | None]], Callable[..., str | None]]:
     """Register a rule reading a mention in its sentence: (text before, the name, text after) -> type;
-    `once`: its vote counts once per name, not once per mention; `prose_only`: it holds in general
-    prose, not in a chunk that also names genes, diseases or cells (where "the DNA" is no body)."""
+    `once`: its vote counts once per name, not once per mention."""
     def register(fn: Callable[[str, str, str], str | None]) -> Callable[..., str | None]:
-        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn, once, prose_only))
+        CONTEXT_RULES.append(Rule(fn.__name__, weight, fn, once))
         return fn
     return register
 
@@ -79,13 +76,10 @@ def name_votes(name: str) -> list[tuple[str, str, float]]:
 ONCE_PER_NAME: frozenset[str] = frozenset()  # filled below: the rules registered with once=True
 
 
-def context_votes(before: str, name: str, after: str, science: bool = False) -> list[tuple[str, str, float]]:
-    """(rule, type, weight) of every context rule that applies to one mention of `name`; `science`:
-    the chunk names science's kinds, so the prose-only rules keep still."""
+def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
+    """(rule, type, weight) of every context rule that applies to one mention of `name`."""
     out = []
     for rule in CONTEXT_RULES:
-        if science and rule.prose_only:
-            continue
         type_ = rule.applies(before, name, after)
         if type_:
             out.append((rule.name, type_, rule.weight))
@@ -632,15 +626,6 @@ def article_before(before: str, name: str, after: str) -> str | None:
     if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
         return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
     return "organization"
-
-
-@context_rule(1.5, once=True, prose_only=True)
-def article_acronym(before: str, name: str, after: str) -> str | None:
-    """"the NBA", "the RCP", "joined the WTO": an acronym written with "the" and heading its phrase
-    is a body's, in general prose."""
-    if len(name) < 3 or not (name.isalpha() and name.isupper()) or not _THE.search(before) or _WHERE_THE.search(before):
-        return None
-    return "organization" if heads_its_phrase(after) else None
 
 
 _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"

@@ -17,7 +17,6 @@ from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
     ONCE_PER_NAME,
-    SCIENCE_KINDS,
     context_votes,
     list_kind,
     listed_together,
@@ -402,7 +401,6 @@ def _split(name: str, registry: Registry) -> tuple[str, str]:
 
 def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry) -> None:
     """Every mention's context votes for its entity's type (entity_types.CONTEXT_RULES)."""
-    science = any(e.type in SCIENCE_KINDS for e in registry.entities.values())
     for (start, end), found in zip(spans, mentions, strict=True):
         sentence = text[start:end]
         for mention in found:
@@ -412,7 +410,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             if possessive:  # "Kipling's wife": the possessive belongs to what follows
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
-            for rule, type_, weight in context_votes(sentence[: mention.start], name, after, science):
+            for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)
                 else:
