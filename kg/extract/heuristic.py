@@ -20,6 +20,7 @@ from kg.extract.entity_types import (
     context_votes,
     list_kind,
     listed_together,
+    person_shaped,
     proper_name,
     typed,
 )
@@ -431,11 +432,10 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             if len(kinds) != 1:
                 continue  # nothing typed, or the typed ones disagree
             kind, count = next(iter(kinds.items()))
-            if kind not in LISTED_KINDS and count < 2:
-                continue
+            alike = kind in LISTED_KINDS or count >= 2
             for member in members:
-                if not typed(member.type):
-                    member.vote(kind, LIST_WEIGHT * count)
+                if not typed(member.type) and (alike or (kind == "person" and person_shaped(member.name))):
+                    member.vote(kind, LIST_WEIGHT * count)  # one person: only to names that read as people's
 
 
 PRONOUN_WEIGHT = 2.0

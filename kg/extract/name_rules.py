@@ -24,6 +24,7 @@ from typing import TypeVar
 from kg.extract import gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
+from kg.extract.entity_types import reads_as_person
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -511,7 +512,7 @@ def lone_surname(registry: Registry, by_last: dict[str, list[str]]) -> None:
             continue
         registry.fold(key, into=owners[0])
         owner = registry.entities[owners[0]]
-        if owner.name.split()[0].lower() in gazetteer.first_names():  # "Turing" -> "Alan Turing"; not "Misregulated CDKs"
+        if reads_as_person(owner.name):  # "Turing" -> "Alan Turing"; not "Misregulated CDKs", "Pol IVb"
             owner.vote_once(owner.name, "surname folded", "person", GIVEN_WEIGHT)
 
 
