@@ -117,6 +117,9 @@ def test_what_is_most_of_its_kind() -> None:
     assert general and general.reason.startswith("different answers for")
     assert judge.judge_one(rec("a", "The most common adverse events were nausea and vomiting."),
                            rec("b", "The most common adverse events were headaches.")) is None
+    # present tense, but no range it is over: some study's own dose and trial
+    assert judge.judge_one(rec("a", "The highest dose is well tolerated."), rec("b", "The highest dose is toxic.")) is None
+    assert judge.judge_one(rec("a", "The largest trial is ongoing."), rec("b", "The largest trial is complete.")) is None
 
 
 def test_confidence_follows_the_evidence() -> None:

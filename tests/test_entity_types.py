@@ -92,6 +92,11 @@ def test_context_rule(rule: str) -> None:
     ("Bands ", "Kamikaze", " played on.", "organization"),  # no "such as"
     ("Cells of ", "Drosophila", " cells were counted.", "organism"),  # no epithet after it
     ("They buy it from ", "Parndorf", " farmers daily.", "place"),  # a modifier, no place of its own
+    ("We ran a ", "Kaplan", " analysis of survival.", "organism"),  # no Latin epithet
+    ("They toured the ", "Harvard", " campus twice.", "organism"),
+    ("It was the American ", "French", " version of the show.", "language"),  # a version is no language
+    ("It was a gift to ", "Florence", ".", "place"),  # "to": as often a person's
+    ("Patients who acquired ", "HIV", " were treated.", "organization"),  # acquiring is no company's only
 ])
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
     assert not_this not in [t for _, t, _ in entity_types.context_votes(before, name, after)]
@@ -202,6 +207,13 @@ def test_one_stray_vote_among_five_mentions_types_nothing() -> None:
     assert Node("pearson", "pearson", types={"concept": 4, "person": 1}).attributes()["type"] == "concept"
     assert Node("pearson", "pearson", types={"concept": 6, "person": 2}).attributes()["type"] == "person"
     assert Node("kiel", "kiel", types={"concept": 3, "place": 1}).attributes()["type"] == "place"  # few mentions: one tells
+
+
+def test_a_people_without_a_country_stays_a_nationality_and_an_epithet_is_no_religion() -> None:
+    entities = {e.name: e for e in _extract("# Notes\n\nThe Kurdish poet Ahmad Khani wrote in 1692.\n").entities}
+    assert entities["Kurdish"].type == "nationality" and entities["Kurdish"].aliases == []
+    assert "religion" not in [t for _, t, _ in entity_types.name_votes("John the Baptist")]
+    assert gazetteer.is_demonym("Americans") and not gazetteer.is_demonym("Americans", plural=False)
 
 
 def test_a_hyphen_joins_names_not_a_name_and_a_word() -> None:

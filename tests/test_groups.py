@@ -91,3 +91,25 @@ def test_an_alias_declared_for_two_names_joins_neither(tmp_path: Path) -> None:
     both = groups(["a.md", "b.md"])
     assert both == groups(["b.md", "a.md"])
     assert not any("ed" in pair for pair in both), both
+
+
+def test_a_demonym_joins_its_country_whose_page_it_never_heads(tmp_path: Path) -> None:
+    """"American" and "Americans" said far more often than "United States" still join its page, in
+    any order; two spellings of one country's demonym ("Argentine", "Argentinian") are no ambiguity."""
+    notes = {"a.md": "# Films\n\nTropic of Cancer is an American film. Tropic of Cancer was shot in the United States.\n",
+             "b.md": "# Actors\n\nJane Fonda is an American actress. She was born in New York City.\n",
+             "e.md": "# Tourists\n\nIn 1990 the visitors from Ohio met Americans in Paris.\n",
+             "c.md": "# Writers\n\nJorge Borges was an Argentine writer. Julio Cortázar was an Argentinian novelist.\n",
+             "d.md": "# Painters\n\nEdward Hopper was an American painter. Benito Quinquela was an Argentine painter.\n"}
+
+    def groups(order: list[str]) -> set[tuple[str, str]]:
+        kb, _ = init(tmp_path / "-".join(order))
+        for name in order:
+            (kb.raw / name).write_text(notes[name], encoding="utf-8")
+            api.compile_kb(kb, "heuristic", render=False)
+        return {(r["a"], r["b"]) for r in api.cypher(kb, "MATCH (x:Entity)-[:ALIAS_OF]->(y:Entity) RETURN x.id AS a, y.id AS b")}
+
+    forward = groups(sorted(notes))
+    assert forward == groups(sorted(notes, reverse=True))
+    assert ("american", "united-states") in forward and ("americans", "united-states") in forward, forward
+    assert ("argentine", "argentina") in forward and ("argentinian", "argentina") in forward, forward

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kg.compile.chunk import chunk_text
 from kg.extract import ExtractionContext
 from kg.extract.heuristic import HeuristicExtractor
@@ -319,3 +322,20 @@ def test_a_hyphenated_pair_of_nationalities_is_two_nationalities() -> None:
     names = names_of("Tiana Brown was the first African - American woman to win it; Anna Weiss is a German-French writer.")
     assert names.get("African") == names.get("American") == "place", sorted(names)
     assert "African - American" not in names and "German-French" not in names, sorted(names)
+
+
+def test_a_sentence_opening_with_a_preposition_and_a_number_is_no_crash() -> None:
+    """"Between 1990 and 2000, ...": a one-word phrase before a cut (it raised IndexError once)."""
+    r = extract("# Notes\n\nBetween 1990 and 2000, the population doubled. Between 2005 and 2010, 120 patients were treated.\n")
+    assert all(c.subject for c in r.claims)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["Between", "1990", "and", "Students", "who", "in", "(", "The", "of", "is", "cells",
+                                 "Diminished", "reserve", "to", ",", "whereas", "that", "affects", "Patients", "with"]),
+                max_size=12))
+def test_leading_noun_phrase_never_raises(words: list[str]) -> None:
+    from kg.extract.heuristic import _leading_noun_phrase
+
+    found = _leading_noun_phrase(words)
+    assert found is None or isinstance(found, str)

@@ -275,6 +275,9 @@ _SUPERLATIVE = re.compile(r"^(?P<head>(?:[\w'’-]+\s+)*?(?:the|its|their)\s+(?:
 # A study reports what it found in the past tense ("The highest dose was 10 mg": of that study);
 # what holds in general is said in the present ("The peak incidence of fractures occurs in ...").
 _PRESENT = {"is", "are", "occur", "occurs", "remain", "remains"}
+# what a superlative without a name ranges over: "the peak incidence of hip fractures", "the most
+# common cause among children"; without it ("the largest trial") it is some study's own
+_RANGE = re.compile(r"\b(?:of|in|among|for)\s+(?:the\s+|a\s+|an\s+)?[a-z][a-z-]{2,}", re.I)
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -282,12 +285,13 @@ def superlative(text: str) -> tuple[frozenset[str], frozenset[str]] | None:
     """(head, what it is) as content stems for "the <superlative> ... is/are ..." at the start of a
     sentence ("The most common cause of X is Y"), when the head names what it is about (a
     proper name or symbol: of two studies' "highest dose was", neither says which study) or the
-    sentence states it in the present tense, as a general fact; else None."""
+    sentence states it in the present tense, as a general fact, over a range it names ("of
+    fractures", "among children"); else None."""
     match = _SUPERLATIVE.match(text.strip())
     if not match or re.search(r"\bone of\b", match["head"], re.I):
         return None
-    if not qualifiers(match["head"]).names and match["verb"].lower() not in _PRESENT:
-        return None
+    if not qualifiers(match["head"]).names and (match["verb"].lower() not in _PRESENT or not _RANGE.search(match["head"])):
+        return None  # "The highest dose is well tolerated": of which doses? Only "... of fractures" says
     head, tail = statement(match["head"]).content, statement(match["tail"]).content
     return (head, tail) if head and tail else None
 

@@ -41,7 +41,7 @@ from kg.compile.resolve import (
     plain_form,
     specific,
 )
-from kg.extract.gazetteer import is_demonym
+from kg.extract.gazetteer import demonym_country, is_demonym
 from kg.graph.claims import uncheck_claims_about
 from kg.graph.entities import (
     decision_rows,
@@ -161,7 +161,8 @@ class Node:
     def ambiguous(self) -> bool:
         """Declared an alias of different names ("ED": "erectile dysfunction" in one source,
         "emergency department" in another): it joins neither."""
-        return len(set(self.declared_by.values())) > 1
+        # "Argentine" and "Argentinian" declaring "Argentina" are one name
+        return len({demonym_country(form) or form for form in self.declared_by.values()}) > 1
 
     def attributes(self) -> dict[str, object]:
         """The entity's row, from its mentions: the surface form most sources use (ties: the

@@ -142,7 +142,9 @@ def part_of_place(words: list[str], lowered: list[str]) -> str | None:
 def religion(words: list[str], lowered: list[str]) -> str | None:
     """"Christianity", "Roman Catholic", "Eastern Orthodox", "Sunni Muslims": a religion or a family
     of its churches, by its last word (vocab.RELIGIONS)."""
-    return "religion" if lowered[-1] in V.RELIGIONS and len(words) <= 3 else None
+    if lowered[-1] not in V.RELIGIONS or len(words) > 3 or "the" in lowered:
+        return None  # "John the Baptist": a person's epithet
+    return "religion"
 
 
 _NUCLEIC_ACID = re.compile(r"(?:c|ds|ss|m|mt|nc|lnc|mi|si|sh|t|r|sn|sno|pi|circ|g|cf|ct|e)?(?:DNA|RNA)s?")
@@ -485,20 +487,23 @@ def place_preposition(before: str, name: str, after: str) -> str | None:
 
 
 _IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
-_EPITHET = re.compile(r"^\s+([a-z]{4,}(?:ii|ae|is|us|um|ensis|oides|ella|ica|ans|ens|ata|ina|ana|ata|ica|gaster))\b")
+_EPITHET = re.compile(r"^\s+([a-z]{3,}(?:ii|ae|iae|ensis|oides|gaster|orum)|coli|sapiens|musculus|elegans|aureus|"
+                      r"cerevisiae|thaliana|falciparum|vivax|tuberculosis|pneumoniae|albicans|subtilis|typhimurium|"
+                      r"melanogaster|norvegicus|pombe|laevis|rerio|aeruginosa|pylori|mutans|fumigatus|gondii|"
+                      r"japonicum|mansoni|brucei|cruzi|donovani|major|enterica|faecalis|difficile)\b")
 
 
 @context_rule(3)
 def binomial(before: str, name: str, after: str) -> str | None:
     """"Escherichia coli", "Caenorhabditis elegans", "Drosophila melanogaster": a genus, then a Latin
-    species epithet, names an organism (the genus alone is the name found)."""
+    species epithet (a Latin genitive or a model organism's epithet: "Kaplan analysis", "Harvard
+    campus" are none), names an organism (the genus alone is the name found)."""
     if " " in name or not _title_case(name) or len(name) < 5:
         return None
-    found = _EPITHET.match(after) or re.match(r"^\s+(coli|sapiens|musculus|elegans|aureus)\b", after)
-    return "organism" if found else None
+    return "organism" if _EPITHET.match(after) else None
 
 
-_AT_TOWN = re.compile(r"\b(?:in|at|near|from|to|outside)\s*$")
+_AT_TOWN = re.compile(r"\b(?:in|at|near|outside)\s*$")
 
 
 @context_rule(2)
@@ -533,7 +538,7 @@ _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:p
                          r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
                          r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at|"
                          r"(?:debut|appearances?|spells?|stints?|career|seasons?)\s+(?:for|with|at)|"
-                         r"acquired|acquisition\s+of|merged\s+with|merger\s+with|bought\s+out)"
+                         r"acquisition\s+of|merged\s+with|merger\s+with|bought\s+out)"
                          r"(?:\s+the)?\s*$")
 
 
@@ -691,18 +696,20 @@ def place_compound(before: str, name: str, after: str) -> str | None:
 
 
 _LANGUAGE_BEFORE = re.compile(r"\b(?:in|into|speaks?|spoke|spoken|speaking|fluent\s+in|learn(?:s|ed|t)?)\s*$", re.IGNORECASE)
-_LANGUAGE_AFTER = re.compile(r"^\s*(?:-\s*)?(?:language|languages|speaking|speakers?|word|words|name|names|title|"
-                             r"translation|dialect|dialects|spelling|pronunciation|dubbed|dub|subtitles|version)\b")
+_LANGUAGE_AFTER = re.compile(r"^\s*(?:-\s*)?(?:language|languages|speaking|speakers?|translation|dialect|dialects|"
+                             r"spelling|pronunciation|dubbed|dub|subtitles)\b")
+_LANGUAGE_WORD = re.compile(r"^\s+(?:word|words|name|names|term|terms)\s+(?:for|of|is|was|means|meaning)\b")
 
 
 @context_rule(7)
 def language_use(before: str, name: str, after: str) -> str | None:
-    """"written in German.", "its French name", "a Spanish-language film", "English-speaking": a
+    """"written in German.", "the French word for", "a Spanish-language film", "English-speaking": a
     demonym that names its people's language (not "in German territory", "in Swiss and Finnish
     patients": a nationality's)."""
-    if not gazetteer.is_demonym(name):
+    if not gazetteer.is_demonym(name, plural=False):
         return None  # a people ("in Czechs", "Hungarians") is never a language
-    if _LANGUAGE_AFTER.match(after) or (_LANGUAGE_BEFORE.search(before) and re.match(r"\s*(?:[.,;:)]|$)", after)):
+    if _LANGUAGE_AFTER.match(after) or _LANGUAGE_WORD.match(after) or \
+            (_LANGUAGE_BEFORE.search(before) and re.match(r"\s*(?:[.,;:)]|$)", after)):
         return "language"  # "in German." but not "in Swiss and Finnish patients"
     return None
 

@@ -73,12 +73,13 @@ def demonyms() -> dict[str, str]:
     return {key: name for key, (_, name) in found.items()}
 
 
-def is_demonym(name: str) -> bool:
-    """What a people is called ("Zambian", "German"): kg's own list (vocab.NATIONALITIES, which has
-    regions' and peoples' too: "European", "Kurdish") and every country's (countryinfo), less the
-    names that are places themselves ("Gibraltar")."""
+def is_demonym(name: str, plural: bool = True) -> bool:
+    """What a people is called ("Zambian", "German"; with `plural`, "Americans" too): kg's own list
+    (vocab.NATIONALITIES, which has regions' and peoples' too: "European", "Kurdish") and every
+    country's (countryinfo), less the names that are places themselves ("Gibraltar")."""
     key = name_key(name)
-    return key in V.NATIONALITIES or (key in demonyms() and key not in places())
+    forms = (key, key[:-1]) if plural and key.endswith("s") else (key,)
+    return any(form in V.NATIONALITIES or (form in demonyms() and form not in places()) for form in forms)
 
 
 def demonym_country(name: str) -> str | None:

@@ -530,7 +530,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
-    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _CUT_WORDS | CONJUNCTIONS):
+    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _LOOSE_ENDS):
         # a group ("Students who ...") only where the subject is seen to end, and not after a
         # fronted phrase ("In order to ...")
         phrase = _head(phrase, ended and not (lead < len(words) and words[lead].lower() in V.STOP_CAPS))
@@ -560,6 +560,8 @@ _DETERMINERS = {"a", "an", "the", "this", "these", "those", "that", "its", "thei
                 "some", "many", "most", "all", "both", "each", "every", "such", "no", "any", "other", "another"}
 _CUT_WORDS = {"in", "on", "at", "by", "for", "from", "with", "without", "into", "to", "via", "among", "upon", "during",
               "after", "before", "under", "over", "between", "through", "of"} | _RELATIVE_WORDS
+_LOOSE_ENDS = frozenset(_CUT_WORDS | CONJUNCTIONS)  # words a subject never ends with
+_NOT_MODIFIED = frozenset(_CUT_WORDS | V.FUNCTION_WORDS | V.PRONOUN_STARTS | CONJUNCTIONS)  # no modifier's noun
 
 
 def _opening_modifier(words: list[str]) -> bool:
@@ -570,8 +572,7 @@ def _opening_modifier(words: list[str]) -> bool:
             words[0].endswith((",", ";", ":")):
         return False
     after = words[1].lower().strip(",;:")
-    return bool(re.match(r"[a-z]", after)) and after not in _CUT_WORDS | V.FUNCTION_WORDS | V.PRONOUN_STARTS | \
-        CONJUNCTIONS and not is_verb(after)
+    return bool(re.match(r"[a-z]", after)) and after not in _NOT_MODIFIED and not is_verb(after)
 
 
 def _head(phrase: list[str], group: bool = False) -> list[str]:
@@ -587,7 +588,7 @@ def _head(phrase: list[str], group: bool = False) -> list[str]:
     # meet on it. With its first modifier, up to the next preposition or relative word, it names
     # a group: "Students who perform poorly | in ...", "Patients with diabetes | in ...".
     end = next((i for i in cuts if i > cut + 1), 0)
-    return phrase[:end] if group and cut == 1 and end <= 6 and phrase[1].lower() != "to" else []
+    return phrase[:end] if group and cut == 1 and end <= 6 and len(phrase) > 1 and phrase[1].lower() != "to" else []
 
 
 def _predicate(words: list[str]) -> str:

@@ -89,8 +89,12 @@ class Registry:
             existing = key
         entity = self.entities[existing]
         weight = GIVEN_WEIGHTS.get(type_, GIVEN_WEIGHT)
-        if type_ == "nationality":
-            entity.demonym, type_ = True, "language" if name_key(name) in V.LANGUAGES_ONLY else DEMONYM_TYPE
+        if type_ == "nationality":  # a people with no country of its own ("Kurdish", "Arab") stays one
+            entity.demonym = True
+            if name_key(name) in V.LANGUAGES_ONLY:
+                type_ = "language"
+            elif gazetteer.demonym_country(name):
+                type_ = DEMONYM_TYPE
         entity.vote_once(name, "found as", type_, weight)
         if (name, "") not in entity.voted:
             entity.voted.add((name, ""))
