@@ -332,7 +332,8 @@ def test_a_sentence_opening_with_a_preposition_and_a_number_is_no_crash() -> Non
 
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(["Between", "1990", "and", "Students", "who", "in", "(", "The", "of", "is", "cells",
-                                 "Diminished", "reserve", "to", ",", "whereas", "that", "affects", "Patients", "with"]),
+                                 "Diminished", "reserve", "to", ",", "whereas", "that", "affects", "Patients", "with",
+                                 "", "[", "-"]),
                 max_size=12))
 def test_leading_noun_phrase_never_raises(words: list[str]) -> None:
     from kg.extract.heuristic import _leading_noun_phrase

@@ -579,7 +579,7 @@ def _head(phrase: list[str], group: bool = False) -> list[str]:
     """The head of a subject too long to be a name: "Differentiation of progenitor cells | to myeloid
     cells". Cut before the first preposition, relative word or bracket (a first "of" stays when
     what it leaves is short)."""
-    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in _CUT_WORDS or word[0] in "([")]
+    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in _CUT_WORDS or word[:1] in ("(", "["))]
     later = [i for i in cuts if phrase[i].lower() != "of" or i > 4]
     cut = later[0] if later and later[0] <= 6 else (cuts[0] if cuts else len(phrase))
     if cut >= 2:
