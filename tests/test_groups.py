@@ -73,6 +73,15 @@ def test_the_same_notes_in_any_order_give_the_same_groups_and_wiki(tmp_path: Pat
     assert not any("ca" in (a, b) for a, b, _ in groups)  # "CA" is not Congonhas Airport: no definition says so
 
 
+def alias_edges(tmp_path: Path, notes: dict[str, str], order: list[str]) -> set[tuple[str, str]]:
+    """The (entity, canonical) ALIAS_OF edges after compiling `notes` one by one in `order`."""
+    kb, _ = init(tmp_path / "-".join(order))
+    for name in order:
+        (kb.raw / name).write_text(notes[name], encoding="utf-8")
+        api.compile_kb(kb, "heuristic", render=False)
+    return {(r["a"], r["b"]) for r in api.cypher(kb, "MATCH (x:Entity)-[:ALIAS_OF]->(y:Entity) RETURN x.id AS a, y.id AS b")}
+
+
 def test_an_alias_declared_for_two_names_joins_neither(tmp_path: Path) -> None:
     """"ED" is erectile dysfunction in one source and the emergency department in another: the two
     are not one thing, whichever source came first."""
@@ -80,11 +89,7 @@ def test_an_alias_declared_for_two_names_joins_neither(tmp_path: Path) -> None:
              "b.md": "# Hospitals\n\nThe emergency department (ED) was busy in winter. The ED had 40 beds.\n"}
 
     def groups(order: list[str]) -> set[tuple[str, str]]:
-        kb, _ = init(tmp_path / "-".join(order))
-        for name in order:
-            (kb.raw / name).write_text(notes[name], encoding="utf-8")
-            api.compile_kb(kb, "heuristic", render=False)
-        return {(r["a"], r["b"]) for r in api.cypher(kb, "MATCH (x:Entity)-[:ALIAS_OF]->(y:Entity) RETURN x.id AS a, y.id AS b")}
+        return alias_edges(tmp_path, notes, order)
 
     alone = groups(["a.md"])
     assert ("ed", "erectile-dysfunction") in alone or ("erectile-dysfunction", "ed") in alone
@@ -103,11 +108,7 @@ def test_a_demonym_joins_its_country_whose_page_it_never_heads(tmp_path: Path) -
              "d.md": "# Painters\n\nEdward Hopper was an American painter. Benito Quinquela was an Argentine painter.\n"}
 
     def groups(order: list[str]) -> set[tuple[str, str]]:
-        kb, _ = init(tmp_path / "-".join(order))
-        for name in order:
-            (kb.raw / name).write_text(notes[name], encoding="utf-8")
-            api.compile_kb(kb, "heuristic", render=False)
-        return {(r["a"], r["b"]) for r in api.cypher(kb, "MATCH (x:Entity)-[:ALIAS_OF]->(y:Entity) RETURN x.id AS a, y.id AS b")}
+        return alias_edges(tmp_path, notes, order)
 
     forward = groups(sorted(notes))
     assert forward == groups(sorted(notes, reverse=True))

@@ -490,7 +490,7 @@ _IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
 _EPITHET = re.compile(r"^\s+([a-z]{3,}(?:ii|ae|iae|ensis|oides|gaster|orum)|coli|sapiens|musculus|elegans|aureus|"
                       r"cerevisiae|thaliana|falciparum|vivax|tuberculosis|pneumoniae|albicans|subtilis|typhimurium|"
                       r"melanogaster|norvegicus|pombe|laevis|rerio|aeruginosa|pylori|mutans|fumigatus|gondii|"
-                      r"japonicum|mansoni|brucei|cruzi|donovani|major|enterica|faecalis|difficile)\b")
+                      r"japonicum|mansoni|brucei|cruzi|donovani|enterica|faecalis|difficile)\b")
 
 
 @context_rule(3)
