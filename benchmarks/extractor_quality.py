@@ -502,11 +502,10 @@ def _sentence_initial(name: str, text: str) -> bool | None:
 
 
 def _demonym(name: str) -> bool:
-    from kg.extract import vocab
+    from kg.extract.gazetteer import is_demonym
 
     word = name.strip()
-    return " " not in word and word[:1].isupper() and (
-        word.lower() in vocab.DEMONYMS or bool(_ADJECTIVE_END.search(word.lower())))
+    return " " not in word and word[:1].isupper() and (is_demonym(word) or bool(_ADJECTIVE_END.search(word.lower())))
 
 
 def miss_category(names: list[str], kind: str, text: str, kg_keys: set[str]) -> tuple[str, str]:

@@ -437,12 +437,12 @@ def role_alone(candidate: Candidate) -> Verdict:
 @candidate_rule
 def common_word(candidate: Candidate) -> Verdict:
     """One plain capitalised word that is a sentence's opener and nowhere else capitalised mid-sentence,
-    a word the chunk writes in lower case too ("Report", "Draft"), or a demonym."""
+    a word the chunk writes in lower case too ("Report", "Draft"). (A demonym never reaches it: the
+    nationality rule before it takes every one.)"""
     name = candidate.name
     if " " in name or not name[1:].islower() or any(c.isdigit() for c in name):
         return None
-    if ((candidate.at_start and not candidate.capitalised_mid_sentence) or name.lower() in candidate.lowercase_words
-            or name.lower() in V.DEMONYMS):
+    if (candidate.at_start and not candidate.capitalised_mid_sentence) or name.lower() in candidate.lowercase_words:
         return []
     return None
 

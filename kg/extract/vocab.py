@@ -195,9 +195,6 @@ OFFICES = {"president", "vice", "prime", "minister", "governor", "mayor", "speak
            "secretary", "premier", "ambassador", "chief", "deputy", "chairman", "chairwoman", "director", "managing",
            "leader", "head", "dean", "rector", "founder", "commissioner", "executive", "assistant", "associate",
            "attorney", "solicitor", "treasurer", "provost", "superintendent", "inspector", "general", "professor"}
-DEMONYMS = set(
-    ["american", "british", "english", "french", "german", "italian", "spanish", "russian", "chinese", "japanese", "european", "african", "asian", "canadian", "australian", "indian", "dutch", "swedish", "norwegian", "danish", "finnish", "polish", "greek", "roman", "irish", "scottish", "welsh"]
-)
 # Common verbs (base, -s, -ed and -ing forms are derived): where a sentence's leading noun phrase ends
 # when no named entity is found ("Human embryonic stem cells | give rise to ...").
 COMMON_VERBS = set(
