@@ -28,6 +28,8 @@ NAME_CASES = {
     "religion": ("Roman Catholic", "religion"),
     "nucleic_acid": ("mRNA", "chemical"),
     "protein_family": ("IL-6", "gene or protein"),
+    "party": ("Republican", "organization"),
+    "titled_name": ("Emperor Gojong", "person"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -54,6 +56,7 @@ CONTEXT_CASES = {
     "such_as": ("It drew hard rock bands such as ", "Kamikaze", ", Alakran and Rata Blanca.", "organization"),
     "binomial": ("Cells of ", "Caenorhabditis", " elegans were counted.", "organism"),
     "town_preposition": ("He lived in ", "Münsingen", ", a small town.", "place"),
+    "institution_word": ("Ambassadors are confirmed by the ", "Senate", ".", "organization"),
 }
 
 
@@ -97,9 +100,23 @@ def test_context_rule(rule: str) -> None:
     ("It was the American ", "French", " version of the show.", "language"),  # a version is no language
     ("It was a gift to ", "Florence", ".", "place"),  # "to": as often a person's
     ("Patients who acquired ", "HIV", " were treated.", "organization"),  # acquiring is no company's only
+    ("It was produced by ", "Chambers", " and Steve Power.", "organization"),  # a family name: as often a person
+    ("", "Congress", " met in 1790.", "organization"),  # opening a sentence, a capital says nothing
+    ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
 ])
+
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
     assert not_this not in [t for _, t, _ in entity_types.context_votes(before, name, after)]
+
+
+
+@pytest.mark.parametrize(("name", "rule"), [
+    ("Saint Lucia", "titled_name"), ("General Electric", "titled_name"), ("Captain America", "titled_name"),
+    ("S. Typhi", "initials"), ("J. Biol", "initials"),  # a genus's, a journal's abbreviation
+    ("Liberal Democrats", "party"),  # a party's full name has its kind word's rules
+])
+def test_rules_that_do_not_read_every_name(name: str, rule: str) -> None:
+    assert rule not in [r for r, _, _ in entity_types.name_votes(name)]
 
 
 def test_a_weak_default_counts_once_per_name() -> None:
@@ -130,6 +147,8 @@ def test_gazetteers_come_from_packages() -> None:
     assert gazetteer.demonyms()["german"] == "Germany"
     assert {"guillaume", "thomas", "angela"} <= gazetteer.first_names()
     assert "burgess" in gazetteer.last_names()
+    # the UN geoscheme's regions, a joint one by its parts too
+    assert all(gazetteer.is_place(n) for n in ("Americas", "Melanesia", "Western Asia", "Latin America", "Caribbean"))
 
 
 # ordinary prose -> the types a reader expects of its names
@@ -161,6 +180,13 @@ TYPED_PROSE = [
     ("The cast included Jane Fonda, Nasser Taghvai and Kimi Räikkönen.",  # one person passes on to people's names
      {"Jane Fonda": "person", "Nasser Taghvai": "person", "Kimi Räikkönen": "person"}),
     ("Pol II and Pol IVb bind DNA. IVb was cut.", {"Pol IVb": "concept"}),  # a folded surname needs a person's name
+    ("The Catholic Church owns the Church of Saint Francis. He was a Republican member of the Senate for Ohio.",
+     {"Catholic Church": "organization", "Church of Saint Francis": "place", "Republican": "organization",
+      "Senate": "organization"}),
+    ("The zone is bordered on the east by Semien Wollo and the Lindi Regions. It was part of the Soviet Union.",
+     {"Semien Wollo": "place", "Lindi Regions": "place", "Soviet Union": "place"}),
+    ("It was presented to Zhou Enlai, the Premier of China, and to W. Thompson. Sega released it.",
+     {"Zhou Enlai": "person", "W. Thompson": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]

@@ -107,11 +107,15 @@ def corporate_suffix(words: list[str], lowered: list[str]) -> str | None:
 def kind_head(words: list[str], lowered: list[str]) -> str | None:
     """A word of the name says what it is: the last ("Oakwood Cemetery", "Harvard University"), the
     one before "of" ("Battle of Hastings", "University of Kent") or a leading one ("Mount Elbert")."""
-    if len(words) < 2:
-        return None
+    if len(words) < 2 or gazetteer.is_place(" ".join(words)):
+        return None  # "Soviet Union": the gazetteer knows the whole name better than its last word
+    if lowered[-1] in ("church", "churches") and _denomination(lowered[:-1]):
+        return "organization"  # "Catholic Church", "Russian Orthodox Church": a body (not "First Baptist Church")
     joint = next((i for i, w in enumerate(lowered[1:], 1) if w in ("of", "on", "for")), None)
     if joint is not None and lowered[joint - 1] in V.KIND_HEADS:  # "University of Kent", "Committee on ..."
         head = lowered[joint - 1]
+        if head == "church" and joint + 1 < len(lowered) and lowered[joint + 1] in V.DEDICATIONS:
+            return "place"  # "Church of Saint Francis of Assisi", "Church of Our Lady": a building
         return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
     if lowered[0] in V.LEADING_KINDS:
         return V.LEADING_KINDS[lowered[0]]
@@ -122,6 +126,13 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
             return kind
     return None
+
+
+def _denomination(words: list[str]) -> bool:
+    """Words that name a church as a body: a religion's, with its people's or a church family's
+    adjectives ("Roman Catholic", "Russian Orthodox", "Free"), no founder's, place's or saint's."""
+    return any(w in V.RELIGIONS for w in words) and all(
+        w in V.RELIGIONS or w in V.CHURCH_FAMILIES or gazetteer.is_demonym(w) for w in words)
 
 
 def _head_kind(word: str) -> str | None:
@@ -136,6 +147,13 @@ def _head_kind(word: str) -> str | None:
 def part_of_place(words: list[str], lowered: list[str]) -> str | None:
     """"Southern Sudan", "East Asia", "Greater Caucasus": a part of a known place."""
     return "place" if len(words) >= 2 and lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])) else None
+
+
+@name_rule(3)
+def party(words: list[str], lowered: list[str]) -> str | None:
+    """"a Republican member", "the Liberal candidate", "Tories": a political party by the word its
+    members are called (vocab.PARTIES)."""
+    return "organization" if len(words) == 1 and _title_case(words[0]) and lowered[0] in V.PARTIES else None
 
 
 @name_rule(3)
@@ -211,8 +229,8 @@ def known_city_name(words: list[str], lowered: list[str]) -> str | None:
 @name_rule(3)
 def team_name(words: list[str], lowered: list[str]) -> str | None:
     """"Edmonton Oilers", "Fort Wayne Zollner Pistons": a place, then a plural, names a team."""
-    if len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]+[^s]s", words[-1]) or lowered[-1] in V.KIND_HEADS:
-        return None
+    if len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]+[^s]s", words[-1]) or _head_kind(lowered[-1]):
+        return None  # "Lindi Regions", "Murmansk Oblasts": places of a kind, no team
     return "organization" if any(gazetteer.is_place(" ".join(words[:n])) or gazetteer.is_city(" ".join(words[:n]))
                                  for n in range(1, len(words))) else None
 
@@ -256,13 +274,26 @@ def regnal_number(words: list[str], lowered: list[str]) -> str | None:
 
 
 @name_rule(2)
+def titled_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Emperor Gojong", "Sir Basil Brooke", "Elector Frederick III": a title, then a person's names."""
+    if len(words) < 2 or lowered[0] not in V.NAME_TITLES or not _title_case(words[0]):
+        return None
+    rest = words[1:-1] if _REGNAL.fullmatch(words[-1]) and len(words) > 2 else words[1:]
+    return "person" if _person_words(rest) and all(_surname_case(w) or _INITIAL.fullmatch(w) for w in rest) else None
+
+
+@name_rule(2)
 def initials(words: list[str], lowered: list[str]) -> str | None:
     """"John W. Mauchly", "J. R. R. Tolkien": initials among capitalised names."""
     initials = sum(bool(_INITIAL.fullmatch(w)) for w in words[:-1])
     if not 2 <= len(words) <= 5 or not initials or not _person_words(words) or not _NAME_WORD.fullmatch(words[-1]):
         return None
-    # two initials, or one beside a given name ("S. Typhi", "J. Biol" abbreviate a genus, a journal)
-    return "person" if initials >= 2 or lowered[0] in gazetteer.first_names() else None
+    # two initials, or one beside a given or family name ("W. Thompson", "H. Jon Benjamin"; "S. Typhi",
+    # "J. Biol" abbreviate a genus, a journal)
+    named = [w.lower() for w in words if not _INITIAL.fullmatch(w)]
+    if initials >= 2 or lowered[0] in gazetteer.first_names() or (named and named[0] in gazetteer.first_names()):
+        return "person"
+    return "person" if len(lowered[-1]) >= 5 and lowered[-1] in gazetteer.last_names() else None  # not "J. Mol", "N. Engl"
 
 
 @name_rule(1.5)
@@ -354,12 +385,16 @@ _AFTER_PREPOSITION = re.compile(r"\b(?:in|at|on|of|from|to|near|into|by|with)(?:
 
 @context_rule(3)
 def apposition(before: str, name: str, after: str) -> str | None:
-    """"Trajan, a Roman emperor, ...": a description set off by commas after the name (not after
-    a preposition: "born in Münsingen, the third child of ..." describes the sentence's subject)."""
-    found = _APPOSITION.match(after) if not _AFTER_PREPOSITION.search(before) else None
+    """"Trajan, a Roman emperor, ...": a description set off by commas after the name (after a
+    preposition only a title: "born in Münsingen, the third child of ..." describes the sentence's
+    subject, "presented to Zhou Enlai, the Premier of China" the name)."""
+    found = _APPOSITION.match(after)
     if not found or any(w in _FUNCTION_WORDS - _DETERMINERS or _verb_like(w) for w in found.group(1).split()[:6]):
         return None  # "In small RCTs, a single-sequence method may not ...": the sentence's subject, no apposition
-    return kind_of(found.group(1))
+    kind = kind_of(found.group(1))
+    if _AFTER_PREPOSITION.search(before) and not (kind == "person" and found.group(1)[:1].isupper()):
+        return None  # "bodies of Republican Venice, the Council of Ten": a name of its own
+    return kind
 
 
 _DESCRIBED = re.compile(r"(?:^|(\S+)\s)([a-z][a-z-]+)(\s+of(?:\s+the)?)?\s*$")
@@ -477,12 +512,15 @@ def person_verb(before: str, name: str, after: str) -> str | None:
 _PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headquartered|buried|lives|lived|"
                            r"grew up|settled|emigrated|moved|relocated)\s+(?:in|at|to|near)(?:\s+the)?\s*$|"
                            r"\b(?:near|outside|(?:north|south|east|west|northeast|northwest|southeast|southwest)"
-                           r"(?:ern)?\s+(?:part\s+)?of|capital\s+of|suburb\s+of|outskirts\s+of)\s*$")
+                           r"(?:ern)?\s+(?:part\s+)?of|capital\s+of|suburb\s+of|outskirts\s+of)\s*$|"
+                           r"\b(?:(?:bordered|bounded)\s+(?:on\s+the\s+\w+\s+)?by|on\s+the\s+(?:north|south|east|west)\w*\s+by|"
+                           r"(?:flows|flowed|flowing|runs|running)\s+(?:through|into|past))(?:\s+the)?\s*$")
 
 
 @context_rule(2)
 def place_preposition(before: str, name: str, after: str) -> str | None:
-    """"born in Leeds", "north of Kiel", "the capital of Syria"."""
+    """"born in Leeds", "north of Kiel", "the capital of Syria", "bordered on the east by Semien
+    Wollo", "flows through Simmering"."""
     return "place" if _PLACE_BEFORE.search(before) and heads_its_phrase(after) else None
 
 
@@ -633,6 +671,15 @@ def list_kind(before: str, after: str) -> str | None:
     return _plural_kind(found.group(1)) if found else None
 
 
+@context_rule(2, once=True)
+def institution_word(before: str, name: str, after: str) -> str | None:
+    """"confirmed by the Senate", "authorizes the Congress", "transferred from the Army": an
+    organisation's kind noun capitalised alone, inside a sentence, names one body."""
+    if " " in name or not _title_case(name) or _opens_sentence(before):
+        return None
+    return "organization" if V.KIND_NOUNS.get(name.lower()) == "organization" else None
+
+
 _THE = re.compile(r"\bthe\s*$", re.IGNORECASE)
 _WHERE_THE = re.compile(r"\b(?:in|into|across|throughout|through|near|around)\s+the\s*$", re.IGNORECASE)
 
@@ -655,11 +702,31 @@ _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distr
                       r"\b(?:aired|airs|broadcast|premiered|streamed|televised)\s+on(?:\s+the)?\s*$")
 
 
+# What companies do as often as people, so only to names that do not read as people's.
+_BY_MAKER = re.compile(r"\b(?:released|produced|developed|manufactured|marketed|acquired|bought|purchased|licensed)\s+by"
+                       r"(?:\s+the)?\s*$|\bsold\s+(?:\w+\s+)?to(?:\s+the)?\s*$")
+
+
 @context_rule(1.5)
 def agent_body(before: str, name: str, after: str) -> str | None:
     """"published by Nettwerk", "owned by the BBC", "certified Gold by the BPI", "aired on ABC": what
-    bodies do to things (not "written by", "directed by": people's work)."""
-    return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) and _body_name(name) else None
+    bodies do to things (not "written by", "directed by": people's work); "released by", "produced
+    by", "sold to" only for names that do not read as a person's ("produced by Cineflix")."""
+    if not heads_its_phrase(after) or not _body_name(name):
+        return None
+    if _BY_BODY.search(before):
+        return "organization"
+    # proper names, no plural: in science "produced by TNF", "released by Tregs" name molecules and cells
+    if not _BY_MAKER.search(before) or not proper_name(name) or re.fullmatch(r"\S+[^s]s", name):
+        return None
+    return None if _may_be_person(name) else "organization"
+
+
+def _may_be_person(name: str) -> bool:
+    """Reads as a person's name, or is a given or family name alone ("produced by Chambers")."""
+    lowered = name.lower()
+    return person_shaped(name) or reads_as_person(name) or lowered in gazetteer.first_names() \
+        or lowered in gazetteer.last_names()
 
 
 def _body_name(name: str) -> bool:

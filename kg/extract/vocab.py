@@ -40,6 +40,13 @@ PLACE_WORDS = set(
 EVENT_WORDS = set(["war", "battle", "revolution", "olympics", "festival", "election", "treaty", "conference", "summit", "award", "prize"])
 WORK_QUALIFIERS = {"film", "album", "song", "novel", "book", "tv series", "series", "play", "magazine", "band", "opera", "poem", "game", "video game"}
 TITLES = {"mr", "mrs", "ms", "dr", "prof", "professor", "sir", "lord", "lady", "president", "king", "queen", "general", "captain", "senator", "judge", "saint"}
+# Titles a person's name opens with ("Emperor Gojong", "Elector Frederick III"), not the ranks that
+# open companies' and characters' names too ("General Electric", "Captain America"), nor "Saint",
+# which opens as many places' ("Saint Lucia").
+NAME_TITLES = TITLES - {"general", "captain", "judge", "saint"} | {
+    "emperor", "empress", "prince", "princess", "tsar", "czar", "tsarina", "sultan", "pope", "elector", "duke",
+    "duchess", "archduke", "emir", "shah", "pharaoh", "caliph", "maharaja", "rajah", "count", "countess", "baron",
+    "baroness", "marquess", "viscount", "dame"}
 
 UNITS = {
     # canonical unit: spellings
@@ -392,8 +399,14 @@ NOT_BODY_HEADS = NOT_PERSON_HEADS | {
     "agreement", "treaty", "accord", "pact", "convention", "conventions", "charter", "declaration", "constitution",
     "act", "oath", "bible", "testament", "chart", "charts", "list", "lists", "restoration", "age", "era", "period",
     "front", "draft"}
+# Adjectives of church families beside a religion's ("Roman Catholic", "Eastern Orthodox", "Free
+# Presbyterian"): with them "Church" names a body, not a building.
+CHURCH_FAMILIES = frozenset({"roman", "eastern", "oriental", "free", "reformed", "united", "apostolic", "old",
+                             "greek", "evangelical", "independent", "primitive", "anglo"})
 # Before "of", a kind word may name another kind: "House of Commons", "House of Bourbon" (not "Dunn House").
 KINDS_BEFORE_OF = {"house": "organization", "church": "organization"}
+# After "Church of", the words a building's dedication opens with: "Church of Saint Francis", "Church of Our Lady".
+DEDICATIONS = frozenset({"saint", "st", "st.", "san", "santa", "our", "all", "holy"})
 # Words naming a part of a place: "Southern Sudan", "East Asia", "Greater Manchester".
 PLACE_PARTS = {"north", "south", "east", "west", "northern", "southern", "eastern", "western", "central", "upper",
                "lower", "greater", "inner", "outer", "northeast", "northwest", "southeast", "southwest", "northeastern",
@@ -430,4 +443,13 @@ RELIGIONS = frozenset("""
     jewish jews judaism muslim muslims islam islamic sunni sunnis shia shiite shiites sufi sufism
     hindu hindus hinduism buddhist buddhists buddhism sikh sikhs sikhism jain jains jainism taoist taoism
     confucian confucianism shinto zoroastrian zoroastrians zoroastrianism bahá'í bahai messianic
+    """.split())
+
+# What members of the major parties of English-speaking democracies are called, written alone as
+# a name ("a Republican member", "the Liberal candidate"): from Wikipedia's lists of political
+# parties in the United States, the United Kingdom, Canada, Australia and Ireland.
+PARTIES = frozenset("""
+    republican republicans democrat democrats democratic liberal liberals conservative conservatives tory tories
+    labour whig whigs federalist federalists unionist unionists nationalist nationalists socialist socialists
+    communist communists progressive progressives libertarian libertarians populist populists
     """.split())
