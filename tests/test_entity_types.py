@@ -57,6 +57,7 @@ CONTEXT_CASES = {
     "binomial": ("Cells of ", "Caenorhabditis", " elegans were counted.", "organism"),
     "town_preposition": ("He lived in ", "Münsingen", ", a small town.", "place"),
     "institution_word": ("Ambassadors are confirmed by the ", "Senate", ".", "organization"),
+    "acronym_article": ("He was nominated Artist for Peace by the ", "UNESCO", " in 2007.", "organization"),
 }
 
 
@@ -187,6 +188,12 @@ TYPED_PROSE = [
      {"Semien Wollo": "place", "Lindi Regions": "place", "Soviet Union": "place"}),
     ("It was presented to Zhou Enlai, the Premier of China, and to W. Thompson. Sega released it.",
      {"Zhou Enlai": "person", "W. Thompson": "person"}),
+    ("The BBC aired it. The show was made for the BBC, and later for the BBB.",  # general prose
+     {"BBC": "organization", "BBB": "organization"}),
+    ("Damage to the BBB was measured in mice. The protein crossed the BBB, and cells died.",  # science
+     {"BBB": "concept"}),
+    ("The free trade area (FTA) was proposed in 1997. It was opposed by the FTA members.",  # defined
+     {"free trade area": "concept"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]
@@ -246,3 +253,9 @@ def test_a_hyphen_joins_names_not_a_name_and_a_word() -> None:
     assert "person" not in [t for _, t, _ in entity_types.name_votes("Delta Z-scores")]
     assert entity_types.reads_as_person("Anne Ajayi-Adeniran") and not entity_types.reads_as_person("Pol IVb")
     assert entity_types.person_shaped("Nasser Taghvai") and not entity_types.person_shaped("Avex Taiwan")
+
+
+def test_scientific_text_is_told_by_its_kind_nouns() -> None:
+    assert entity_types.scientific("IL-6 is a cytokine that T cells secrete; the protein binds its receptor.")
+    assert not entity_types.scientific("The BBC aired the series in 1990. It was produced in London by Cineflix.")
+    assert not entity_types.scientific("One cell of the prison held him.")  # one kind noun is no register

@@ -16,12 +16,14 @@ from dataclasses import dataclass
 from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
+    GENERAL_PROSE_RULES,
     ONCE_PER_NAME,
     context_votes,
     list_kind,
     listed_together,
     person_shaped,
     proper_name,
+    scientific,
     typed,
 )
 from kg.extract.facets import (
@@ -402,6 +404,7 @@ def _split(name: str, registry: Registry) -> tuple[str, str]:
 
 def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry) -> None:
     """Every mention's context votes for its entity's type (entity_types.CONTEXT_RULES)."""
+    science = scientific(text)
     for (start, end), found in zip(spans, mentions, strict=True):
         sentence = text[start:end]
         for mention in found:
@@ -412,6 +415,8 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
             for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
+                if rule in GENERAL_PROSE_RULES and (science or name_key(entity.name) != name_key(name)):
+                    continue  # "the BBB" in an abstract; "the FTA" the text defines: its long form says
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)
                 else:
