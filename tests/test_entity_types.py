@@ -103,6 +103,7 @@ def test_context_rule(rule: str) -> None:
     ("Patients who acquired ", "HIV", " were treated.", "organization"),  # acquiring is no company's only
     ("It was produced by ", "Chambers", " and Steve Power.", "organization"),  # a family name: as often a person
     ("", "Congress", " met in 1790.", "organization"),  # opening a sentence, a capital says nothing
+    ("The drug was approved by the ", "Agency", " in 2004.", "organization"),  # refers back to a name
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
 ])
 
@@ -115,6 +116,9 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Saint Lucia", "titled_name"), ("General Electric", "titled_name"), ("Captain America", "titled_name"),
     ("S. Typhi", "initials"), ("J. Biol", "initials"),  # a genus's, a journal's abbreviation
     ("Liberal Democrats", "party"),  # a party's full name has its kind word's rules
+    ("Familial Barrett", "family_name"), ("Editorial Comment", "family_name"),  # a word, then a name
+    ("Gene Expression Omnibus", "first_name"),  # an abstract noun is no name's word
+    ("Lawrence Summers", "team_name"),  # a given name and a family name, no team
 ])
 def test_rules_that_do_not_read_every_name(name: str, rule: str) -> None:
     assert rule not in [r for r, _, _ in entity_types.name_votes(name)]

@@ -231,6 +231,8 @@ def team_name(words: list[str], lowered: list[str]) -> str | None:
     """"Edmonton Oilers", "Fort Wayne Zollner Pistons": a place, then a plural, names a team."""
     if len(words) < 2 or not re.fullmatch(r"[A-Z][a-z]+[^s]s", words[-1]) or _head_kind(lowered[-1]):
         return None  # "Lindi Regions", "Murmansk Oblasts": places of a kind, no team
+    if lowered[0] in gazetteer.first_names() and lowered[-1] in gazetteer.last_names():
+        return None  # "Lawrence Summers": a given name, then a family name
     return "organization" if any(gazetteer.is_place(" ".join(words[:n])) or gazetteer.is_city(" ".join(words[:n]))
                                  for n in range(1, len(words))) else None
 
@@ -242,6 +244,8 @@ def _person_words(words: list[str]) -> bool:
     if not all(_NAME_WORD.fullmatch(w) or _INITIAL.fullmatch(w) or w in ("-", "–") or w.lower() in V.NAME_PARTICLES
                for w in words):
         return False
+    if any(_ABSTRACT_NOUN_END.search(w.lower()) for w in words[1:]):
+        return False  # "Gene Expression Omnibus"
     last, first = words[-1].lower(), words[0].lower()
     if last in V.KIND_HEADS or last in V.NOT_PERSON_HEADS or first in V.LEADING_KINDS or first in V.NATIONALITIES:
         return False  # "Paisley Park", "Gene Ontology", "River Liffey", "Swedish Riksdag"
@@ -261,7 +265,16 @@ def family_name(words: list[str], lowered: list[str]) -> str | None:
     """"Tituss Burgess", "Husain Haqqani": names ending in a family name."""
     if not 2 <= len(words) <= 4 or lowered[-1] not in gazetteer.last_names():
         return None
-    return "person" if _person_words(words) and _NAME_WORD.fullmatch(words[0]) else None
+    if not _NAME_WORD.fullmatch(words[0]) or (_ADJECTIVE_END.search(lowered[0]) and lowered[0] not in gazetteer.first_names()):
+        return None  # "Familial Barrett", "Editorial Comment", "Multivariate Cox": a word, then a name
+    return "person" if _person_words(words) else None
+
+
+# Endings of English adjectives and participles, which given names outside the lists seldom have.
+# (Not "-al", "-ed", "-ing", "-ant": "Kajal", "Saeed", "Xiaoming", "Prashant" are given names.)
+_ADJECTIVE_END = re.compile(r"\w{3}(?:ial|ical|ive|ate|ated|ized|ised|ted|ic|ous|ary|ory|ible|able)$")
+# Endings of English abstract nouns, which no person's name words have ("Gene Expression Omnibus").
+_ABSTRACT_NOUN_END = re.compile(r"\w{3}(?:tion|sion|ology|ism|ness|ality|ivity|bility)$")  # not "Garrity"
 
 
 @name_rule(2)
@@ -673,11 +686,12 @@ def list_kind(before: str, after: str) -> str | None:
 
 @context_rule(2, once=True)
 def institution_word(before: str, name: str, after: str) -> str | None:
-    """"confirmed by the Senate", "authorizes the Congress", "transferred from the Army": an
-    organisation's kind noun capitalised alone, inside a sentence, names one body."""
+    """"confirmed by the Senate", "authorizes the Congress", "transferred from the Army": a
+    legislature's or a force's kind noun capitalised alone, inside a sentence, names one body
+    (vocab.SOLE_BODIES; "the Agency", "the Group" refer back to a name said before)."""
     if " " in name or not _title_case(name) or _opens_sentence(before):
         return None
-    return "organization" if V.KIND_NOUNS.get(name.lower()) == "organization" else None
+    return "organization" if name.lower() in V.SOLE_BODIES else None
 
 
 _ACRONYM = re.compile(r"[A-Z]{2,6}")

@@ -392,7 +392,8 @@ NOT_PERSON_HEADS = {
     "database", "inventory", "scale", "questionnaire", "index", "score", "test", "model", "method", "assay",
     "register", "registry", "criteria", "guideline", "guidelines", "manual", "classification", "system", "pathway",
     "cycle", "effect", "theory", "law", "syndrome", "disease", "equation", "algorithm", "software", "tool",
-    "results", "report", "review", "statement", "award", "prize", "medal", "cup", "trophy"}
+    "results", "report", "review", "statement", "award", "prize", "medal", "cup", "trophy", "server", "omnibus",
+    "archive", "portal", "browser", "atlas", "repository", "comment", "commentary", "editorial", "update"}
 # Last words of names of documents, agreements, lists and eras: no body, though English writes them
 # with "the" as it does an organisation's ("the Potsdam Agreement", "the UK Albums Chart").
 NOT_BODY_HEADS = NOT_PERSON_HEADS | {
@@ -453,3 +454,8 @@ PARTIES = frozenset("""
     labour whig whigs federalist federalists unionist unionists nationalist nationalists socialist socialists
     communist communists progressive progressives libertarian libertarians populist populists
     """.split())
+
+# The bodies English names by their kind noun alone, capitalised ("the Senate", "Congress", "the
+# Army"): legislatures and armed forces, of which a country has one.
+SOLE_BODIES = frozenset({"congress", "senate", "parliament", "legislature", "cabinet", "army", "navy", "diet",
+                         "bundestag", "duma", "knesset", "storting", "riksdag"})
