@@ -104,6 +104,8 @@ def test_context_rule(rule: str) -> None:
     ("It was produced by ", "Chambers", " and Steve Power.", "organization"),  # a family name: as often a person
     ("", "Congress", " met in 1790.", "organization"),  # opening a sentence, a capital says nothing
     ("The drug was approved by the ", "Agency", " in 2004.", "organization"),  # refers back to a name
+    ("It changed since Natsal-1 (1990-91) and ", "Natsal-2", " (1999-2001).", "person"),  # a survey's years
+    ("The brothers were ", "John D. Rockefeller III", ", Nelson, Laurance and David.", "place"),  # a list
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
 ])
 
@@ -198,6 +200,11 @@ TYPED_PROSE = [
      {"BBB": "concept"}),
     ("The free trade area (FTA) was proposed in 1997. It was opposed by the FTA members.",  # defined
      {"free trade area": "concept"}),
+    ("The DNA damage response (DDR) is a network of kinases. Women took a lipid-based nutrient supplement "
+     "(LNS). Weight differed between the LNS and MMN groups.",  # a lower-case head, a study's arms: no bodies
+     {"DNA damage response": "concept", "lipid-based nutrient supplement": "concept"}),
+    ("Myx binds the bacterial RNA polymerase (RNAP). It blocks the RNAP in vitro.",  # the text defines it
+     {"RNAP": "concept"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]
@@ -263,3 +270,12 @@ def test_scientific_text_is_told_by_its_kind_nouns() -> None:
     assert entity_types.scientific("IL-6 is a cytokine that T cells secrete; the protein binds its receptor.")
     assert not entity_types.scientific("The BBC aired the series in 1990. It was produced in London by Cineflix.")
     assert not entity_types.scientific("One cell of the prison held him.")  # one kind noun is no register
+
+
+def test_a_body_is_named_by_a_proper_word_last() -> None:
+    from kg.extract.registry import Entity
+
+    response, who = Entity("DNA damage response"), Entity("World Health Organization")
+    for entity in (response, who):
+        entity.vote("organization", 3.0)
+    assert (response.type, who.type) == ("concept", "organization")  # "... is a network of kinases"

@@ -26,6 +26,13 @@ UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": grap
 DEFAULT = "concept"
 
 
+def common_head(name: str) -> bool:
+    """A name whose last word is a common noun in lower case ("DNA damage response", "ion
+    channel"): no organisation's."""
+    last = name.split()[-1] if name.split() else ""
+    return " " in name and last.isalpha() and last.islower()
+
+
 def typed(type_: str) -> bool:
     return type_ not in UNTYPED
 
@@ -511,8 +518,8 @@ def life_dates(before: str, name: str, after: str) -> str | None:
     """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"; years alone
     only after a name that reads as a person's ("MEDLINE (1966-2005)" is a database's range)."""
     found = _LIFE.match(after)
-    if not found:
-        return None
+    if not found or any(c.isdigit() for c in name):
+        return None  # "Natsal-2 (1999-2001)": a survey's years
     return "person" if _BORN.match(after) or _person_words(name.split()) else None
 
 
@@ -580,7 +587,15 @@ def in_place(before: str, name: str, after: str) -> str | None:
 def place_pair(before: str, name: str, after: str) -> str | None:
     """"Springfield, Illinois", "Miami Shores, Florida": a place and the place it is in."""
     found = re.match(r"^,\s+([A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2})", after)
-    return "place" if found and gazetteer.is_place(found.group(1)) and not gazetteer.is_place(name) else None
+    if not found or not gazetteer.is_place(found.group(1)) or gazetteer.is_place(name):
+        return None
+    # "the brothers John D. Rockefeller III, Nelson, ...": a person's name in a list, not a place's
+    return None if " " in name and any(rule in _GIVEN_NAME_RULES for rule, _, _ in name_votes(name)) else "place"
+
+
+# Name rules that see a given name, an initial or a title ("Downtown Little Rock" ends in a family
+# name too, but is a place's).
+_GIVEN_NAME_RULES = frozenset({"first_name", "initials", "regnal_number", "titled_name", "name_particle"})
 
 
 _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
@@ -681,7 +696,9 @@ def list_kind(before: str, after: str) -> str | None:
     if found:
         return _plural_kind(found.group(1))
     found = _PLURAL_AFTER.match(after)
-    return _plural_kind(found.group(1)) if found else None
+    if not found or found.group(1)[:-1] in _SETS:
+        return None  # "the LNS and MMN groups": a study's arms, no bodies
+    return _plural_kind(found.group(1))
 
 
 @context_rule(2, once=True)

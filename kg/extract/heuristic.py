@@ -415,7 +415,8 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
             for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
-                if rule in GENERAL_PROSE_RULES and (science or name_key(entity.name) != name_key(name)):
+                if rule in GENERAL_PROSE_RULES and (science or name_key(entity.name) != name_key(name)
+                                                    or f"({name})" in text):
                     continue  # "the BBB" in an abstract; "the FTA" the text defines: its long form says
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from kg.extract import gazetteer
 from kg.extract import vocab as V
-from kg.extract.entity_types import DEFAULT, decide, name_votes, typed
+from kg.extract.entity_types import DEFAULT, common_head, decide, name_votes, typed
 from kg.extract.filters import not_a_name
 from kg.names import name_key, name_variants
 
@@ -38,6 +38,8 @@ class Entity:
         return sorted(self.aliases | {country} if country and name_key(country) != name_key(self.name) else self.aliases)
 
     def vote(self, type_: str, weight: float) -> None:
+        if type_ == "organization" and common_head(self.name):
+            return  # "DNA damage response is a network of ...": a body's name ends in a proper word
         if typed(type_):
             self.votes[type_] = self.votes.get(type_, 0.0) + weight
             self.type = decide(self.votes)
