@@ -106,6 +106,8 @@ def test_context_rule(rule: str) -> None:
     ("The drug was approved by the ", "Agency", " in 2004.", "organization"),  # refers back to a name
     ("It changed since Natsal-1 (1990-91) and ", "Natsal-2", " (1999-2001).", "person"),  # a survey's years
     ("The brothers were ", "John D. Rockefeller III", ", Nelson, Laurance and David.", "place"),  # a list
+    ("Patients had a sitting office ", "DBP", " of 90-109 mmHg.", "organization"),  # an office is as often a room
+    ("161 TYROSINE TOXICITY 162 General ", "Nutritional Observations", " . . .", "person"),  # a heading
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
 ])
 

@@ -281,7 +281,7 @@ def family_name(words: list[str], lowered: list[str]) -> str | None:
 # (Not "-al", "-ed", "-ing", "-ant": "Kajal", "Saeed", "Xiaoming", "Prashant" are given names.)
 _ADJECTIVE_END = re.compile(r"\w{3}(?:ial|ical|ive|ate|ated|ized|ised|ted|ic|ous|ary|ory|ible|able)$")
 # Endings of English abstract nouns, which no person's name words have ("Gene Expression Omnibus").
-_ABSTRACT_NOUN_END = re.compile(r"\w{3}(?:tion|sion|ology|ism|ness|ality|ivity|bility)$")  # not "Garrity"
+_ABSTRACT_NOUN_END = re.compile(r"\w{3}(?:tion|sion|ology|ism|ness|ality|ivity|bility)s?$")  # not "Garrity"
 
 
 @name_rule(2)

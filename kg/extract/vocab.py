@@ -320,7 +320,7 @@ _KINDS = {
         conglomerate subsidiary startup developer consortium cooperative federation confederation league
         alliance coalition movement order court parliament legislature assembly senate congress cabinet
         tribunal gang cartel syndicate denomination sect congregation monastery-order fraternity sorority
-        bureau office authority board trust fund laboratory lab think-tank nonprofit non-profit ngo
+        bureau authority board trust fund laboratory lab think-tank nonprofit non-profit ngo
         distributor operator provider insurer exchange dynasty clinic
         """.split(),
     "work": """
@@ -383,7 +383,8 @@ KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k not in ("
 }
 for _word in ("star", "moon", "channel", "plain", "fair", "mine", "count"):
     KIND_HEADS.pop(_word, None)  # heads of other things as often: "Blue Moon", "English Channel", "Fair Game"
-KIND_HEADS |= {"works": "organization", "initiative": "organization", "legion": "organization", "nations": "organization",
+KIND_HEADS |= {"office": "organization",  # "the Foreign Office"; as a kind noun "office" is as often a room's
+               "works": "organization", "initiative": "organization", "legion": "organization", "nations": "organization",
                "group": "organization", "exchange": "organization"}
 # A name's last word that makes it no person's, though it says no kind: "Gene Ontology", "Beck
 # Depression Inventory", "Framingham Heart Study", "Health Study II".
