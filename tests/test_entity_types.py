@@ -123,6 +123,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Familial Barrett", "family_name"), ("Editorial Comment", "family_name"),  # a word, then a name
     ("Gene Expression Omnibus", "first_name"),  # an abstract noun is no name's word
     ("Lawrence Summers", "team_name"),  # a given name and a family name, no team
+    ("Oliver North", "part_of_place"),  # a given name, then a family name
 ])
 def test_rules_that_do_not_read_every_name(name: str, rule: str) -> None:
     assert rule not in [r for r, _, _ in entity_types.name_votes(name)]
@@ -194,6 +195,8 @@ TYPED_PROSE = [
       "Senate": "organization"}),
     ("The zone is bordered on the east by Semien Wollo and the Lindi Regions. It was part of the Soviet Union.",
      {"Semien Wollo": "place", "Lindi Regions": "place", "Soviet Union": "place"}),
+    ("She was a TD for Dublin West. The school is accredited by the Association to Advance Collegiate Schools of Business (AACSB).",
+     {"Dublin West": "place", "Association to Advance Collegiate Schools of Business": "organization"}),
     ("It was presented to Zhou Enlai, the Premier of China, and to W. Thompson. Sega released it.",
      {"Zhou Enlai": "person", "W. Thompson": "person"}),
     ("The BBC aired it. The show was made for the BBC, and later for the BBB.",  # general prose

@@ -119,20 +119,30 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
     if lowered[-1] in ("church", "churches") and _denomination(lowered[:-1]):
         return "organization"  # "Catholic Church", "Russian Orthodox Church": a body (not "First Baptist Church")
     joint = next((i for i, w in enumerate(lowered[1:], 1) if w in ("of", "on", "for")), None)
-    if joint is not None and lowered[joint - 1] in V.KIND_HEADS:  # "University of Kent", "Committee on ..."
+    head_kind = _head_kind(lowered[joint - 1]) if joint is not None else None
+    if joint is not None and head_kind:  # "University of Kent", "Committee on ...", "Schools of Business"
         head = lowered[joint - 1]
         if head == "church" and joint + 1 < len(lowered) and lowered[joint + 1] in V.DEDICATIONS:
             return "place"  # "Church of Saint Francis of Assisi", "Church of Our Lady": a building
-        return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
+        return V.KINDS_BEFORE_OF.get(head, head_kind)
     if lowered[0] in V.LEADING_KINDS:
         return V.LEADING_KINDS[lowered[0]]
     if joint is not None:
-        return None  # "Speaker of the House of Commons": what follows "of" is another name's
+        return _opening_body(words, lowered)  # "Speaker of the House of Commons": another name's after "of"
     for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
         kind = _head_kind(lowered[at])
         if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
             return kind
-    return None
+    return _opening_body(words, lowered)
+
+
+def _opening_body(words: list[str], lowered: list[str]) -> str | None:
+    """"Association to Advance Collegiate Schools of Business", "Committee to Protect Journalists":
+    an organisation's kind word, then "to" or "against" and what it is for (not "Bank Holiday
+    Monday", "Group Therapy Session")."""
+    if len(words) < 3 or not _title_case(words[0]) or lowered[1] not in ("to", "against"):
+        return None
+    return "organization" if _head_kind(lowered[0]) == "organization" else None
 
 
 def _denomination(words: list[str]) -> bool:
@@ -152,8 +162,19 @@ def _head_kind(word: str) -> str | None:
 
 @name_rule(3)
 def part_of_place(words: list[str], lowered: list[str]) -> str | None:
-    """"Southern Sudan", "East Asia", "Greater Caucasus": a part of a known place."""
-    return "place" if len(words) >= 2 and lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])) else None
+    """"Southern Sudan", "East Asia", "Greater Caucasus", "Dublin West", "Canada East": a part of a
+    known place (a town's only with the direction after it: "Frankston North")."""
+    if len(words) < 2:
+        return None
+    if lowered[0] in V.PLACE_PARTS and gazetteer.is_place(" ".join(words[1:])):
+        return "place"
+    rest = " ".join(words[:-1])
+    if lowered[-1] not in _DIRECTIONS or lowered[0] in gazetteer.first_names():
+        return None  # "Oliver North", "Kanye West": a given name, then a family name
+    return "place" if gazetteer.is_place(rest) or gazetteer.is_city(rest) or gazetteer.is_town(rest) else None
+
+
+_DIRECTIONS = frozenset({"north", "south", "east", "west", "central", "northeast", "northwest", "southeast", "southwest"})
 
 
 @name_rule(3)
