@@ -190,7 +190,7 @@ def _first_level_divisions() -> set[str]:
         column = next(rows).index("admin1")
         names = {row[column] for row in rows if len(row) > column and row[column]}
     words = frozenset(Words.word_list) | {"nacional", "capital", "oriental", "occidental"}
-    return {n for n in names if n.lower() not in first_names() and n.lower() not in words}
+    return {n for n in names if n.lower() not in first_names() and n.lower() not in words and not n.isupper()}  # not "NCT"
 
 
 def _world_regions() -> set[str]:

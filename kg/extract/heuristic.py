@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from kg.extract import ExtractionContext, Extractor, gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
+    ACRONYM_RULES,
     GENERAL_PROSE_RULES,
     ONCE_PER_NAME,
     context_votes,
@@ -415,9 +416,10 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
             for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
-                if rule in GENERAL_PROSE_RULES and (science or name_key(entity.name) != name_key(name)
-                                                    or f"({name})" in text):
-                    continue  # "the BBB" in an abstract; "the FTA" the text defines: its long form says
+                if rule in GENERAL_PROSE_RULES and science:
+                    continue  # "the BBB", "produced by Penicillium" in an abstract
+                if rule in ACRONYM_RULES and (name_key(entity.name) != name_key(name) or f"({name})" in text):
+                    continue  # "the FTA" the text defines: its long form says what it is
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)
                 else:

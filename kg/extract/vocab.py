@@ -458,5 +458,5 @@ PARTIES = frozenset("""
 
 # The bodies English names by their kind noun alone, capitalised ("the Senate", "Congress", "the
 # Army"): legislatures and armed forces, of which a country has one.
-SOLE_BODIES = frozenset({"congress", "senate", "parliament", "legislature", "cabinet", "army", "navy", "diet",
-                         "bundestag", "duma", "knesset", "storting", "riksdag"})
+SOLE_BODIES = frozenset({"congress", "senate", "parliament", "legislature", "cabinet", "army", "navy",
+                         "bundestag", "duma", "knesset", "storting", "riksdag"})  # not "Diet": as often a meal plan
