@@ -294,3 +294,10 @@ def test_a_body_is_named_by_a_proper_word_last() -> None:
     for entity in (response, who):
         entity.vote("organization", 3.0)
     assert (response.type, who.type) == ("concept", "organization")  # "... is a network of kinases"
+
+
+def test_a_role_before_a_heading_makes_no_person() -> None:
+    from kg.extract.name_rules import split_role
+
+    assert split_role("Vice Admiral James Greer").type == "person"
+    assert split_role("General Nutritional Observations").type == ""  # a contents page's heading

@@ -275,7 +275,7 @@ def _person_words(words: list[str]) -> bool:
     if not all(_NAME_WORD.fullmatch(w) or _INITIAL.fullmatch(w) or w in ("-", "–") or w.lower() in V.NAME_PARTICLES
                for w in words):
         return False
-    if any(_ABSTRACT_NOUN_END.search(w.lower()) and w.lower() not in gazetteer.last_names() for w in words[1:]):
+    if any(abstract_noun(w) for w in words[1:]):
         return False  # "Gene Expression Omnibus"
     last, first = words[-1].lower(), words[0].lower()
     if last in V.KIND_HEADS or last in V.NOT_PERSON_HEADS or first in V.LEADING_KINDS or first in V.NATIONALITIES:
@@ -306,6 +306,13 @@ def family_name(words: list[str], lowered: list[str]) -> str | None:
 _ADJECTIVE_END = re.compile(r"\w{3}(?:ial|ical|ive|ate|ated|ized|ised|ted|ic|ous|ary|ory|ible|able)$")
 # Endings of English abstract nouns, which no person's name words have ("Gene Expression Omnibus").
 _ABSTRACT_NOUN_END = re.compile(r"\w{3}(?:tion|sion|ology|ism|ality|ivity|bility)s?$")  # not "Garrity", "Guinness"
+
+
+def abstract_noun(word: str) -> bool:
+    """An English abstract noun by its ending ("Expression", "Observations"), which no person's name
+    has, unless it is a known family name."""
+    lowered = word.lower()
+    return bool(_ABSTRACT_NOUN_END.search(lowered)) and lowered not in gazetteer.last_names()
 
 
 @name_rule(2)

@@ -24,7 +24,7 @@ from typing import TypeVar
 from kg.extract import gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
-from kg.extract.entity_types import reads_as_person
+from kg.extract.entity_types import abstract_noun, reads_as_person
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -379,7 +379,8 @@ def split_role(name: str) -> Split:
         return Split(" ".join(words), "office", " ".join(rest), keep=True) if rest[0][:1].isupper() else Split(name)
     lowered = [w.lower() for w in rest]
     person_like = len(rest) >= 2 and "of" not in lowered and not any(
-        w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered)
+        w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered) and not any(
+        abstract_noun(w) for w in rest)  # "General Nutritional Observations": a heading
     if person_like:
         return Split(" ".join(rest), "person", nationality, national, keep=True)
     return Split(" ".join(words), "", nationality, national, keep=True)
