@@ -30,6 +30,7 @@ NAME_CASES = {
     "protein_family": ("IL-6", "gene or protein"),
     "party": ("Republican", "organization"),
     "titled_name": ("Emperor Gojong", "person"),
+    "nickname": ('Benjamin "Bugsy" Siegel', "person"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -112,6 +113,8 @@ def test_context_rule(rule: str) -> None:
     ("Penicillin is produced by ", "Penicillium", " in culture.", "organization"),  # a genus makes things too
     ("Patients received ", "Diet", " counselling.", "organization"),  # a modifier
     ("In ", "Moscow", ", the President met his aides.", "person"),  # a fronted phrase, no apposition
+    ("SSEA-1 may be a general ", "TSC", "/TIC enrichment marker.", "person"),  # "general": an adjective
+    ("The ", "Fundamental Problem", ": Need for Assay Sensitivity.", "organization"),  # a title's words
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
 ])
 
@@ -128,6 +131,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Lawrence Summers", "team_name"),  # a given name and a family name, no team
     ("Oliver North", "part_of_place"),  # a given name, then a family name
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
+    ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names
 ])
 def test_rules_that_do_not_read_every_name(name: str, rule: str) -> None:
     assert rule in {r.name for r in entity_types.NAME_RULES}  # a renamed rule fails here, not silently

@@ -324,6 +324,18 @@ def regnal_number(words: list[str], lowered: list[str]) -> str | None:
     return "person" if len(words[0]) >= 4 and lowered[0] in gazetteer.first_names() and _title_case(words[0]) else None
 
 
+_NICKNAME = re.compile(r"[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*\s+[\"“][^\"“”]{2,30}[\"”]\s+[A-Z][\w'’-]*[a-z][\w'’-]*")
+
+
+@name_rule(3)
+def nickname(words: list[str], lowered: list[str]) -> str | None:
+    """"Benjamin "Bugsy" Siegel", "Jon "Bowzer" Bauman": a nickname in quotes between a person's names."""
+    if not _NICKNAME.fullmatch(" ".join(words)) or lowered[0] in _DETERMINERS:
+        return None  # 'The "Best" Album'
+    outer = re.sub(r"[\"“][^\"“”]*[\"”]", " ", " ".join(words)).split()
+    return "person" if _person_words(outer) else None  # not 'Apple "Think Different" Campaign'
+
+
 @name_rule(2)
 def titled_name(words: list[str], lowered: list[str]) -> str | None:
     """"Emperor Gojong", "Sir Basil Brooke", "Elector Frederick III": a title, then a person's names."""
@@ -478,6 +490,8 @@ def described_before(before: str, name: str, after: str) -> str | None:
     if not found or _verb_like(found.group(2)) or (found.group(1) or "").lower() in _PREPOSITIONS:
         return None  # "We show NHEJ", "in yeast NHEJ": no description of the name
     kind, previous = V.KIND_NOUNS.get(found.group(2)), (found.group(1) or "").lower()
+    if found.group(2) == "general":
+        return None  # "a general TSC/TIC marker": an adjective in lower case, the rank is "General X"
     if found.group(3) and kind != "place":
         return None  # "the city of Kiel", not "administration of FTY720"
     if kind == "work" and previous in ("a", "an", ""):
@@ -808,6 +822,8 @@ def article_before(before: str, name: str, after: str) -> str | None:
         return None  # "in the Levant", "across the Americas": a region's
     if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
         return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
+    if _opens_sentence(before) and after.lstrip().startswith(":"):
+        return None  # "The Fundamental Problem: Need for ...": a title's words
     return "organization"
 
 

@@ -394,7 +394,8 @@ NOT_PERSON_HEADS = {
     "register", "registry", "criteria", "guideline", "guidelines", "manual", "classification", "system", "pathway",
     "cycle", "effect", "theory", "law", "syndrome", "disease", "equation", "algorithm", "software", "tool",
     "results", "report", "review", "statement", "award", "prize", "medal", "cup", "trophy", "server", "omnibus",
-    "archive", "portal", "browser", "atlas", "repository", "comment", "commentary", "editorial", "update"}
+    "archive", "portal", "browser", "atlas", "repository", "comment", "commentary", "editorial", "update", "reviews",
+    "reports", "databases"}
 # Last words of names of documents, agreements, lists and eras: no body, though English writes them
 # with "the" as it does an organisation's ("the Potsdam Agreement", "the UK Albums Chart").
 NOT_BODY_HEADS = NOT_PERSON_HEADS | {
