@@ -115,6 +115,7 @@ def test_context_rule(rule: str) -> None:
     ("In ", "Moscow", ", the President met his aides.", "person"),  # a fronted phrase, no apposition
     ("SSEA-1 may be a general ", "TSC", "/TIC enrichment marker.", "person"),  # "general": an adjective
     ("The ", "Fundamental Problem", ": Need for Assay Sensitivity.", "organization"),  # a title's words
+    ("Mechanosensitive ion channel ", "Piezo2", " is important for touch.", "organization"),  # a symbol
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
 ])
 

@@ -492,6 +492,8 @@ def described_before(before: str, name: str, after: str) -> str | None:
     kind, previous = V.KIND_NOUNS.get(found.group(2)), (found.group(1) or "").lower()
     if found.group(2) == "general":
         return None  # "a general TSC/TIC marker": an adjective in lower case, the rank is "General X"
+    if kind == "organization" and _SYMBOL.fullmatch(name):
+        return None  # "ion channel Piezo2", "the network Wnt3a": a gene's symbol, no body's name
     if found.group(3) and kind != "place":
         return None  # "the city of Kiel", not "administration of FTY720"
     if kind == "work" and previous in ("a", "an", ""):
@@ -499,6 +501,7 @@ def described_before(before: str, name: str, after: str) -> str | None:
     return kind
 
 
+_SYMBOL = re.compile(r"[A-Za-z]+\d[\w.-]*")  # letters, then a digit: "Piezo2", "Kir2.1", "Wnt3a"
 _KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
 _SETS = frozenset({"group", "unit", "division", "family", "society"})  # "the placebo group": a set, no body
 def _surname_case(word: str) -> bool:
