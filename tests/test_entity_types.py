@@ -290,6 +290,7 @@ def test_scientific_text_is_told_by_its_kind_nouns() -> None:
     assert entity_types.scientific("IL-6 is a cytokine that T cells secrete; the protein binds its receptor.")
     assert not entity_types.scientific("The BBC aired the series in 1990. It was produced in London by Cineflix.")
     assert not entity_types.scientific("One cell of the prison held him.")  # one kind noun is no register
+    assert entity_types.scientific("Compared with the EPO (n = 33) and Control (n = 32) groups, it fell.")
 
 
 def test_a_body_is_named_by_a_proper_word_last() -> None:
