@@ -11,7 +11,6 @@ were chosen on one half of Re-DocRED and checked on the other (benchmarks/README
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -342,18 +341,10 @@ def titled_name(words: list[str], lowered: list[str]) -> str | None:
     if len(words) < 2 or lowered[0] not in V.NAME_TITLES or not _title_case(words[0]):
         return None
     rest = words[1:-1] if _REGNAL.fullmatch(words[-1]) and len(words) > 2 else words[1:]
-    if re.fullmatch(r"\S+[^s]s", rest[-1]) or rest[-1].lower() in _english_words() or gazetteer.is_place(" ".join(words)) \
+    if _PLURAL.fullmatch(rest[-1]) or rest[-1].lower() in gazetteer.english_words() or gazetteer.is_place(" ".join(words)) \
             or gazetteer.is_city(" ".join(words)):
         return None  # "Emperor Penguins", "King Cobra", "Prince Albert" (a city)
     return "person" if _person_words(rest) and all(_surname_case(w) or _INITIAL.fullmatch(w) for w in rest) else None
-
-
-@functools.cache
-def _english_words() -> frozenset[str]:
-    """Common English words (Faker's word list): no one's name ("King Cobra")."""
-    from faker.providers.lorem.en_US import Provider as Words
-
-    return frozenset(Words.word_list)
 
 
 @name_rule(2)
@@ -379,6 +370,7 @@ def name_particle(words: list[str], lowered: list[str]) -> str | None:
 
 
 
+_PLURAL = re.compile(r"\S+[^s]s")  # one word in the plural: "Penguins", "Tregs" (not "Congress")
 _NAME_WORD = re.compile(r"[A-ZÀ-ÖØ-ÞĀ-Ž][\w'’-]*[a-zß-öø-ÿā-ž][\w'’-]*")  # "Nakamura", "O'Brien", "McDonald"
 _INITIAL = re.compile(r"[A-Z]\.")
 _REGNAL = re.compile(r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})")
@@ -858,7 +850,7 @@ def maker_by(before: str, name: str, after: str) -> str | None:
     only ("produced by Penicillium", "released by Tregs" in science)."""
     if not _BY_MAKER.search(before) or not heads_its_phrase(after) or not proper_name(name):
         return None
-    if re.fullmatch(r"\S+[^s]s", name) or _GENUS_END.fullmatch(name) or _may_be_person(name):
+    if _PLURAL.fullmatch(name) or _GENUS_END.fullmatch(name) or _may_be_person(name):
         return None  # plurals ("Tregs"), genera ("Penicillium", "Salmonella"), people ("Chambers")
     return "organization"
 

