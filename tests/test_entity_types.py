@@ -31,6 +31,7 @@ NAME_CASES = {
     "party": ("Republican", "organization"),
     "titled_name": ("Emperor Gojong", "person"),
     "nickname": ('Benjamin "Bugsy" Siegel', "person"),
+    "known_instance": ("Siberia", "place"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -60,6 +61,7 @@ CONTEXT_CASES = {
     "institution_word": ("Ambassadors are confirmed by the ", "Senate", ".", "organization"),
     "acronym_article": ("He was nominated Artist for Peace by the ", "UNESCO", " in 2007.", "organization"),
     "maker_by": ("The series is produced by ", "Cineflix", " in Toronto.", "organization"),
+    "known_person": ("The comedy was written by ", "Plautus", ".", "person"),
 }
 
 
@@ -117,6 +119,9 @@ def test_context_rule(rule: str) -> None:
     ("The ", "Fundamental Problem", ": Need for Assay Sensitivity.", "organization"),  # a title's words
     ("Mechanosensitive ion channel ", "Piezo2", " is important for touch.", "organization"),  # a symbol
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
+    ("Patients with ", "Parkinson", "'s disease were seen.", "person"),  # an eponym
+    ("Proteins pass the ", "Golgi", " apparatus.", "person"),  # a modifier
+    ("It was seen near ", "Duluth", ".", "person"),  # the city gazetteer has spoken
 ])
 
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
@@ -131,6 +136,11 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Gene Expression Omnibus", "first_name"),  # an abstract noun is no name's word
     ("Lawrence Summers", "team_name"),  # a given name and a family name, no team
     ("Oliver North", "part_of_place"),  # a given name, then a family name
+    ("Washington", "known_instance"), ("Mars", "known_instance"),  # WordNet files them under two types
+    ("Truth", "known_instance"), ("Amazon", "known_instance"),  # also words in lower case
+    ("Verdun", "known_instance"), ("Minoan civilization", "known_instance"),  # a one-word battle, a kind of group
+    ("Gemini", "known_instance"), ("Flanders", "known_instance"),  # a constellation; the place gazetteers' own
+    ("Plautus", "known_instance"),  # one name of a person: for the context to confirm
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
     ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names
 ])
@@ -172,6 +182,12 @@ def test_gazetteers_come_from_packages() -> None:
     # GeoNames' first-level divisions in English, less given names and words
     assert all(gazetteer.is_place(n) for n in ("Lombardy", "Catalonia", "Penang", "Lapland"))
     assert not any(gazetteer.is_place(n) for n in ("Vladimir", "Diana", "Capital", "Oriental", "NCT"))
+    # WordNet's instances and bodies, exactly as written
+    known = gazetteer.wordnet_instances()
+    assert {n: known.get(n) for n in ("Voltaire", "Yorkshire", "Khmer Rouge", "NATO", "Korean War", "Mahabharata")} == {
+        "Voltaire": "person", "Yorkshire": "place", "Khmer Rouge": "organization", "NATO": "organization",
+        "Korean War": "event", "Mahabharata": "work"}
+    assert not {"siberia", "MA", "Sirius", "Orion"} & set(known)  # as written; short abbreviations; stars
 
 
 # ordinary prose -> the types a reader expects of its names
@@ -225,6 +241,8 @@ TYPED_PROSE = [
      {"DNA damage response": "concept", "lipid-based nutrient supplement": "concept"}),
     ("Myx binds the bacterial RNA polymerase (RNAP). It blocks the RNAP in vitro.",  # the text defines it
      {"RNAP": "concept"}),
+    ("The comedies of Plautus and Voltaire are read in Yorkshire. The Khmer Rouge ruled Cambodia until 1979.",
+     {"Plautus": "person", "Voltaire": "person", "Khmer Rouge": "organization"}),  # names WordNet knows
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]

@@ -250,6 +250,21 @@ def known_city(words: list[str], lowered: list[str]) -> str | None:
     return "place" if len(words) == 1 and _title_case(words[0]) and gazetteer.is_city(words[0]) else None
 
 
+@name_rule(1.5)
+def known_instance(words: list[str], lowered: list[str]) -> str | None:
+    """A proper name WordNet files as an instance of one type (kg.extract.gazetteer.wordnet_instances):
+    a place ("Siberia", "Yorkshire"), a body or movement ("Khmer Rouge", "NATO"), a writing
+    ("Mahabharata"), a war ("Korean War"), a person named in full ("Chiang Kai-shek"). A person's
+    one name is for the context to confirm (known_person)."""
+    name = " ".join(words)
+    type_ = gazetteer.wordnet_instances().get(name)
+    if not type_ or (type_ == "person" and len(words) == 1):
+        return None
+    if gazetteer.is_place(name) or (len(words) == 1 and gazetteer.is_city(name)):
+        return None  # the place gazetteers have spoken ("York": the city before the house)
+    return type_
+
+
 @name_rule(3)
 def known_city_name(words: list[str], lowered: list[str]) -> str | None:
     """A city of 15,000 people or more named by several words ("San Francisco", "Bahir Dar")."""
@@ -551,6 +566,17 @@ def lone_first_name(before: str, name: str, after: str) -> str | None:
     heads its phrase ("Candida albicans" is a yeast), is long enough to tell ("Pol", "Cas") and
     names no eponym ("Fisher's exact test", "Graves' disease": a test's, a disease's name)."""
     if " " in name or len(name) < 4 or not _title_case(name) or name.lower() not in gazetteer.first_names():
+        return None
+    return "person" if heads_its_phrase(after) and not _EPONYM.match(after) else None
+
+
+@context_rule(1.5, once=True)
+def known_person(before: str, name: str, after: str) -> str | None:
+    """"Plautus", "Voltaire", "Mahler": one name WordNet files as a person's, where it heads its
+    phrase and names no eponym ("Parkinson's disease", "Golgi apparatus", "Krebs cycle" are not
+    about the men)."""
+    if " " in name or gazetteer.wordnet_instances().get(name) != "person" or gazetteer.is_place(name) \
+            or gazetteer.is_city(name):
         return None
     return "person" if heads_its_phrase(after) and not _EPONYM.match(after) else None
 

