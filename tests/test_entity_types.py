@@ -32,6 +32,8 @@ NAME_CASES = {
     "titled_name": ("Emperor Gojong", "person"),
     "nickname": ('Benjamin "Bugsy" Siegel', "person"),
     "known_instance": ("Siberia", "place"),
+    "call_sign": ("CKNL-FM", "organization"),
+    "industry_head": ("Nippon Steel", "organization"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -141,6 +143,8 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Verdun", "known_instance"), ("Minoan civilization", "known_instance"),  # a one-word battle, a kind of group
     ("Gemini", "known_instance"), ("Flanders", "known_instance"),  # a constellation; the place gazetteers' own
     ("Plautus", "known_instance"),  # one name of a person: for the context to confirm
+    ("KFC-FM Radio", "call_sign"), ("CK-FM", "call_sign"),  # a call sign is the whole name, of 3 or 4 letters
+    ("Lutheran Service Book", "industry_head"), ("American TV", "industry_head"),  # a book's; a demonym's
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
     ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names
 ])

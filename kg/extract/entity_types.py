@@ -105,6 +105,15 @@ def decide(votes: dict[str, float]) -> str:
 
 
 @name_rule(4)
+def call_sign(words: list[str], lowered: list[str]) -> str | None:
+    """"CKNL-FM", "WGBH-TV", "KXAS - DT": a North American broadcaster's call sign (ITU prefixes C, K, W)."""
+    return "organization" if _CALL_SIGN.fullmatch(" ".join(words)) else None
+
+
+_CALL_SIGN = re.compile(r"[CKW][A-Z]{2,3}\s*-\s*(?:FM|AM|TV|DT|LP|LD|CD)")
+
+
+@name_rule(4)
 def corporate_suffix(words: list[str], lowered: list[str]) -> str | None:
     """"Atari, Inc.", "Warner Bros.", "Manchester United F.C.": a company's or club's legal suffix."""
     return "organization" if len(words) > 1 and lowered[-1] in V.CORPORATE_SUFFIXES else None
@@ -126,6 +135,8 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
     if lowered[0] in V.LEADING_KINDS:
         return V.LEADING_KINDS[lowered[0]]
+    if lowered[0] in V.CLUB_PREFIXES and _title_case(words[1]):
+        return "organization"  # "SC Freiburg" (not "SV VSMCs", "SD rats")
     if joint is not None:
         return _opening_body(words, lowered)  # "Speaker of the House of Commons": another name's after "of"
     for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
@@ -133,6 +144,16 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
             return kind
     return _opening_body(words, lowered)
+
+
+@name_rule(2)
+def industry_head(words: list[str], lowered: list[str]) -> str | None:
+    """"Nippon Steel", "Greengrass Television", "Tolo TV", "Walt Disney Productions": an industry's
+    word ending the name (vocab.INDUSTRY_HEADS; not in the middle: "Lutheran Service Book"), after no
+    demonym ("American TV"); weaker than a quoted title ("Hard Steel" is a song)."""
+    if len(words) < 2 or lowered[-1] not in V.INDUSTRY_HEADS or gazetteer.is_demonym(words[0]):
+        return None
+    return "organization"
 
 
 def _opening_body(words: list[str], lowered: list[str]) -> str | None:

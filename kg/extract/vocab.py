@@ -386,6 +386,11 @@ for _word in ("star", "moon", "channel", "plain", "fair", "mine", "count"):
 KIND_HEADS |= {"office": "organization",  # "the Foreign Office"; as a kind noun "office" is as often a room's
                "works": "organization", "initiative": "organization", "legion": "organization", "nations": "organization",
                "group": "organization", "exchange": "organization"}
+# Industries' words that end companies' and broadcasters' names ("Nippon Steel", "Greengrass
+# Television", "Tolo TV", "Walt Disney Productions"): organisations' heads only as the name's last
+# word ("Lutheran Service Book" is a book), and weakly (entity_types.industry_head).
+INDUSTRY_HEADS = frozenset({"television", "tv", "software", "steel", "electronics", "electric", "films", "productions",
+                            "telecom", "pharmaceuticals", "ventures", "advertising", "transit", "radio", "service"})
 # A name's last word that makes it no person's, though it says no kind: "Gene Ontology", "Beck
 # Depression Inventory", "Framingham Heart Study", "Health Study II".
 NOT_PERSON_HEADS = {
@@ -422,8 +427,14 @@ LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "pl
                  "real": "organization", "sporting": "organization", "universidad": "organization",
                  "escuela": "organization", "université": "organization", "universität": "organization",
                  "vitamin": "chemical"}
+# The abbreviations European sports clubs' names open with, before a proper word ("SC Freiburg",
+# "ŠK Slovan Bratislava", "VfB Stuttgart", "NK Maribor", "HC Davos"; not "US", "AS": words first;
+# "FC", "SK", "FK", "CD" are LEADING_KINDS). Written for kg from the clubs' names themselves.
+CLUB_PREFIXES = frozenset({"sc", "šk", "nk", "hk", "hc", "sv", "vfb", "vfl", "tsv", "fsv", "ac", "ks", "ud", "sd", "rcd",
+                           "ek"})
 CORPORATE_SUFFIXES = {"inc", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "co", "bros", "fc", "afc",
-                      "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c"}
+                      "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c", "s.k", "jk", "sk",
+                      "aktiebolag", "s.a"}
 SURNAME_PARTICLES = {"von", "van", "de", "da", "di", "du", "del", "della", "der", "den", "le", "la", "dos", "das", "bin",
                      "ibn", "al", "el", "ter", "ten", "zu", "y"}
 # The notation of statistics, as abstracts write it ("95% CI", "OR 1.2", "HR = 0.91", "mean (SD)"):
