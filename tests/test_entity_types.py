@@ -34,6 +34,7 @@ NAME_CASES = {
     "known_instance": ("Siberia", "place"),
     "call_sign": ("CKNL-FM", "organization"),
     "industry_head": ("Nippon Steel", "organization"),
+    "known_people": ("Venetians", "place"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -145,6 +146,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Plautus", "known_instance"),  # one name of a person: for the context to confirm
     ("KFC-FM Radio", "call_sign"), ("CK-FM", "call_sign"),  # a call sign is the whole name, of 3 or 4 letters
     ("Lutheran Service Book", "industry_head"), ("American TV", "industry_head"),  # a book's; a demonym's
+    ("Finn", "known_people"), ("Americans", "known_people"),  # a given name; countryinfo's own demonym
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
     ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names
 ])

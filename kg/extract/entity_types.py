@@ -286,6 +286,17 @@ def known_instance(words: list[str], lowered: list[str]) -> str | None:
     return type_
 
 
+@name_rule(1.5)
+def known_people(words: list[str], lowered: list[str]) -> str | None:
+    """"Venetian", "Poles", "Englishman", "South American": what WordNet calls the people of a place
+    (kg.extract.gazetteer.wordnet_demonyms), a place as a demonym is (registry.DEMONYM_TYPE), weakly:
+    a magazine's or a team's name says otherwise ("the New Yorker")."""
+    name = " ".join(words)
+    if lowered[0] == "the" or gazetteer.is_demonym(name):
+        return None  # "The New Yorker" is a title; countryinfo's demonyms are the registry's nationalities
+    return "place" if gazetteer.is_wordnet_demonym(name) else None
+
+
 @name_rule(3)
 def known_city_name(words: list[str], lowered: list[str]) -> str | None:
     """A city of 15,000 people or more named by several words ("San Francisco", "Bahir Dar")."""

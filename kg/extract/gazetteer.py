@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from kg.extract import vocab as V
@@ -84,16 +85,21 @@ def is_demonym(name: str, plural: bool = True) -> bool:
     """What a people is called ("Zambian", "German"; with `plural`, "Americans" too): kg's own list
     (vocab.NATIONALITIES, which has regions' and peoples' too: "European", "Kurdish") and every
     country's (countryinfo), less the names that are places themselves ("Gibraltar")."""
-    key = name_key(name)
-    forms = (key, key[:-1]) if plural and key.endswith("s") else (key,)
+    forms = _singulars(name_key(name)) if plural else (name_key(name),)
     return any(form in V.NATIONALITIES or (form in demonyms() and form not in places()) for form in forms)
+
+
+def _singulars(key: str) -> tuple[str, ...]:
+    """A people's name and its singulars: "germans" -> "german", "irishmen" -> "irishman"."""
+    if key.endswith("men"):
+        return key, key[:-3] + "man"
+    return (key, key[:-1]) if key.endswith("s") else (key,)
 
 
 def demonym_country(name: str) -> str | None:
     """The country (or region) a demonym names ("Germans" -> "Germany", "European" -> "Europe"),
     None for none."""
-    key = name_key(name)
-    for form in (key, key[:-1] if key.endswith("s") else ""):
+    for form in _singulars(name_key(name)):
         place = V.PLACE_OF_DEMONYM.get(form) or demonyms().get(form)
         if place:
             return place
@@ -261,7 +267,6 @@ WORDNET_TYPES = {"noun.person": "person", "noun.location": "place", "noun.object
                  "noun.act": "event"}
 
 
-@functools.cache
 def wordnet_instances() -> dict[str, str]:
     """Proper names WordNet 3.0 files as instances of one type ("Plautus": person, "Siberia":
     place), and the bodies it files as kinds of group ("NATO" is an alliance), exactly as written.
@@ -270,6 +275,28 @@ def wordnet_instances() -> dict[str, str]:
     a one-word battle ("Verdun" is first a town), stars and constellations among natural objects
     ("Gemini") and abbreviations of three letters or fewer ("MA", "JI"), which mean other things
     in most texts."""
+    return _wordnet().instances
+
+
+def wordnet_demonyms() -> dict[str, str]:
+    """What WordNet calls the people of a place it knows -> the place, by name key: the natives,
+    inhabitants or residents of its glosses ("Venetian": "a resident of Venice"; "Pole",
+    "Englishman", "South American"), less given names ("Finn")."""
+    return _wordnet().demonyms
+
+
+def is_wordnet_demonym(name: str) -> bool:
+    return any(form in wordnet_demonyms() for form in _singulars(name_key(name)))
+
+
+@dataclass(frozen=True)
+class _WordNet:
+    instances: dict[str, str]
+    demonyms: dict[str, str]
+
+
+@functools.cache
+def _wordnet() -> _WordNet:
     folder = _wordnet_folder()
     with open(folder / "lexnames", encoding="utf-8") as table:
         files = {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
@@ -277,6 +304,7 @@ def wordnet_instances() -> dict[str, str]:
     found: dict[str, set[str]] = {}
     celestial: set[str] = set()  # offsets of the kinds of star, planet and constellation
     instances: list[tuple[list[str], str, str]] = []  # (names, lexname, offset of the kind)
+    peoples: list[tuple[str, str]] = []  # (what a place's people are called, the place)
     for part in ("noun", "verb", "adj", "adv"):
         with open(folder / f"data.{part}", encoding="utf-8") as data:
             for line in data:
@@ -295,6 +323,8 @@ def wordnet_instances() -> dict[str, str]:
                 instance_of = _WORDNET_INSTANCE.search(line)
                 if names and (instance_of or lexname == "noun.group"):
                     instances.append((names, lexname, instance_of.group(1) if instance_of else ""))
+                elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(line.split(" | ", 1)[-1])):
+                    peoples.extend((name, people_of.group(1)) for name in names)
     for names, lexname, kind_offset in instances:
         if kind_offset in celestial:
             lexname = "celestial"  # no type of kg's, and a reason to read "Mars" as no god's name
@@ -308,10 +338,19 @@ def wordnet_instances() -> dict[str, str]:
         if " " not in name and (name.lower() in words or lexnames == {"noun.act"}):
             continue
         types[name] = next(t for t in kind if t)
-    return types
+    demonyms: dict[str, str] = {}
+    for name, place in sorted(peoples):
+        if name.lower() in words or name.lower() in first_names():
+            continue  # "Tyke", "Lesbian": words first; "Finn": a given name as often
+        if types.get(place) == "place" or is_place(place) or is_city(place):
+            demonyms.setdefault(name_key(name), place)
+    return _WordNet(types, demonyms)
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
+# A gloss naming the people of a place: "a native or inhabitant of Poland", "a resident of Venice".
+_PEOPLE_OF = re.compile(r"^(?:an? )?(?:\w+ )?(?:\w+ who is an? )?(?:native|inhabitant|resident|citizen)"
+                        r"(?: or (?:native|inhabitant|resident|citizen))? of (?:the )?([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)")
 _CELESTIAL = re.compile(r"star|planet|satellite|constellation|asteroid|comet|galaxy|zodiac")  # kinds of heavenly body
 _WORDNET_MARKER = re.compile(r"\((?:a|p|ip)\)$")  # an adjective's position: "galore(ip)"
 
