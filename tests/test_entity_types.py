@@ -65,6 +65,8 @@ CONTEXT_CASES = {
     "acronym_article": ("He was nominated Artist for Peace by the ", "UNESCO", " in 2007.", "organization"),
     "maker_by": ("The series is produced by ", "Cineflix", " in Toronto.", "organization"),
     "known_person": ("The comedy was written by ", "Plautus", ".", "person"),
+    "broadcaster_genre": ("He played Jason Street in the ", "NBC", " television drama Friday Night Lights.",
+                          "organization"),
 }
 
 
@@ -123,6 +125,8 @@ def test_context_rule(rule: str) -> None:
     ("Mechanosensitive ion channel ", "Piezo2", " is important for touch.", "organization"),  # a symbol
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
     ("Patients with ", "Parkinson", "'s disease were seen.", "person"),  # an eponym
+    ("Mutations in the ", "TP53", " gene series were found.", "organization"),  # no show of a network's
+    ("The results were shown on ", "Figure", " 2.", "organization"),  # "shown on" is no broadcast
     ("Proteins pass the ", "Golgi", " apparatus.", "person"),  # a modifier
     ("It was seen near ", "Duluth", ".", "person"),  # the city gazetteer has spoken
 ])
@@ -249,6 +253,12 @@ TYPED_PROSE = [
      {"RNAP": "concept"}),
     ("The comedies of Plautus and Voltaire are read in Yorkshire. The Khmer Rouge ruled Cambodia until 1979.",
      {"Plautus": "person", "Voltaire": "person", "Khmer Rouge": "organization"}),  # names WordNet knows
+    ("It was designed by the Danish engineering firms COWI and Ramboll. The broadcast of the programmes on BBC One, "
+     "in 2013, ended. He played for teams such as: FC Brașov, Dinamo București and Rapid București.",
+     {"COWI": "organization", "Ramboll": "organization", "BBC One": "organization",
+      "Dinamo București": "organization", "Rapid București": "organization"}),
+    ("The film stars Amitabh Bachchan and Tanuja.",  # "stars" is the verb: no plural kind before the list
+     {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
 ]

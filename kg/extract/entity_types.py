@@ -791,7 +791,11 @@ def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[in
     return [run for run in runs if len(run) > 1]
 
 
-_SUCH_AS = re.compile(r"\b([a-z][a-z-]+)\s*,?\s+(?:such\s+as|including|notably|especially)\s*$")
+_SUCH_AS = re.compile(r"\b([a-z][a-z-]+)\s*,?\s+(?:such\s+as|including|notably|especially)\s*:?\s*$")
+# A plural kind noun right before a list, in a noun phrase ("the Danish engineering firms COWI and
+# Ramboll", "the transcription factors SOX2, OCT4 and NANOG"; not the verb of "The film stars A and B").
+_PLURAL_BEFORE = re.compile(r"\b(?:the|these|those|two|three|four|five|several|both|other|rival|fellow)\s+"
+                            r"(?:[\w'’-]+\s+){0,3}?(?!(?:stars|features|includes|channels)\s)([a-z][a-z-]*s)\s+$")  # verbs; ion channels
 _PLURAL_AFTER = re.compile(r"^\s+([a-z][a-z-]*s)\b")
 
 
@@ -811,8 +815,8 @@ def such_as(before: str, name: str, after: str) -> str | None:
 def list_kind(before: str, after: str) -> str | None:
     """The kind a list of names is of: a plural kind noun before it ("bands such as A, B and C")
     or right after it ("the Oder and Olza rivers", "the Brintnell and Hollick - Kenyon neighbourhoods")."""
-    found = _SUCH_AS.search(before)
-    if found:
+    found = _SUCH_AS.search(before) or _PLURAL_BEFORE.search(before)
+    if found and _plural_kind(found.group(1)):
         return _plural_kind(found.group(1))
     found = _PLURAL_AFTER.match(after)
     plural = found.group(1) if found else ""
@@ -886,7 +890,8 @@ def article_before(before: str, name: str, after: str) -> str | None:
 _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"
                       r"certified(?:\s+\w+){0,2}|accredited|administered|governed|awarded|commissioned|run|"
                       r"broadcast|aired|televised)\s+by(?:\s+the)?\s*$|"
-                      r"\b(?:aired|airs|broadcast|premiered|streamed|televised)\s+on(?:\s+the)?\s*$")
+                      r"\b(?:air|aired|airs|airing|broadcast|broadcasts|premiered|streamed|televised|screened)"
+                      r"(?:\s+(?:of\s+)?[\w'’-]+){0,4}\s+on(?:\s+the)?\s*$")
 
 
 # What companies do as often as people, so only to names that do not read as people's.
@@ -899,6 +904,20 @@ def agent_body(before: str, name: str, after: str) -> str | None:
     """"published by Nettwerk", "owned by the BBC", "certified Gold by the BPI", "aired on ABC": what
     bodies do to things (not "written by", "directed by": people's work)."""
     return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) and _body_name(name) else None
+
+
+@context_rule(2)
+def broadcaster_genre(before: str, name: str, after: str) -> str | None:
+    """"the NBC television drama", "CBS' legal drama", "The CW comedy-drama series": an acronym
+    before what a network shows, in general prose."""
+    if not _ACRONYM.fullmatch(name) or not _THE_OR_NOTHING.search(before):
+        return None
+    return "organization" if _NETWORK_SHOW.match(after) else None
+
+
+_THE_OR_NOTHING = re.compile(r"(?:\bthe|\bin|\bon|^)\s*$", re.IGNORECASE)
+_NETWORK_SHOW = re.compile(r"^(?:\s*['’]s?)?(?:\s+[a-z-]+){0,3}\s+(?:drama|series|sitcom|soap\s+opera|miniseries|"
+                           r"talk\s+show|game\s+show|reality\s+show|documentary|telefilm|television\s+film)\b")
 
 
 @context_rule(1.5)
@@ -925,15 +944,17 @@ def _may_be_person(name: str) -> bool:
 
 
 def _body_name(name: str) -> bool:
-    """Written as an organisation's name: proper words ("Nettwerk"), or an acronym of letters only
-    ("BPI"; not "IL-6", "CD4")."""
-    return proper_name(name) or (name.isalpha() and name.isupper() and len(name) >= 2)
+    """Written as an organisation's name: proper words ("Nettwerk"), an acronym of letters only
+    ("BPI"; not "IL-6", "CD4"), or words of both ("BBC One", "CNN Worldwide")."""
+    words = name.split()
+    return proper_name(name) or (name.isalpha() and name.isupper() and len(name) >= 2) or (
+        len(words) > 1 and all(_title_case(w) or _ACRONYM.fullmatch(w) for w in words))
 
 
 ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where
 # "the BBB", "Diet", "produced by Penicillium" are no bodies.
-GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by"})
+GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre"})
 # Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
 ACRONYM_RULES = frozenset({"acronym_article"})
 
