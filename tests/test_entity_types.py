@@ -65,6 +65,7 @@ CONTEXT_CASES = {
     "acronym_article": ("He was nominated Artist for Peace by the ", "UNESCO", " in 2007.", "organization"),
     "maker_by": ("The series is produced by ", "Cineflix", " in Toronto.", "organization"),
     "known_person": ("The comedy was written by ", "Plautus", ".", "person"),
+    "body_role_after": ("It was taken by ", "Eskom", " chairperson Ben Ngubane.", "organization"),
     "broadcaster_genre": ("He played Jason Street in the ", "NBC", " television drama Friday Night Lights.",
                           "organization"),
 }
@@ -126,6 +127,8 @@ def test_context_rule(rule: str) -> None:
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
     ("Patients with ", "Parkinson", "'s disease were seen.", "person"),  # an eponym
     ("Mutations in the ", "TP53", " gene series were found.", "organization"),  # no show of a network's
+    ("It was a ", "Kurdish", " leader's speech.", "organization"),  # a people's leader
+    ("", "Obama", " spokesman Josh Earnest said so.", "organization"),  # a person's spokesman
     ("The results were shown on ", "Figure", " 2.", "organization"),  # "shown on" is no broadcast
     ("Proteins pass the ", "Golgi", " apparatus.", "person"),  # a modifier
     ("It was seen near ", "Duluth", ".", "person"),  # the city gazetteer has spoken
@@ -257,6 +260,10 @@ TYPED_PROSE = [
      "in 2013, ended. He played for teams such as: FC Brașov, Dinamo București and Rapid București.",
      {"COWI": "organization", "Ramboll": "organization", "BBC One": "organization",
       "Dinamo București": "organization", "Rapid București": "organization"}),
+    ("A native of Livilivi, he was born (11 October 1874, in Liegnitz) and deployed to Rabaul. The cast included "
+     "Mane Pahelwan and Sakribai. He became the manager of Galatasaray. Interstate 680 runs north.",
+     {"Livilivi": "place", "Liegnitz": "place", "Rabaul": "place", "Mane Pahelwan": "person",
+      "Galatasaray": "organization", "Interstate 680": "place"}),
     ("The film stars Amitabh Bachchan and Tanuja.",  # "stars" is the verb: no plural kind before the list
      {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",

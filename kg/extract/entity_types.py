@@ -135,6 +135,10 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         return V.KINDS_BEFORE_OF.get(head, V.KIND_HEADS[head])
     if lowered[0] in V.LEADING_KINDS:
         return V.LEADING_KINDS[lowered[0]]
+    if lowered[0] in V.ROAD_PREFIXES and words[1].isdigit():
+        return "place"  # "Interstate 680": a road
+    if lowered[-1] == "cdp":
+        return "place"  # "Kahului CDP": a census-designated place
     if lowered[0] in V.CLUB_PREFIXES and _title_case(words[1]):
         return "organization"  # "SC Freiburg" (not "SV VSMCs", "SD rats")
     if joint is not None:
@@ -652,7 +656,11 @@ _PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headqu
                            r"\b(?:near|outside|(?:north|south|east|west|northeast|northwest|southeast|southwest)"
                            r"(?:ern)?\s+(?:part\s+)?of|capital\s+of|suburb\s+of|outskirts\s+of)\s*$|"
                            r"\b(?:(?:bordered|bounded)\s+(?:on\s+the\s+\w+\s+)?by|on\s+the\s+(?:north|south|east|west)\w*\s+by|"
-                           r"(?:flows|flowed|flowing|runs|running)\s+(?:through|into|past))(?:\s+the)?\s*$")
+                           r"(?:flows|flowed|flowing|runs|running)\s+(?:through|into|past))(?:\s+the)?\s*$|"
+                           # "a native of Livilivi", "deployed to Rabaul", "(11 October 1874, in Liegnitz":
+                           # where people come from, are sent, were born in a life's dates
+                           r"\b(?:natives?|residents?|inhabitants?)\s+of\s*$|\b(?:deployed|stationed)\s+(?:to|in|at)\s*$|"
+                           r"\(\s*(?:born\s+)?[\w ]{0,25}\d{3,4},?\s+in\s*$")
 
 
 @context_rule(2)
@@ -723,7 +731,8 @@ _ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:p
                          r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
                          r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at|"
                          r"(?:debut|appearances?|spells?|stints?|career|seasons?)\s+(?:for|with|at)|"
-                         r"acquisition\s+of|merged\s+with|merger\s+with|bought\s+out)"
+                         r"acquisition\s+of|merged\s+with|merger\s+with|bought\s+out|contracted\s+by|"
+                         r"(?:manager|head\s+coach|coach|members?|founding\s+member|co-founder)\s+of)"
                          r"(?:\s+the)?\s*$")
 
 
@@ -732,6 +741,23 @@ def organization_verb(before: str, name: str, after: str) -> str | None:
     """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images", "studied at the
     Paris Conservatoire", "loan spells with Treze", "its acquisition of Xamarin"."""
     return "organization" if _ORG_BEFORE.search(before) and heads_its_phrase(after) else None
+
+
+@context_rule(1.5)
+def body_role_after(before: str, name: str, after: str) -> str | None:
+    """"Eskom chairperson Ben Ngubane", "Solidarity leader Lech Wałęsa", "former Sha Na Na member":
+    a role in a body after the body's name (not a people's, a place's or a person's: "Kurdish
+    leader", "Texas member", "Obama spokesman")."""
+    if not _ROLE_AFTER.match(after) or not _body_name(name) or gazetteer.is_demonym(name) or gazetteer.is_place(name):
+        return None
+    if any(rule in _GIVEN_NAME_RULES or rule in ("family_name", "known_city", "known_instance") for rule, _, _ in name_votes(name)):
+        return None
+    return "organization"
+
+
+_ROLE_AFTER = re.compile(r"^\s+(?:chairperson|chairman|chairwoman|CEO|chief\s+executive|spokesman|spokeswoman|"
+                         r"spokesperson|board\s+members?|frontman|frontwoman|guitarist|drummer|bassist|keyboardist|"
+                         r"lead\s+singer|leader|members?|executives?)\b")
 
 
 _RELATIVE = re.compile(r"^\s*,\s*(who|whom|whose|where)\b")  # with its comma: "patients with CVD who ..." is no person
@@ -960,7 +986,8 @@ ACRONYM_RULES = frozenset({"acronym_article"})
 
 
 _BY_PERSON = re.compile(r"\b(?:directed|co-directed|written|co-written|composed|painted|sculpted|illustrated|narrated|"
-                        r"authored|sung|choreographed)\s+by\s*$|\b(?:starring|stars|starred|featuring)\s*$")
+                        r"authored|sung|choreographed)\s+by\s*$|\b(?:starring|stars|starred|featuring)\s*$|"
+                        r"\bcast\s+(?:included|includes|also\s+included)\s*$")
 
 
 @context_rule(1.5)

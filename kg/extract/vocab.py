@@ -432,6 +432,8 @@ LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "pl
 # "FC", "SK", "FK", "CD" are LEADING_KINDS). Written for kg from the clubs' names themselves.
 CLUB_PREFIXES = frozenset({"sc", "šk", "nk", "hk", "hc", "sv", "vfb", "vfl", "tsv", "fsv", "ac", "ks", "ud", "sd", "rcd",
                            "ek"})
+# A name's first word that makes it a road's, with a number after it: "Interstate 5", "Interstate 680".
+ROAD_PREFIXES = frozenset({"interstate", "autobahn", "autoroute", "autostrada"})
 CORPORATE_SUFFIXES = {"inc", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "co", "bros", "fc", "afc",
                       "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c", "s.k", "jk", "sk",
                       "aktiebolag", "s.a"}
