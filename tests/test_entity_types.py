@@ -35,6 +35,7 @@ NAME_CASES = {
     "call_sign": ("CKNL-FM", "organization"),
     "industry_head": ("Nippon Steel", "organization"),
     "known_people": ("Venetians", "place"),
+    "chinese_name": ("Zhu Rongji", "person"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -154,6 +155,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("KFC-FM Radio", "call_sign"), ("CK-FM", "call_sign"),  # a call sign is the whole name, of 3 or 4 letters
     ("Lutheran Service Book", "industry_head"), ("American TV", "industry_head"),  # a book's; a demonym's
     ("Finn", "known_people"), ("Americans", "known_people"),  # a given name; countryinfo's own demonym
+    ("Song Dynasty", "chinese_name"), ("Ma Bell", "chinese_name"), ("Sun Microsystems", "chinese_name"),  # no pinyin
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
     ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names
 ])

@@ -351,6 +351,23 @@ def family_name(words: list[str], lowered: list[str]) -> str | None:
     return "person" if _person_words(words) else None
 
 
+@name_rule(2)
+def chinese_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Zhu Rongji", "Zhang Yimou", "Liang Qichao": a Chinese family name, then a given name of one
+    or two pinyin syllables (not "Song Dynasty", "Long Island", "Ma Bell")."""
+    if len(words) != 2 or lowered[0] not in gazetteer.chinese_family_names() or not _title_case(words[1]):
+        return None
+    if lowered[1] in gazetteer.english_words() or not _PINYIN_NAME.fullmatch(lowered[1]):
+        return None
+    return "person"
+
+
+# A syllable of pinyin: an initial, then a final ("rong", "ji", "qiu", "ying").
+_PINYIN = (r"(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou|an|en|"
+           r"in|un|ia|ie|iu|ua|uo|ue|ui|er|a|o|e|i|u|ü)")
+_PINYIN_NAME = re.compile(rf"{_PINYIN}(?:[-']?{_PINYIN})?")
+
+
 # Endings of English adjectives and participles, which given names outside the lists seldom have.
 # (Not "-al", "-ed", "-ing", "-ant": "Kajal", "Saeed", "Xiaoming", "Prashant" are given names.)
 _ADJECTIVE_END = re.compile(r"\w{3}(?:ial|ical|ive|ate|ated|ized|ised|ted|ic|ous|ary|ory|ible|able)$")

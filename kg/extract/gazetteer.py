@@ -233,6 +233,14 @@ def english_words() -> frozenset[str]:
 
 
 @functools.cache
+def chinese_family_names() -> frozenset[str]:
+    """Chinese family names in pinyin (Faker's zh_CN romanized names, lower case): "zhu", "liang"."""
+    from faker.providers.person.zh_CN import Provider
+
+    return frozenset(name.lower() for name in Provider.last_romanized_names)
+
+
+@functools.cache
 def last_names() -> frozenset[str]:
     """Family names (lowercase) of the locales Faker writes in Latin script or romanizes."""
     return _faker_names(("last_names", "last_romanized_names"))
