@@ -36,6 +36,7 @@ NAME_CASES = {
     "industry_head": ("Nippon Steel", "organization"),
     "known_people": ("Venetians", "place"),
     "chinese_name": ("Zhu Rongji", "person"),
+    "body_of_place": ("Nintendo Australia", "organization"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -155,6 +156,8 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("KFC-FM Radio", "call_sign"), ("CK-FM", "call_sign"),  # a call sign is the whole name, of 3 or 4 letters
     ("Lutheran Service Book", "industry_head"), ("American TV", "industry_head"),  # a book's; a demonym's
     ("Finn", "known_people"), ("Americans", "known_people"),  # a given name; countryinfo's own demonym
+    ("Geena Davis", "body_of_place"), ("Hiro Hamada", "body_of_place"), ("Greater London", "body_of_place"),
+    ("Nevil Shute Norway", "body_of_place"), ("Objective To", "body_of_place"),  # people; a place; a word
     ("Song Dynasty", "chinese_name"), ("Ma Bell", "chinese_name"), ("Sun Microsystems", "chinese_name"),  # no pinyin
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
     ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names

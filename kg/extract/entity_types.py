@@ -368,6 +368,36 @@ _PINYIN = (r"(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ang|eng|ing|o
 _PINYIN_NAME = re.compile(rf"{_PINYIN}(?:[-']?{_PINYIN})?")
 
 
+@name_rule(1.5)
+def body_of_place(words: list[str], lowered: list[str]) -> str | None:
+    """"Nintendo Australia", "Endemol USA", "Sony Music Australia", "CNN Worldwide": a body's own
+    name, then the country or reach of its branch, weakly; a city only after an acronym ("NEAS
+    Brisbane"). The body's name is one word (or a word and an industry's: "Sony Music") that is no
+    English word, place, people, given name or title ("Greater London", "Paris Hilton", "Kowloon Hong
+    Kong"; a person's name before a city's: "Hiro Hamada", "Denyce Lawton")."""
+    if len(words) < 2 or len(words) > 3 or gazetteer.is_place(" ".join(words)):
+        return None
+    head, tail = words[:-1], words[-1]
+    acronym = bool(_ACRONYM.fullmatch(head[0]))
+    if not (gazetteer.is_country(tail) or lowered[-1] in _REACHES or (acronym and gazetteer.is_city(tail))):
+        return None
+    if (len(tail) < 3 and not gazetteer.is_place(tail)) or lowered[-1] in gazetteer.last_names():
+        return None  # "Objective To"; "Geena Davis": a family name that is also a place's
+    if len(head) == 2 and lowered[1] not in V.INDUSTRY_HEADS and V.KIND_HEADS.get(lowered[1]) != "organization":
+        return None  # "Nevil Shute Norway": two names
+    first = head[0]
+    if not (acronym or _title_case(first)) or len(first) < 3 or gazetteer.common_word(first):
+        return None  # "Methods Global", "V Leiden"
+    lowered_first = first.lower()
+    if lowered_first in gazetteer.first_names() or lowered_first in V.PLACE_PARTS or lowered_first in V.NAME_TITLES or \
+            gazetteer.is_place(first) or gazetteer.is_city(first) or gazetteer.is_town(first) or gazetteer.is_demonym(first):
+        return None
+    return "organization"
+
+
+_REACHES = {"worldwide", "international", "global"}
+
+
 # Endings of English adjectives and participles, which given names outside the lists seldom have.
 # (Not "-al", "-ed", "-ing", "-ant": "Kajal", "Saeed", "Xiaoming", "Prashant" are given names.)
 _ADJECTIVE_END = re.compile(r"\w{3}(?:ial|ical|ive|ate|ated|ized|ised|ted|ic|ous|ary|ory|ible|able)$")

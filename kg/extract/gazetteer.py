@@ -297,10 +297,19 @@ def is_wordnet_demonym(name: str) -> bool:
     return any(form in wordnet_demonyms() for form in _singulars(name_key(name)))
 
 
+def common_word(word: str) -> bool:
+    """A word WordNet lists in lower case, or its plural ("methods", "objective", "sound"): English's
+    common words, which a body's own name seldom opens with."""
+    lowered = word.lower()
+    words = _wordnet().words
+    return lowered in words or (lowered.endswith("s") and (lowered[:-1] in words or lowered[:-2] in words))
+
+
 @dataclass(frozen=True)
 class _WordNet:
     instances: dict[str, str]
     demonyms: dict[str, str]
+    words: frozenset[str]
 
 
 @functools.cache
@@ -352,7 +361,7 @@ def _wordnet() -> _WordNet:
             continue  # "Tyke", "Lesbian": words first; "Finn": a given name as often
         if types.get(place) == "place" or is_place(place) or is_city(place):
             demonyms.setdefault(name_key(name), place)
-    return _WordNet(types, demonyms)
+    return _WordNet(types, demonyms, frozenset(words))
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
