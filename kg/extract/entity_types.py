@@ -772,9 +772,9 @@ def place_pair(before: str, name: str, after: str) -> str | None:
 _GIVEN_NAME_RULES = frozenset({"first_name", "initials", "regnal_number", "titled_name", "name_particle"})
 
 
-_ORG_BEFORE = re.compile(r"\b(?:joined|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
+_ORG_BEFORE = re.compile(r"\b(?:joined|joining|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
                          r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
-                         r"chairman\s+of|CEO\s+of|loaned\s+to|transferred\s+to|released\s+(?:it\s+)?(?:on|through)|"
+                         r"chairman\s+of|CEO\s+of|loaned\s+(?:him\s+|her\s+)?to|transferred\s+to|released\s+(?:it\s+)?(?:on|through)|"
                          r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
                          r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at|"
                          r"(?:debut|appearances?|spells?|stints?|career|seasons?)\s+(?:for|with|at)|"
@@ -988,6 +988,27 @@ def broadcaster_genre(before: str, name: str, after: str) -> str | None:
     return "organization" if _NETWORK_SHOW.match(after) else None
 
 
+@context_rule(2)
+def league_season(before: str, name: str, after: str) -> str | None:
+    """"the 1982 NBA draft", "the 2003–04 CBA season", "NHL hockey player", "VFL / AFL clubs": an
+    acronym before what a sports league has, in general prose."""
+    return "organization" if _ACRONYM.fullmatch(name) and _LEAGUE_THING.match(after) else None
+
+
+_LEAGUE_THING = re.compile(r"^(?:\s*/\s*[A-Z]{2,6})?(?:\s+[a-z-]+)?\s+(?:draft|season|seasons|clubs?|teams?|player|players|"
+                           r"franchises?|championships?|playoffs|finals|fixtures|regular\s+season)\b")
+
+
+@context_rule(1.5)
+def made_for(before: str, name: str, after: str) -> str | None:
+    """"produced by Angelli Nesma Medina for Televisa", "animated by Studio Ghibli for Tokuma Shoten":
+    whom a work is made for, in general prose, a body's name."""
+    return "organization" if _MADE_FOR.search(before) and _body_name(name) and heads_its_phrase(after) else None
+
+
+_MADE_FOR = re.compile(r"\b(?:produced|animated|commissioned|filmed)\s+(?:by\s+[^,.;()]{1,60}?\s+)?for(?:\s+the)?\s*$")
+
+
 _THE_OR_NOTHING = re.compile(r"(?:\bthe|\bin|\bon|^)\s*$", re.IGNORECASE)
 _NETWORK_SHOW = re.compile(r"^(?:\s*['’]s?)?(?:\s+[a-z-]+){0,3}\s+(?:drama|series|sitcom|soap\s+opera|miniseries|"
                            r"talk\s+show|game\s+show|reality\s+show|documentary|telefilm|television\s+film)\b")
@@ -1027,7 +1048,8 @@ def _body_name(name: str) -> bool:
 ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where
 # "the BBB", "Diet", "produced by Penicillium" are no bodies.
-GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre"})
+GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre", "league_season",
+                                 "made_for"})
 # Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
 ACRONYM_RULES = frozenset({"acronym_article"})
 
