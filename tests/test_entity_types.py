@@ -67,6 +67,7 @@ CONTEXT_CASES = {
     "acronym_article": ("He was nominated Artist for Peace by the ", "UNESCO", " in 2007.", "organization"),
     "maker_by": ("The series is produced by ", "Cineflix", " in Toronto.", "organization"),
     "known_person": ("The comedy was written by ", "Plautus", ".", "person"),
+    "place_distance": ("The county contains three towns: ", "Pasłęk", ", east of Elbląg, and Tolkmicko.", "place"),
     "league_season": ("He was picked in the 1982 ", "NBA", " draft.", "organization"),
     "made_for": ("It was produced by Angelli Nesma Medina for ", "Televisa", " in 1995.", "organization"),
     "body_role_after": ("It was taken by ", "Eskom", " chairperson Ben Ngubane.", "organization"),
@@ -133,6 +134,7 @@ def test_context_rule(rule: str) -> None:
     ("Mutations in the ", "TP53", " gene series were found.", "organization"),  # no show of a network's
     ("It was a ", "Kurdish", " leader's speech.", "organization"),  # a people's leader
     ("The ", "TP53", " clubs met.", "person"),  # only an organisation's, if anything
+    ("He met ", "Ramona", ", two years later.", "place"),  # years are no distance
     ("It was developed for ", "Windows", " in 1995.", "organization"),  # a product is developed for
     ("", "Obama", " spokesman Josh Earnest said so.", "organization"),  # a person's spokesman
     ("The results were shown on ", "Figure", " 2.", "organization"),  # "shown on" is no broadcast

@@ -717,6 +717,19 @@ def place_preposition(before: str, name: str, after: str) -> str | None:
     return "place" if _PLACE_BEFORE.search(before) and heads_its_phrase(after) else None
 
 
+@context_rule(2)
+def place_distance(before: str, name: str, after: str) -> str | None:
+    """"Pasłęk, east of Elbląg", "Aldoth, three - quarters of a mile to the south - east", "Tarns,
+    two miles away": where a name is said to lie from another place."""
+    return "place" if _DISTANCE_AFTER.match(after) else None
+
+
+_NUMBER_WORD = r"(?:[\d.,]+|a|one|two|three|four|five|six|seven|eight|nine|ten|half|a\s+half)"
+_DISTANCE_AFTER = re.compile(
+    rf"^\s*,\s+(?:(?:about|some|approximately|roughly|just)\s+)?(?:{_NUMBER_WORD}(?:[\s-]+(?:and|quarters?|of|a|half))*"
+    r"[\s-]+(?:miles?|kilometres?|kilometers?|km|mi)\b|(?:north|south|east|west)(?:[\s-]*(?:east|west))?(?:ern)?\s+of\b)")
+
+
 _IN = re.compile(r"\b(?:in|across|throughout)(?:\s+the)?\s*$")
 _EPITHET = re.compile(r"^\s+([a-z]{3,}(?:ii|ae|iae|ensis|oides|gaster|orum)|coli|sapiens|musculus|elegans|aureus|"
                       r"cerevisiae|thaliana|falciparum|vivax|tuberculosis|pneumoniae|albicans|subtilis|typhimurium|"
@@ -772,7 +785,7 @@ def place_pair(before: str, name: str, after: str) -> str | None:
 _GIVEN_NAME_RULES = frozenset({"first_name", "initials", "regnal_number", "titled_name", "name_particle"})
 
 
-_ORG_BEFORE = re.compile(r"\b(?:joined|joining|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
+_ORG_BEFORE = re.compile(r"\b(?:[Jj]oined|[Jj]oining|signed\s+(?:a\s+\w+\s+)?(?:with|for)|(?:played|plays|playing)\s+(?:for|with)|"
                          r"founded|co-founded|worked\s+for|works\s+for|employed\s+by|acquired\s+by|subsidiary\s+of|"
                          r"chairman\s+of|CEO\s+of|loaned\s+(?:him\s+|her\s+)?to|transferred\s+to|released\s+(?:it\s+)?(?:on|through)|"
                          r"on\s+loan\s+(?:to|at|from)|signed\s+(?:to|by)|drafted\s+by|studied\s+at|educated\s+at|"
