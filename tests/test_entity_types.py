@@ -275,6 +275,8 @@ TYPED_PROSE = [
      "Mane Pahelwan and Sakribai. He became the manager of Galatasaray. Interstate 680 runs north.",
      {"Livilivi": "place", "Liegnitz": "place", "Rabaul": "place", "Mane Pahelwan": "person",
       "Galatasaray": "organization", "Interstate 680": "place"}),
+    ("It was written by Mane Pahelwan, Ganpat G. Shinde, P. Jairaj and Sakribai Bhosle.",  # initials in a list
+     {"Sakribai Bhosle": "person", "Ganpat G. Shinde": "person"}),
     ("The film stars Amitabh Bachchan and Tanuja.",  # "stars" is the verb: no plural kind before the list
      {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",

@@ -620,6 +620,16 @@ def proper_name(name: str) -> bool:
     return all(_title_case(w) or w.lower() in V.NAME_PARTICLES for w in name.split())
 
 
+def listable_name(name: str) -> bool:
+    """A name whose kind its list's other names can tell: proper words and initials ("Ganpat G.
+    Shinde"; not acronyms, "TAZ", "SUNY", nor symbols and codes, "VCAM-1", "Cdks": their neighbours
+    are as often of other kinds)."""
+    return all(_title_case(w) or w.lower() in V.NAME_PARTICLES or _INITIAL.fullmatch(w) for w in name.split())
+
+
+_INITIAL = re.compile(r"[A-Z]\.")
+
+
 def _title_case(word: str) -> bool:
     """Written as a proper name is: a capital, then lower case ("Łódź", "Baden-Württemberg",
     "O'Brien"), not "HeLa", "CpG" or "IgE"."""

@@ -21,9 +21,9 @@ from kg.extract.entity_types import (
     ONCE_PER_NAME,
     context_votes,
     list_kind,
+    listable_name,
     listed_together,
     person_shaped,
-    proper_name,
     scientific,
     typed,
 )
@@ -435,7 +435,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 for member in members:
                     member.vote(said, LIST_KIND_WEIGHT)
                 continue
-            if not all(proper_name(m.name) for m in members):
+            if not all(listable_name(m.name) for m in members):
                 continue  # symbols and codes ("VCAM-1", "Cdks") carry no kind for their neighbours
             kinds = Counter(m.type for m in members if typed(m.type))
             if len(kinds) != 1:
