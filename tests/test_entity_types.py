@@ -70,6 +70,7 @@ CONTEXT_CASES = {
     "place_distance": ("The county contains three towns: ", "Pasłęk", ", east of Elbląg, and Tolkmicko.", "place"),
     "league_season": ("He was picked in the 1982 ", "NBA", " draft.", "organization"),
     "made_for": ("It was produced by Angelli Nesma Medina for ", "Televisa", " in 1995.", "organization"),
+    "body_possessive": ("It was made to counter ", "EMAP", "'s The Hits channel.", "organization"),
     "body_role_after": ("It was taken by ", "Eskom", " chairperson Ben Ngubane.", "organization"),
     "broadcaster_genre": ("He played Jason Street in the ", "NBC", " television drama Friday Night Lights.",
                           "organization"),
@@ -137,6 +138,7 @@ def test_context_rule(rule: str) -> None:
     ("He met ", "Ramona", ", two years later.", "place"),  # years are no distance
     ("It was developed for ", "Windows", " in 1995.", "organization"),  # a product is developed for
     ("", "Obama", " spokesman Josh Earnest said so.", "organization"),  # a person's spokesman
+    ("", "Obama", "'s chief executive order.", "organization"),  # a person's
     ("The results were shown on ", "Figure", " 2.", "organization"),  # "shown on" is no broadcast
     ("Proteins pass the ", "Golgi", " apparatus.", "person"),  # a modifier
     ("It was seen near ", "Duluth", ".", "person"),  # the city gazetteer has spoken
@@ -277,6 +279,9 @@ TYPED_PROSE = [
       "Galatasaray": "organization", "Interstate 680": "place"}),
     ("It was written by Mane Pahelwan, Ganpat G. Shinde, P. Jairaj and Sakribai Bhosle.",  # initials in a list
      {"Sakribai Bhosle": "person", "Ganpat G. Shinde": "person"}),
+    ("Bajofondo is a Río de la Plata - based music band. Cinema Verity was a British independent television and "
+     "film production company. Pizza Hut is an American restaurant chain and international franchise.",
+     {"Bajofondo": "organization", "Cinema Verity": "organization", "Pizza Hut": "organization"}),
     ("The film stars Amitabh Bachchan and Tanuja.",  # "stars" is the verb: no plural kind before the list
      {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",

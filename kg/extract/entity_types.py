@@ -479,8 +479,10 @@ _REGNAL = re.compile(r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})")
 _COPULA = re.compile(r"^\s*(?:\([^()]*\)\s*)?,?\s*(?:is|was|are|were|has been|had been|became|remains)\s+"
                      r"(?:also\s+|now\s+|currently\s+|still\s+|not\s+)?(?:an?|the|one of the)\s+(.{3,200})")
 _APPOSITION = re.compile(r"^\s*,\s*(?:an?|the)\s+([^,;()]{3,200})")
-_DESCRIPTION_END = re.compile(r"\b(?:who|whom|which|that|whose|where|when|in|of|on|at|from|for|by|with|to|and|or|but|"
-                              r"based|located|founded|formed|established|born|directed|written|produced|released|"
+# Where a description's head phrase ends ("and", "or" join two heads: "a television and film
+# production company"; "-based" is a compound before the head: "a Río de la Plata - based music band").
+_DESCRIPTION_END = re.compile(r"\b(?:who|whom|which|that|whose|where|when|in|of|on|at|from|for|by|with|to|but|"
+                              r"(?<![-‐]\s)(?<![-‐])based|located|founded|formed|established|born|directed|written|produced|released|"
                               r"published|created|known|named|situated|operated|owned|built|set)\b|[,;:()]")
 
 
@@ -489,12 +491,16 @@ def kind_of(description: str) -> str | None:
     kind noun before the description's first preposition, relative word or comma; none when a name
     follows the noun ("the contralto Kerstin Thorborg" describes the name after it)."""
     head = _DESCRIPTION_END.split(description, maxsplit=1)[0]
-    words = re.findall(r"[\w'’-]+", head)
-    lowered = [w.lower() for w in words]
-    kinds = [(i, kind) for i, w in enumerate(lowered) if (kind := _kind_noun(w, lowered[i - 1] if i else ""))]
-    if not kinds or any(w[:1].isupper() for w in words[kinds[-1][0] + 1 :]):
-        return None
-    return kinds[-1][1]
+    for conjunct in _COORDINATION.split(head):  # "a restaurant chain and international franchise": the first head
+        words = re.findall(r"[\w'’-]+", conjunct)
+        lowered = [w.lower() for w in words]
+        kinds = [(i, kind) for i, w in enumerate(lowered) if (kind := _kind_noun(w, lowered[i - 1] if i else ""))]
+        if kinds:
+            return None if any(w[:1].isupper() for w in words[kinds[-1][0] + 1 :]) else kinds[-1][1]
+    return None
+
+
+_COORDINATION = re.compile(r"(?<![\w-])(?:and|or)(?![\w-])")
 
 
 def _kind_noun(word: str, previous: str) -> str | None:
@@ -823,6 +829,22 @@ def body_role_after(before: str, name: str, after: str) -> str | None:
     if any(rule in _GIVEN_NAME_RULES or rule in ("family_name", "known_city", "known_instance") for rule, _, _ in name_votes(name)):
         return None
     return "organization"
+
+
+@context_rule(1.5)
+def body_possessive(before: str, name: str, after: str) -> str | None:
+    """"EMAP's The Hits channel", "Nintendo Australia's Managing Director", "Procter's shareholders":
+    what a body has, after its possessive (not a people's, a place's or a person's: "Obama's staff")."""
+    if not _BODY_HAS.match(after) or not _body_name(name) or gazetteer.is_demonym(name) or gazetteer.is_place(name):
+        return None
+    if any(rule in _GIVEN_NAME_RULES or rule in ("family_name", "known_city", "known_instance") for rule, _, _ in name_votes(name)):
+        return None
+    return "organization"
+
+
+_BODY_HAS = re.compile(r"^['’]s?\s+(?:[\w-]+\s+){0,3}?(?:channel|network|subsidiary|subsidiaries|division|chairman|"
+                       r"chairperson|CEO|chief\s+executive|[Mm]anaging\s+[Dd]irector|board\s+of\s+directors|"
+                       r"headquarters|shareholders|shares|stock|employees|workforce|brands?|record\s+label)\b")
 
 
 _ROLE_AFTER = re.compile(r"^\s+(?:chairperson|chairman|chairwoman|CEO|chief\s+executive|spokesman|spokeswoman|"

@@ -365,7 +365,9 @@ KIND_NOUNS: dict[str, str] = {word: kind for kind, words in _KINDS.items() for w
 # Two-word kinds whose last word alone would say otherwise: "a radio station" is no place.
 KIND_NOUNS |= {"radio station": "organization", "television station": "organization", "tv station": "organization",
                "record label": "organization", "video game": "work", "television series": "work",
-               "football club": "organization", "census-designated place": "place"}
+               "football club": "organization", "census-designated place": "place",
+               "publishing house": "organization", "restaurant chain": "organization", "retail chain": "organization",
+               "hotel chain": "organization", "supermarket chain": "organization", "fast food chain": "organization"}
 # A name's last word that says what it is ("Harvard University", "Oakwood Cemetery", "Battle of X"):
 # the kind nouns of places, organisations and events, and the plural or proper heads names take.
 KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k not in ("person", "work") and " " not in w} | {
