@@ -132,6 +132,7 @@ def test_context_rule(rule: str) -> None:
     ("Mechanosensitive ion channel ", "Piezo2", " is important for touch.", "organization"),  # a symbol
     ("One of the bodies of ", "Republican Venice", ", the Council of Ten, met.", "organization"),  # a name of its own
     ("Patients with ", "Parkinson", "'s disease were seen.", "person"),  # an eponym
+    ("It was ", "H3K56", " acetylated by p300.", "place"),  # a participle's agent follows: a modifier
     ("Mutations in the ", "TP53", " gene series were found.", "organization"),  # no show of a network's
     ("It was a ", "Kurdish", " leader's speech.", "organization"),  # a people's leader
     ("The ", "TP53", " clubs met.", "person"),  # only an organisation's, if anything
@@ -282,6 +283,8 @@ TYPED_PROSE = [
     ("Bajofondo is a Río de la Plata - based music band. Cinema Verity was a British independent television and "
      "film production company. Pizza Hut is an American restaurant chain and international franchise.",
      {"Bajofondo": "organization", "Cinema Verity": "organization", "Pizza Hut": "organization"}),
+    ("It was written shortly before Hitler invaded Poland.",  # a verb in the past tense: the name heads its phrase
+     {"Hitler": "person"}),
     ("The film stars Amitabh Bachchan and Tanuja.",  # "stars" is the verb: no plural kind before the list
      {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",

@@ -529,7 +529,13 @@ def heads_its_phrase(after: str) -> bool:
     if not found or not after[:1].isspace():
         return True
     word = found.group(1)
-    return word[:1].isupper() or word in _FUNCTION_WORDS or _verb_like(word)
+    return word[:1].isupper() or word in _FUNCTION_WORDS or _verb_like(word) or (
+        gazetteer.past_tense(word) and bool(_FINITE_OBJECT.match(after[found.end() :])))
+
+
+# What follows a verb in the past tense with a subject before it ("Hitler invaded Poland", "Rachel
+# signed an exclusive deal"; not a participle's agent or place: "H3K56 acetylated by p300").
+_FINITE_OBJECT = re.compile(r"\s*(?:[.,;:)]|$|(?:a|an|the|his|her|its|their|him|them|it|[A-Z]\w*)\b)")
 
 
 def _verb_like(word: str) -> bool:

@@ -305,11 +305,22 @@ def common_word(word: str) -> bool:
     return lowered in words or (lowered.endswith("s") and (lowered[:-1] in words or lowered[:-2] in words))
 
 
+def past_tense(word: str) -> bool:
+    """A verb's past tense by rule, of a verb WordNet lists ("invaded", "signed", "stopped")."""
+    if not word.endswith("ed") or len(word) < 5:
+        return False
+    verbs = _wordnet().verbs
+    stem = word[:-2]
+    return stem in verbs or stem + "e" in verbs or (stem[-1:] == stem[-2:-1] and stem[:-1] in verbs) or \
+        (stem.endswith("i") and stem[:-1] + "y" in verbs)
+
+
 @dataclass(frozen=True)
 class _WordNet:
     instances: dict[str, str]
     demonyms: dict[str, str]
     words: frozenset[str]
+    verbs: frozenset[str]
 
 
 @functools.cache
@@ -318,6 +329,7 @@ def _wordnet() -> _WordNet:
     with open(folder / "lexnames", encoding="utf-8") as table:
         files = {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
     words: set[str] = set()
+    verbs: set[str] = set()
     found: dict[str, set[str]] = {}
     celestial: set[str] = set()  # offsets of the kinds of star, planet and constellation
     instances: list[tuple[list[str], str, str]] = []  # (names, lexname, offset of the kind)
@@ -331,6 +343,8 @@ def _wordnet() -> _WordNet:
                 lemmas = [_WORDNET_MARKER.sub("", lemma).replace("_", " ")
                           for lemma in fields[4 : 4 + 2 * int(fields[3], 16) : 2]]
                 words.update(lemma for lemma in lemmas if not lemma[:1].isupper())
+                if part == "verb":
+                    verbs.update(lemmas)
                 if part != "noun":
                     continue
                 lexname = files[fields[1]]
@@ -361,7 +375,7 @@ def _wordnet() -> _WordNet:
             continue  # "Tyke", "Lesbian": words first; "Finn": a given name as often
         if types.get(place) == "place" or is_place(place) or is_city(place):
             demonyms.setdefault(name_key(name), place)
-    return _WordNet(types, demonyms, frozenset(words))
+    return _WordNet(types, demonyms, frozenset(words), frozenset(verbs))
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
