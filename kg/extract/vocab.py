@@ -430,15 +430,18 @@ LEADING_KINDS = {"mount": "place", "lake": "place", "fort": "place", "port": "pl
                  "escuela": "organization", "université": "organization", "universität": "organization",
                  "vitamin": "chemical"}
 # The abbreviations European sports clubs' names open with, before a proper word ("SC Freiburg",
-# "ŠK Slovan Bratislava", "VfB Stuttgart", "NK Maribor", "HC Davos"; not "US", "AS": words first;
+# "ŠK Slovan Bratislava", "VfB Stuttgart", "NK Maribor"; not "US", "AS": words first; not "AC", "HC",
+# "SD", "KS": as often a person's initials or a state's code, "AC Grayling", "SD Highway 34";
 # "FC", "SK", "FK", "CD" are LEADING_KINDS). Written for kg from the clubs' names themselves.
-CLUB_PREFIXES = frozenset({"sc", "šk", "nk", "hk", "hc", "sv", "vfb", "vfl", "tsv", "fsv", "ac", "ks", "ud", "sd", "rcd",
-                           "ek"})
+CLUB_PREFIXES = frozenset({"sc", "šk", "nk", "hk", "sv", "vfb", "vfl", "tsv", "fsv", "ud", "rcd", "ek"})
 # A name's first word that makes it a road's, with a number after it: "Interstate 5", "Interstate 680".
 ROAD_PREFIXES = frozenset({"interstate", "autobahn", "autoroute", "autostrada"})
 CORPORATE_SUFFIXES = {"inc", "corp", "ltd", "llc", "plc", "gmbh", "ag", "sa", "nv", "bv", "co", "bros", "fc", "afc",
-                      "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c", "s.k", "jk", "sk",
-                      "aktiebolag", "s.a"}
+                      "cf", "sc", "ac", "lp", "llp", "pty", "oy", "ab", "spa", "srl", "kk", "f.c", "s.k", "aktiebolag",
+                      "s.a"}
+# Suffixes of Turkish and Slovak clubs that are as often initials in citations ("Beşiktaş JK"; "Kim
+# SK", "Park JK"): after no family or given name.
+CLUB_SUFFIXES = {"jk", "sk"}
 SURNAME_PARTICLES = {"von", "van", "de", "da", "di", "du", "del", "della", "der", "den", "le", "la", "dos", "das", "bin",
                      "ibn", "al", "el", "ter", "ten", "zu", "y"}
 # The notation of statistics, as abstracts write it ("95% CI", "OR 1.2", "HR = 0.91", "mean (SD)"):
