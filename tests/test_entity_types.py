@@ -193,6 +193,15 @@ def test_club_prefixes_and_suffixes_need_a_proper_name() -> None:
     assert "organization" not in kinds("SD Highway 34") | kinds("KS Test") | kinds("NK Cells") | kinds("Kim SK")
 
 
+def test_an_abbreviation_ends_a_list() -> None:
+    """"R.P. Hausinger, Proc. Natl. Acad. Sci.": a journal's abbreviation takes no kind from the
+    authors before it; a short name ending a sentence is still a name ("Zealand and Funen. The")."""
+    cited = "(I.-S. Park, M.B. Carr, and R.P. Hausinger, Proc. Natl. Acad. Sci. USA 91:3233, 1994)"
+    ended = "It lies between Zealand and Funen. The bridge opened in 1998."
+    assert entity_types.abbreviated(cited, cited.index("Proc"), cited.index("Proc") + 4)
+    assert not entity_types.abbreviated(ended, ended.index("Funen"), ended.index("Funen") + 5)
+
+
 def test_a_weak_default_counts_once_per_name() -> None:
     """"the Soviet Union" said five times is still a place: the article's vote counts once, the
     gazetteer's outweighs it."""

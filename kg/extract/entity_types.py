@@ -369,7 +369,7 @@ _PINYIN_NAME = re.compile(rf"{_PINYIN}(?:[-']?{_PINYIN})?")
 
 @name_rule(1.5)
 def body_of_place(words: list[str], lowered: list[str]) -> str | None:
-    """"Nintendo Australia", "Endemol USA", "Sony Music Australia", "CNN Worldwide": a body's own
+    """"Nintendo Australia", "Endemol USA", "CNN Worldwide": a body's own
     name, then the country or reach of its branch, weakly; a city only after an acronym ("NEAS
     Brisbane"). The body's name is one word (or a word and an industry's: "Sony Music") that is no
     English word, place, people, given name or title ("Greater London", "Paris Hilton", "Kowloon Hong
@@ -651,7 +651,15 @@ def listable_name(name: str) -> bool:
     return all(_title_case(w) or w.lower() in V.NAME_PARTICLES or _INITIAL.fullmatch(w) for w in name.split())
 
 
-_INITIAL = re.compile(r"[A-Z]\.")
+def abbreviated(text: str, start: int, end: int) -> bool:
+    """A short word with a stop right after it, then another such word, a number or a lower-case
+    word: an abbreviation ("Proc. Natl. Acad. Sci.", "Biol. 12"), not a name ending a list ("...
+    between Zealand and Funen. The bridge ...")."""
+    word = text[start:end]
+    return " " not in word and len(word) <= 5 and bool(_ABBREVIATION_AFTER.match(text, end))
+
+
+_ABBREVIATION_AFTER = re.compile(r"\.\s*(?:[A-Z][a-z]{0,4}\.|\d|[a-z])")
 
 
 def _title_case(word: str) -> bool:
@@ -889,7 +897,7 @@ def body_possessive(before: str, name: str, after: str) -> str | None:
 def _reads_as_body(name: str) -> bool:
     """A name that can be a body's and reads as no person's, people's or place's: proper words or
     an acronym, no given or family name, no person WordNet knows ("Putin", "Zhukov" are in no
-    list of names but WordNet's), no city ("Obama" is one too)."""
+    list of names but WordNet's), no city's."""
     if not name.strip() or not _body_name(name) or gazetteer.is_demonym(name) or gazetteer.is_place(name):
         return False
     if _may_be_person(name) or gazetteer.wordnet_instances().get(name) == "person" or gazetteer.is_city(name):
@@ -1096,7 +1104,7 @@ def broadcaster_genre(before: str, name: str, after: str) -> str | None:
 
 @context_rule(2)
 def league_season(before: str, name: str, after: str) -> str | None:
-    """"the 1982 NBA draft", "the 2003–04 CBA season", "NHL hockey player", "VFL / AFL clubs": an
+    """"the 2003–04 CBA season", "NHL hockey player", "the NBA playoffs": an
     acronym before what a sports league has, in general prose."""
     return "organization" if _ACRONYM.fullmatch(name) and _LEAGUE_THING.match(after) else None
 

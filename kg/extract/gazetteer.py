@@ -290,8 +290,9 @@ def wordnet_instances() -> dict[str, str]:
 
 def wordnet_demonyms() -> dict[str, str]:
     """What WordNet calls the people of a place it knows -> the place, by name key: the natives,
-    inhabitants or residents of its glosses ("Venetian": "a resident of Venice"; "Pole",
-    "Englishman", "South American"), less given names ("Finn")."""
+    inhabitants or residents of its glosses ("Venetian": "a resident of Venice"; "Englishman",
+    "South American"), less given names ("Finn"), words ("Pole": a pole) and names of other things
+    too ("Cambrian": a period)."""
     return _wordnet().demonyms
 
 

@@ -19,6 +19,7 @@ from kg.extract.entity_types import (
     ACRONYM_RULES,
     GENERAL_PROSE_RULES,
     ONCE_PER_NAME,
+    abbreviated,
     context_votes,
     list_kind,
     listable_name,
@@ -442,7 +443,9 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 continue  # nothing typed, or the typed ones disagree
             kind, count = next(iter(kinds.items()))
             alike = kind in LISTED_KINDS or count >= 2
-            for member in members:
+            for i, member in zip(run, members, strict=True):
+                if abbreviated(text, start + found[i].start, start + found[i].end):
+                    continue  # "R.P. Hausinger, Proc. Natl. Acad. Sci.": a journal's abbreviation ends the list
                 if not typed(member.type) and (alike or (kind == "person" and person_shaped(member.name))):
                     member.vote(kind, LIST_WEIGHT * count)  # one person: only to names that read as people's
 
