@@ -151,6 +151,7 @@ def test_context_rule(rule: str) -> None:
     ("Our ", "AI", " team met on Monday.", "organization"),  # a team of a field, no league's
     ("The ", "RFC", " draft was approved.", "organization"),
     ("Proteins pass the ", "Golgi", " apparatus.", "person"),  # a modifier
+    ("Patients attending the ", "St. James", "'s University Clinic", "person"),  # the possessive opens a name
 ])
 
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
@@ -199,6 +200,8 @@ def test_an_abbreviation_ends_a_list() -> None:
     cited = "(I.-S. Park, M.B. Carr, and R.P. Hausinger, Proc. Natl. Acad. Sci. USA 91:3233, 1994)"
     ended = "It lies between Zealand and Funen. The bridge opened in 1998."
     assert entity_types.abbreviated(cited, cited.index("Proc"), cited.index("Proc") + 4)
+    journal = "(Smith, R.P. Hausinger and J. Bacteriol. 172, 1990)"
+    assert entity_types.abbreviated(journal, journal.index("J. B"), journal.index("J. B") + 12)
     assert not entity_types.abbreviated(ended, ended.index("Funen"), ended.index("Funen") + 5)
 
 

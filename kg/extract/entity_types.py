@@ -652,13 +652,13 @@ def listable_name(name: str) -> bool:
 
 
 def abbreviated(text: str, start: int, end: int) -> bool:
-    """A short word with a stop right after it, then another such word, a number or a lower-case
-    word: an abbreviation ("Proc. Natl. Acad. Sci.", "Biol. 12"), not a name ending a list ("...
-    between Zealand and Funen. The bridge ...")."""
-    word = text[start:end]
-    return " " not in word and len(word) <= 5 and bool(_ABBREVIATION_AFTER.match(text, end))
+    """A name with a stop right after it, then a short word with its stop, a number or a lower-case
+    word: an abbreviation ("Proc. Natl. Acad. Sci.", "J. Bacteriol. 172"), not a name ending a list
+    ("... between Zealand and Funen. The bridge ...")."""
+    return bool(_ABBREVIATION_AFTER.match(text, end))
 
 
+_NAME_OF_ITS_OWN = re.compile(r"^['’]s?\s+[A-Z]")
 _ABBREVIATION_AFTER = re.compile(r"\.\s*(?:[A-Z][a-z]{0,4}\.|\d|[a-z])")
 
 
@@ -703,8 +703,8 @@ def known_instance(before: str, name: str, after: str) -> str | None:
     only, where a gene's or an organelle's name is seldom a river's or a man's ("Aire", "Golgi").
     A person's one name is for the context to confirm (known_person)."""
     type_ = gazetteer.wordnet_instances().get(name)
-    if not type_ or (type_ == "person" and " " not in name):
-        return None
+    if not type_ or (type_ == "person" and " " not in name) or _NAME_OF_ITS_OWN.match(after):
+        return None  # "St. James's University Clinic": the possessive opens another name
     if gazetteer.is_place(name) or (" " not in name and gazetteer.is_city(name)):
         return None  # the place gazetteers have spoken ("York": the city before the house)
     return type_

@@ -116,7 +116,10 @@ class HeuristicExtractor(Extractor):
     # name: six words besides its determiner, a leading participle or gerund ("Diminished ovarian
     # reserve is"), a relative clause's verb, a bracketed aside ends it, a one-word head with its
     # first modifier ("Students who perform poorly")
-    # 7: names WordNet files as instances of people, places, bodies, writings and wars
+    # 7: names WordNet files as people, places, organisations, writings and wars, and the people of
+    # its places; call signs, clubs' prefixes, industries' words, a body's branch, roles and
+    # possessions after a body, networks' shows, leagues' seasons, distances from a place, pinyin
+    # names, rulers' numbers, qualified demonyms, a plural kind before a list, initials in lists
     version = "heuristic-7"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
