@@ -176,6 +176,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("South African", "qualified_demonym"), ("Indian Hindi", "qualified_demonym"),  # countryinfo's own; a language
     ("Caspase III", "regnal_number"), ("Angiotensin II", "regnal_number"), ("Phase II", "regnal_number"),  # no rulers
     ("C-terminal RNase III", "regnal_number"), ("Dirtiest Girl I", "regnal_number"), ("Harvard Mark II", "regnal_number"),
+    ("Whitehall II", "regnal_number"),
     ("Feng Shui", "chinese_name"), ("Yin Yang", "chinese_name"),  # English has the words
     ("Song Dynasty", "chinese_name"), ("Ma Bell", "chinese_name"), ("Sun Microsystems", "chinese_name"),  # no pinyin
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals

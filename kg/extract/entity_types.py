@@ -424,9 +424,9 @@ def regnal_number(words: list[str], lowered: list[str]) -> str | None:
     # a ruler's one name in no list ("Bayezid II", "Pharasmanes I"; not "Harvard Mark II"): no
     # word, place or science name's
     if len(words) != 2 or not words[0].isalpha() or gazetteer.common_word(words[0]) or gazetteer.is_place(words[0]) or \
-            gazetteer.wordnet_instances().get(words[0], "person") != "person" or \
+            (words[0] in gazetteer.wordnet_names() and gazetteer.wordnet_instances().get(words[0]) != "person") or \
             _SCIENCE_WORD_END.search(lowered[0]) or _ADJECTIVE_END.search(lowered[0]) or lowered[0].endswith("est"):
-        return None  # "C-terminal RNase III", "Whitehall II" (a street's study), "Dirtiest Girl I"
+        return None  # "C-terminal RNase III", "Whitehall II" (WordNet's street: a study), "Dirtiest Girl I"
     return "person"
 
 

@@ -318,12 +318,18 @@ def past_tense(word: str) -> bool:
         (stem.endswith("i") and stem[:-1] + "y" in verbs)
 
 
+def wordnet_names() -> frozenset[str]:
+    """Every capitalised noun WordNet lists, of any sense ("Whitehall", "Harvard", "Voltaire")."""
+    return _wordnet().names
+
+
 @dataclass(frozen=True)
 class _WordNet:
     instances: dict[str, str]
     demonyms: dict[str, str]
     words: frozenset[str]
     verbs: frozenset[str]
+    names: frozenset[str]
 
 
 @functools.cache
@@ -386,7 +392,7 @@ def _wordnet() -> _WordNet:
             continue  # "Tyke", "Lesbian": words first; "Finn": a given name; "Cambrian": a period too
         if types.get(place) == "place" or is_place(place) or is_city(place):
             demonyms.setdefault(name_key(name), place)
-    return _WordNet(types, demonyms, frozenset(words), frozenset(verbs))
+    return _WordNet(types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed))
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
