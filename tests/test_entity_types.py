@@ -152,6 +152,9 @@ def test_context_rule(rule: str) -> None:
     ("The ", "RFC", " draft was approved.", "organization"),
     ("Proteins pass the ", "Golgi", " apparatus.", "person"),  # a modifier
     ("Patients attending the ", "St. James", "'s University Clinic", "person"),  # the possessive opens a name
+    ("In one study, each patient was administered the ", "MMPI", ".", "organization"),  # a test given
+    ("METHODS The ", "Risk Factors", " and Life Expectancy Study, is a cohort.", "organization"),  # a title goes on
+    ("It raises a Golgi export signal in one ", "Kir", " channel.", "organization"),  # an ion channel
 ])
 
 def test_context_that_says_otherwise(before: str, name: str, after: str, not_this: str) -> None:
@@ -167,6 +170,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Lawrence Summers", "team_name"),  # a given name and a family name, no team
     ("Oliver North", "part_of_place"),  # a given name, then a family name
     ("NK Cells", "corporate_suffix"), ("Kim SK", "corporate_suffix"), ("Park JK", "corporate_suffix"),  # initials
+    ("Medical College Admission Test", "kind_head"), ("Framingham Heart Study", "kind_head"),  # a test's, a study's
     ("Quality of Service", "industry_head"), ("Stainless Steel", "industry_head"),  # WordNet's own terms
     ("Power Electronics", "industry_head"), ("Thin Films", "industry_head"),  # fields: all common words
     ("KFC-FM Radio", "call_sign"), ("CK-FM", "call_sign"),  # a call sign is the whole name, of 3 or 4 letters

@@ -146,6 +146,8 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
         return "place"  # "Kahului CDP": a census-designated place
     if joint is not None:
         return _opening_body(words, lowered)  # "Speaker of the House of Commons": another name's after "of"
+    if lowered[-1] in _INSTRUMENT_HEADS:
+        return None  # "Medical College Admission Test", "Harvard Alumni Study": a test's, a study's name
     for at in range(len(words) - 1, 0, -1):  # the last kind word: "U.S. Route 20", "Loyola University Chicago"
         kind = _head_kind(lowered[at])
         if kind and (words[at][:1].isupper() or kind in SCIENCE_KINDS):  # "dendritic cells": common nouns
@@ -168,6 +170,12 @@ def industry_head(words: list[str], lowered: list[str]) -> str | None:
     if len(words) == 2 and not _ACRONYM.fullmatch(words[0]) and gazetteer.common_word(words[0]):
         return None  # "Power Electronics", "Thin Films", "Cognitive Radio": a field's, not a firm's
     return "organization"
+
+
+# The last words of the names of tests and studies, whatever kind word they hold ("Medical
+# College Admission Test", "British Heart Foundation Family Heart Study").
+_INSTRUMENT_HEADS = frozenset({"test", "tests", "study", "studies", "questionnaire", "inventory", "scale", "score",
+                               "assay", "trial", "trials"})  # not "survey": "United States Geological Survey" is a body
 
 
 def _opening_body(words: list[str], lowered: list[str]) -> str | None:
@@ -1033,7 +1041,11 @@ def acronym_article(before: str, name: str, after: str) -> str | None:
     ACRONYM_RULES)."""
     if not _ACRONYM.fullmatch(name) or not _THE_ONLY.search(before) or not heads_its_phrase(after):
         return None
-    return "organization"
+    return None if _GIVEN_THE.search(before) else "organization"
+
+
+# What is administered, taken or scored on, not a body: "was administered the MMPI", "completed the SF-36".
+_GIVEN_THE = re.compile(r"\b(?:administered|completed|took|taken|scored\s+on)\s+the\s*$")
 
 
 _SCIENCE_WORD = re.compile(r"[a-z]+")
@@ -1068,9 +1080,12 @@ def article_before(before: str, name: str, after: str) -> str | None:
         return None  # "in the Levant", "across the Americas": a region's
     if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
         return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
-    if _opens_sentence(before) and after.lstrip().startswith(":"):
-        return None  # "The Fundamental Problem: Need for ...": a title's words
+    if (_opens_sentence(before) or before.endswith("The ")) and (after.lstrip().startswith(":") or _TITLE_GOES_ON.match(after)):
+        return None  # "The Fundamental Problem: Need for ...", "The Risk Factors and Life Expectancy Study": a title's words
     return "organization"
+
+
+_TITLE_GOES_ON = re.compile(r"^\s+(?:and|&)\s+[A-Z][\w'’-]*\s+[A-Z]")
 
 
 _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"

@@ -368,6 +368,10 @@ KIND_NOUNS |= {"radio station": "organization", "television station": "organizat
                "football club": "organization", "census-designated place": "place",
                "publishing house": "organization", "restaurant chain": "organization", "retail chain": "organization",
                "hotel chain": "organization", "supermarket chain": "organization", "fast food chain": "organization"}
+# A channel alone is as often an ion channel as a broadcaster ("one Kir channel"): only with its medium.
+del KIND_NOUNS["channel"]
+KIND_NOUNS |= {f"{medium} channel": "organization" for medium in ("television", "tv", "cable", "music", "news", "sports",
+                                                                 "radio", "youtube", "shopping", "children's")}
 # A name's last word that says what it is ("Harvard University", "Oakwood Cemetery", "Battle of X"):
 # the kind nouns of places, organisations and events, and the plural or proper heads names take.
 KIND_HEADS: dict[str, str] = {w: k for w, k in KIND_NOUNS.items() if k not in ("person", "work") and " " not in w} | {
