@@ -36,6 +36,7 @@ NAME_CASES = {
     "chinese_name": ("Zhu Rongji", "person"),
     "body_of_place": ("Nintendo Australia", "organization"),
     "qualified_demonym": ("Soviet Russian", "place"),
+    "hyphenated_given_name": ("Kim Jong - un", "person"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -181,6 +182,7 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Caspase III", "regnal_number"), ("Angiotensin II", "regnal_number"), ("Phase II", "regnal_number"),  # no rulers
     ("C-terminal RNase III", "regnal_number"), ("Dirtiest Girl I", "regnal_number"), ("Harvard Mark II", "regnal_number"),
     ("Whitehall II", "regnal_number"),
+    ("Rolls Royce-powered", "hyphenated_given_name"), ("Food Co-op", "hyphenated_given_name"),  # English words
     ("Feng Shui", "chinese_name"), ("Yin Yang", "chinese_name"),  # English has the words
     ("Song Dynasty", "chinese_name"), ("Ma Bell", "chinese_name"), ("Sun Microsystems", "chinese_name"),  # no pinyin
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals

@@ -369,6 +369,27 @@ def chinese_name(words: list[str], lowered: list[str]) -> str | None:
     return "person"
 
 
+@name_rule(2)
+def hyphenated_given_name(words: list[str], lowered: list[str]) -> str | None:
+    """"Kim Jong-un", "Ko Joo-yeon", "Kang Won - yong", "Chang Chi-yun": a short family name, then a
+    given name of two romanised Korean or Chinese syllables joined by a hyphen, the second in lower
+    case (not "Rolls Royce-powered", "Food Co-op": English words)."""
+    joined = re.sub(r"\s*-\s*", "-", " ".join(words)).split()
+    if len(joined) != 2 or not 2 <= len(joined[0]) <= 5 or not _title_case(joined[0]):
+        return None
+    if len(joined[0]) > 3 and gazetteer.common_word(joined[0]):
+        return None  # "Food Co-op": a word first (though "Park Ji-sung" is lost with it)
+    first, _, second = joined[1].partition("-")
+    if not (first[:1].isupper() and first[1:].islower() and second.islower()):
+        return None
+    return "person" if _SYLLABLE.fullmatch(first.lower()) and _SYLLABLE.fullmatch(second) else None
+
+
+# A syllable of Korean (Revised, McCune-Reischauer) or Chinese (pinyin, Wade-Giles) romanisation.
+_SYLLABLE = re.compile(r"(?:kk|tt|pp|ss|jj|ch|sh|zh|hs|[bcdfghjklmnprstwyz])?(?:yeo|yoo|yae|wae|wa|wo|we|wi|ui|eo|eu|"
+                       r"ae|oe|oo|ee|ya|ye|yo|yu|ia|ie|io|iu|ua|uo|ai|ao|ei|ou|a|e|i|o|u)(?:ng|n|m|l|k|p|t)?")
+
+
 # A syllable of pinyin: an initial, then a final ("rong", "ji", "qiu", "ying").
 _PINYIN = (r"(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou|an|en|"
            r"in|un|ia|ie|iu|ua|uo|ue|ui|er|a|o|e|i|u|ü)")
