@@ -301,9 +301,11 @@ def qualified_demonym(words: list[str], lowered: list[str]) -> str | None:
         return None
     if gazetteer.is_demonym(" ".join(words)) or gazetteer.is_place(" ".join(words)) or lowered[-1] in V.LANGUAGES_ONLY:
         return None  # countryinfo's own ("South African"), a place ("Central African Republic"), a language ("Indian Hindi")
-    qualifiers = V.PLACE_PARTS | {"ancient", "modern", "medieval", "native", "early", "late"}
-    ok = all(w in qualifiers or gazetteer.is_demonym(words[i], plural=False) for i, w in enumerate(lowered[:-1]))
+    ok = all(w in _DEMONYM_QUALIFIERS or gazetteer.is_demonym(words[i], plural=False) for i, w in enumerate(lowered[:-1]))
     return "place" if ok else None
+
+
+_DEMONYM_QUALIFIERS = frozenset(V.PLACE_PARTS | {"ancient", "modern", "medieval", "native", "early", "late"})
 
 
 @name_rule(3)

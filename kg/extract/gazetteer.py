@@ -269,9 +269,9 @@ def _latin(name: str) -> bool:
 # WordNet's lexicographer files whose instances are entities of one of kg's types. Groups are
 # organisations and movements, the kinds of group under organization.n.01 and movement.n.03 ("NATO",
 # "Greenpeace", "Taliban"; not peoples, dynasties or eras: "Maori", "Ming", "Third World"); natural
-# objects are rivers, seas and
-# mountains ("Oder", "Urals"); acts are battles and wars, named by more than one word ("Korean
-# War"; "Verdun" is first a town). Artifacts are left out: a university is a body and a building.
+# objects are rivers, seas and mountains ("Oder", "Urals"); acts are battles and wars, named by more
+# than one word ("Korean War"; "Verdun" is first a town). Artifacts are left out: a university is a
+# body and a building.
 WORDNET_TYPES = {"noun.person": "person", "noun.location": "place", "noun.object": "place",
                  "noun.group": "organization", "noun.communication": "work", "noun.event": "event",
                  "noun.act": "event"}
@@ -350,7 +350,8 @@ def _wordnet() -> _WordNet:
             for line in data:
                 if line.startswith(" "):
                     continue  # the licence
-                fields = line.split(" ")
+                head, _, gloss = line.partition(" | ")
+                fields = head.split(" ")
                 lemmas = [_WORDNET_MARKER.sub("", lemma).replace("_", " ")
                           for lemma in fields[4 : 4 + 2 * int(fields[3], 16) : 2]]
                 words.update(lemma for lemma in lemmas if not lemma[:1].isupper())
@@ -361,14 +362,14 @@ def _wordnet() -> _WordNet:
                 lexname = files[fields[1]]
                 if lexname in ("noun.object", "noun.location") and _CELESTIAL.search(lemmas[0]):
                     celestial.add(fields[0])
-                hypernyms[fields[0]] = _WORDNET_HYPERNYM.findall(line.split(" | ", 1)[0])
+                hypernyms[fields[0]] = _WORDNET_HYPERNYM.findall(head)
                 names = [lemma for lemma in lemmas if lemma[:1].isupper()]
                 for name in names:
                     filed.setdefault(name, set()).add(lexname)
-                instance_of = _WORDNET_INSTANCE.search(line)
+                instance_of = _WORDNET_INSTANCE.search(head)
                 if names and (instance_of or lexname == "noun.group"):
                     instances.append((names, lexname, instance_of.group(1) if instance_of else fields[0]))
-                elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(line.split(" | ", 1)[-1])):
+                elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(gloss)):
                     peoples.extend((name, people_of.group(1)) for name in names)
     bodies = _descendants(_WORDNET_ORGANIZATION, hypernyms) | _descendants(_WORDNET_MOVEMENT, hypernyms)
     for names, lexname, kind_offset in instances:
@@ -414,6 +415,8 @@ def _descendants(root: str, hypernyms: dict[str, list[str]]) -> frozenset[str]:
                 found.add(synset)
                 todo.append(synset)
     return frozenset(found)
+
+
 # A gloss naming the people of a place: "a native or inhabitant of Poland", "a resident of Venice".
 _PEOPLE_OF = re.compile(r"^(?:an? )?(?:\w+ )?(?:\w+ who is an? )?(?:native|inhabitant|resident|citizen)"
                         r"(?: or (?:native|inhabitant|resident|citizen))? of (?:the )?"
