@@ -7,6 +7,8 @@ import pytest
 from kg.compile.groups import Node
 from kg.extract import ExtractionContext, entity_types, gazetteer
 from kg.extract.heuristic import HeuristicExtractor
+from kg.extract.name_parts import vote_by_name_parts
+from kg.extract.registry import Entity
 from kg.models import Chunk, ExtractionResult
 
 # rule name -> (name, expected type): what each name rule reads from a name alone
@@ -334,6 +336,18 @@ TYPED_PROSE = [
      {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
+    # a list's typed names that disagree pass on the kind most of them have; a prefixed family name is listable
+    ("It stars Jane Fonda, Michael Sarrazin, Susannah York, Red Buttons and Bruce Dern. It was written by "
+     "Underwood, Chris DeStefano and Hillary Lindsey.",
+     {"Red Buttons": "person", "Chris DeStefano": "person"}),
+    # a part of a typed name of the chunk (kg/extract/name_parts.py): a family name, a longer form, a
+    # qualified place, a body's own word
+    ("Çağlar Söyüncü joined in 2016. Söyüncü is a defender. The town of Bohumín lies on the Oder. "
+     "Old Bohumín is older. He joined FK Teleoptik in 2009, and the games by Teleoptik sold well.",
+     {"Söyüncü": "person", "Old Bohumín": "place", "Teleoptik": "organization"}),
+    ("Wałęsa is a Polish politician. In 1990, Chrysostom Wałęsa wrote a book.", {"Chrysostom Wałęsa": "person"}),
+    # no part of a name is taken for it when it is an English word, a language, or in an abstract
+    ("The Assamese Language Society met. Assamese is spoken in Assam.", {"Assamese": "concept"}),
 ]
 
 
@@ -414,3 +428,25 @@ def test_a_role_before_a_heading_makes_no_person() -> None:
 
     assert split_role("Vice Admiral James Greer").type == "person"
     assert split_role("General Nutritional Observations").type == ""  # a contents page's heading
+
+
+def _typed(name: str, type_: str) -> Entity:
+    entity = Entity(name)
+    entity.vote(type_, 1.0)
+    return entity
+
+
+def test_a_name_part_takes_the_one_type_its_relatives_agree_on() -> None:
+    """Only untyped names take a type; an English word, a conflict or an abstract's body takes none,
+    and a type taken this way is passed on no further."""
+    names = ["Light", "Smeaton", "Heathrow", "Kimber", "Oettinger"]
+    entities = [_typed("Extra Light", "person"), _typed("Oliphant Smeaton", "person"),
+                _typed("Heathrow Airport Holdings", "organization"), _typed("Heathrow Airport", "place"),
+                _typed("Kimber Cars", "organization"), *map(Entity, names)]
+    vote_by_name_parts(entities, general_prose=True)
+    types = {e.name: e.type for e in entities}
+    assert [types[n] for n in names] == ["concept", "person", "concept", "organization", "concept"]
+    assert types["Heathrow Airport"] == "place"
+    abstract = [_typed("Atherosclerosis Society", "organization"), Entity("Atherosclerosis")]
+    vote_by_name_parts(abstract, general_prose=False)
+    assert abstract[1].type == "concept"

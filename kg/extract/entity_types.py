@@ -655,7 +655,11 @@ def _surname_case(word: str) -> bool:
     (not "IVb", "DNase", "Z-scores": a hyphen joins names, not a name and a word)."""
     if any(part[:1].islower() for part in word.split("-")[1:]):
         return False
-    return _title_case(word) or bool(re.fullmatch(r"(?:Mc|Mac|Fitz)[A-Z][a-z]+", word))
+    return _title_case(word) or bool(_PREFIXED_SURNAME.fullmatch(word))
+
+
+# Family names with a capital inside after a prefix ("McDonald", "DeStefano", "LaMarr", "DiCaprio").
+_PREFIXED_SURNAME = re.compile(r"(?:Mc|Mac|Fitz|De|Di|Da|Du|La|Le)[A-Z][a-z]+")
 
 
 def person_shaped(name: str) -> bool:
@@ -680,7 +684,8 @@ def listable_name(name: str) -> bool:
     """A name whose kind its list's other names can tell: proper words and initials ("Ganpat G.
     Shinde"; not acronyms, "TAZ", "SUNY", nor symbols and codes, "VCAM-1", "Cdks": their neighbours
     are as often of other kinds)."""
-    return all(_title_case(w) or w.lower() in V.NAME_PARTICLES or _INITIAL.fullmatch(w) for w in name.split())
+    return all(_title_case(w) or _surname_case(w) or w.lower() in V.NAME_PARTICLES or _INITIAL.fullmatch(w)
+               for w in name.split())
 
 
 def abbreviated(text: str, start: int, end: int) -> bool:

