@@ -73,6 +73,7 @@ CONTEXT_CASES = {
     "league_season": ("It was the 2003–04 ", "CBA", " season, and the Ducks won.", "organization"),
     "known_instance": ("It lies in ", "Siberia", ".", "place"),
     "known_people": ("It was built by a ", "Venetian", ".", "place"),
+    "known_group": ("The valley was held by the ", "Congregationalists", ".", "religion"),
     "made_for": ("It was produced by Angelli Nesma Medina for ", "Televisa", " in 1995.", "organization"),
     "body_possessive": ("It was made to counter ", "EMAP", "'s The Hits channel.", "organization"),
     "body_role_after": ("It was taken by ", "Eskom", " chairperson Ben Ngubane.", "organization"),
@@ -262,6 +263,10 @@ def test_gazetteers_come_from_packages() -> None:
     assert gazetteer.past_tense("invaded") and gazetteer.past_tense("stopped") and not gazetteer.past_tense("red")
     assert gazetteer.common_word("Methods") and not gazetteer.common_word("Nintendo")
     assert {"zhu", "liang"} <= gazetteer.chinese_family_names()
+    assert gazetteer.wordnet_group("Utes") is None  # "ute", a utility vehicle: a word first
+    assert [gazetteer.wordnet_group(n) for n in ("Nahuatl", "Mongols", "Augustinians", "Hindu")] == \
+        ["nationality", "nationality", "religion", "religion"]
+    assert gazetteer.is_language("Assamese") and not gazetteer.is_language("Yale")  # ISO 639-1 only
 
 
 # ordinary prose -> the types a reader expects of its names
@@ -348,6 +353,12 @@ TYPED_PROSE = [
     ("Wałęsa is a Polish politician. In 1990, Chrysostom Wałęsa wrote a book.", {"Chrysostom Wałęsa": "person"}),
     # no part of a name is taken for it when it is an English word, a language, or in an abstract
     ("The Assamese Language Society met. Assamese is spoken in Assam.", {"Assamese": "concept"}),
+    # peoples and a religion's faithful WordNet names; not a language's name, nor in an abstract
+    ("In 1260 the army of the Mongol met the Augustinians. The Caucasian and the Latin were spoken.",
+     {"Mongol": "nationality", "Augustinians": "religion", "Latin": "concept"}),
+    # acronyms pass on a body's kind in a list of general prose, no other kind
+    ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania.",
+     {"BMI": "organization", "ASCAP": "organization", "CA": "concept"}),
 ]
 
 

@@ -680,12 +680,13 @@ def proper_name(name: str) -> bool:
     return all(_title_case(w) or w.lower() in V.NAME_PARTICLES for w in name.split())
 
 
-def listable_name(name: str) -> bool:
+def listable_name(name: str, acronyms: bool = False) -> bool:
     """A name whose kind its list's other names can tell: proper words and initials ("Ganpat G.
-    Shinde"; not acronyms, "TAZ", "SUNY", nor symbols and codes, "VCAM-1", "Cdks": their neighbours
-    are as often of other kinds)."""
+    Shinde"; not symbols and codes, "VCAM-1", "Cdks": their neighbours are as often of other kinds),
+    and with `acronyms`, acronyms of letters ("BMI and ASCAP"; in an abstract "TAZ", "SUNY" are as
+    often a gene's)."""
     return all(_title_case(w) or _surname_case(w) or w.lower() in V.NAME_PARTICLES or _INITIAL.fullmatch(w)
-               for w in name.split())
+               or (acronyms and w.isalpha() and w.isupper() and 2 <= len(w) <= 6) for w in name.split())
 
 
 def abbreviated(text: str, start: int, end: int) -> bool:
@@ -756,6 +757,18 @@ def known_people(before: str, name: str, after: str) -> str | None:
     if name.lower().startswith("the ") or gazetteer.is_demonym(name):
         return None  # "The New Yorker" is a title; countryinfo's demonyms are the registry's nationalities
     return "place" if gazetteer.is_wordnet_demonym(name) else None
+
+
+@context_rule(1.5, once=True)
+def known_group(before: str, name: str, after: str) -> str | None:
+    """"the Utes", "Nahuatl", "Mongols": a people WordNet names (a nationality, as kg types a people
+    with no country of its own); "Puritans", "Augustinians": a religion's faithful or an order (a
+    religion, as "Lutherans" are); general prose only. The people of a place are its place's
+    (known_people); a language's name is more often the language's ("Latin", "Telugu")."""
+    if gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name) or gazetteer.is_place(name) or \
+            gazetteer.is_language(name):
+        return None
+    return gazetteer.wordnet_group(name)
 
 
 @context_rule(1.5, once=True)
@@ -1213,7 +1226,7 @@ ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where
 # "the BBB", "Diet", "produced by Penicillium" are no bodies.
 GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre", "league_season",
-                                 "made_for", "known_instance", "known_person", "known_people", "body_role_after",
+                                 "made_for", "known_instance", "known_person", "known_people", "known_group", "body_role_after",
                                  "body_possessive"})
 # Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
 ACRONYM_RULES = frozenset({"acronym_article"})

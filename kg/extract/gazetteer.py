@@ -333,6 +333,17 @@ def past_tense(word: str) -> bool:
         (stem.endswith("i") and stem[:-1] + "y" in verbs)
 
 
+def wordnet_group(name: str) -> str | None:
+    """"nationality" for a name WordNet gives a people ("Utes", "Nahuatl", "Maori"), "religion" for
+    one it gives a religion's faithful or an order ("Puritans", "Huguenot", "Augustinians"); in the
+    plural too. None for others, and for words and given names ("White", "Roma")."""
+    groups = _wordnet().groups
+    for form in (name, name[:-1] if name.endswith("s") else "", name[:-2] if name.endswith("es") else ""):
+        if form in groups:
+            return groups[form]
+    return None
+
+
 def wordnet_names() -> frozenset[str]:
     """Every capitalised noun WordNet lists, of any sense ("Whitehall", "Harvard", "Voltaire")."""
     return _wordnet().names
@@ -345,6 +356,7 @@ class _WordNet:
     words: frozenset[str]
     verbs: frozenset[str]
     names: frozenset[str]
+    groups: dict[str, str]
 
 
 @functools.cache
@@ -357,6 +369,7 @@ def _wordnet() -> _WordNet:
     found: dict[str, set[str]] = {}
     celestial: set[str] = set()  # offsets of the kinds of star, planet and constellation
     instances: list[tuple[list[str], str, str]] = []  # (names, lexname, offset of the kind)
+    kinds_of: dict[str, tuple[list[str], str]] = {}  # a capitalised kind's offset -> (its names, lexname)
     peoples: list[tuple[str, str]] = []  # (what a place's people are called, the place)
     hypernyms: dict[str, list[str]] = {}  # noun synset's offset -> its kinds' offsets
     filed: dict[str, set[str]] = {}  # a capitalised noun -> the lexicographer files of its senses
@@ -382,6 +395,8 @@ def _wordnet() -> _WordNet:
                 for name in names:
                     filed.setdefault(name, set()).add(lexname)
                 instance_of = _WORDNET_INSTANCE.search(head)
+                if names and not instance_of and lexname in ("noun.person", "noun.group"):
+                    kinds_of[fields[0]] = (names, lexname)
                 if names and (instance_of or lexname == "noun.group"):
                     instances.append((names, lexname, instance_of.group(1) if instance_of else fields[0]))
                 elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(gloss)):
@@ -408,13 +423,27 @@ def _wordnet() -> _WordNet:
             continue  # "Tyke", "Lesbian": words first; "Finn": a given name; "Cambrian": a period too
         if types.get(place) == "place" or is_place(place) or is_city(place):
             demonyms.setdefault(name_key(name), place)
-    return _WordNet(types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed))
+    groups: dict[str, str] = {}
+    for type_, roots in _WORDNET_GROUPS.items():
+        below = frozenset().union(*(_descendants(root, hypernyms) for root in roots))
+        for offset in sorted(below & kinds_of.keys()):
+            for name in kinds_of[offset][0]:
+                if name.lower() in words or name.lower() in first_names() or not filed[name] <= _GROUP_FILES:
+                    continue  # "White", "Roma": words and given names first; "Abkhaz": a province too
+                groups.setdefault(name, type_)
+    return _WordNet(types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed), groups)
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
 _WORDNET_HYPERNYM = re.compile(r" @i? (\d{8}) n ")
 _WORDNET_ORGANIZATION = "08008335"  # organization.n.01: "a group of people who work together"
 _WORDNET_MOVEMENT = "08464601"  # movement.n.03: political and religious movements ("Taliban", "Khmer Rouge")
+# The kinds of person and group whose capitalised names are peoples ("Ute", "Nahuatl", "Maori":
+# inhabitant.n.01, Amerindian.n.01, White.n.01, Black.n.05, ethnic_group.n.01) or a religion's
+# faithful and orders ("Puritan", "Huguenot", "Augustinian": religious_person.n.01).
+_WORDNET_GROUPS = {"religion": ("09628382",),  # first: "Hindu" is a faith's before India's people
+                   "nationality": ("09620078", "09644820", "09638875", "09636339", "07967382")}
+_GROUP_FILES = frozenset({"noun.person", "noun.group", "noun.communication"})  # a people's language shares its name
 
 
 def _descendants(root: str, hypernyms: dict[str, list[str]]) -> frozenset[str]:

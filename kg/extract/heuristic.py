@@ -441,7 +441,8 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 for member in members:
                     member.vote(said, LIST_KIND_WEIGHT)
                 continue
-            if not all(listable_name(m.name) for m in members):
+            with_acronyms = not all(listable_name(m.name) for m in members)
+            if with_acronyms and (science or not all(listable_name(m.name, acronyms=True) for m in members)):
                 continue  # symbols and codes ("VCAM-1", "Cdks") carry no kind for their neighbours
             kinds = Counter(m.type for m in members if typed(m.type))
             if not kinds:
@@ -449,6 +450,8 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             (kind, count), *others = kinds.most_common()
             if others and (count < 2 or count < LIST_MAJORITY * sum(n for _, n in others)):
                 continue  # the typed ones disagree, and no kind holds most of the list
+            if with_acronyms and kind != "organization":
+                continue  # "BMI and ASCAP" are bodies; "CA, CT and PA", "BBC One and BBC Two" no places
             alike = kind in LISTED_KINDS or count >= 2
             for i, member in zip(run, members, strict=True):
                 if abbreviated(text, start + found[i].start, start + found[i].end):
