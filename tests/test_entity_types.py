@@ -356,6 +356,10 @@ TYPED_PROSE = [
     # peoples and a religion's faithful WordNet names; not a language's name, nor in an abstract
     ("In 1260 the army of the Mongol met the Augustinians. The Caucasian and the Latin were spoken.",
      {"Mongol": "nationality", "Augustinians": "religion", "Latin": "concept"}),
+    # a plural kind right before a list, with no determiner; a verb is none
+    ("It hired the Wellington - based special effects companies Weta Workshop and Weta Digital. The coast was hit "
+     "by hurricanes Floyd and Fran. The film stars Amitabh Bachchan and Tanuja.",
+     {"Weta Workshop": "organization", "Weta Digital": "organization", "Floyd": "event", "Tanuja": "concept"}),
     # acronyms pass on a body's kind in a list of general prose, no other kind
     ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania.",
      {"BMI": "organization", "ASCAP": "organization", "CA": "concept"}),

@@ -1024,10 +1024,12 @@ def listed_together(sentence: str, spans: list[tuple[int, int]]) -> list[list[in
 
 _SUCH_AS = re.compile(r"\b([a-z][a-z-]+)\s*,?\s+(?:such\s+as|including|notably|especially)\s*:?\s*$")
 # A plural kind noun right before a list, in a noun phrase ("the Danish engineering firms COWI and
-# Ramboll"); not a verb in the third person ("The film stars A and B", "the team plays Arsenal and
-# Chelsea", "the festival hosts Radiohead and Coldplay"), nor ion channels.
-_PLURAL_BEFORE = re.compile(r"\b(?:[Tt]he|[Tt]hese|[Tt]hose|two|three|four|five|several|both|other|rival|fellow)\s+"
-                            r"(?:[\w'’-]+\s+){0,3}?(?!(?:stars|features|includes|channels|plays|hosts|houses|records|"
+# Ramboll") or alone ("special effects companies Weta Workshop and Weta Digital", "the receptors
+# CXCR4 and CXCR7"); not a verb in the third person ("The film stars A and B", "the team plays
+# Arsenal and Chelsea", "the festival hosts Radiohead and Coldplay"), nor ion channels.
+_PLURAL_BEFORE = re.compile(r"(?:\b(?:[Tt]he|[Tt]hese|[Tt]hose|two|three|four|five|several|both|other|rival|fellow)\s+"
+                            r"(?:[\w'’-]+\s+){0,3}?|(?<![\w'’-])(?=[a-z]))"
+                            r"(?!(?:stars|features|includes|channels|plays|hosts|houses|records|"
                             r"films|books|parks|stations|shows|signs|lists|names|leads|heads|joins|beats|faces|"
                             r"meets|visits|owns|runs|covers|tours|sells|buys|funds|backs)\s)([a-z][a-z-]*s)\s+$")
 _PLURAL_AFTER = re.compile(r"^\s+([a-z][a-z-]*s)\b")
