@@ -360,6 +360,9 @@ TYPED_PROSE = [
     ("It hired the Wellington - based special effects companies Weta Workshop and Weta Digital. The coast was hit "
      "by hurricanes Floyd and Fran. The film stars Amitabh Bachchan and Tanuja.",
      {"Weta Workshop": "organization", "Weta Digital": "organization", "Floyd": "event", "Tanuja": "concept"}),
+    # a town of 1,000 people after a place's preposition; a language's name is no town ("English", Indiana)
+    ("He retired to the monastery at Ligugé in 1899. The book was written in English.",
+     {"Ligugé": "place", "English": "language"}),
     # acronyms pass on a body's kind in a list of general prose, no other kind
     ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania.",
      {"BMI": "organization", "ASCAP": "organization", "CA": "concept"}),

@@ -872,10 +872,12 @@ _AT_TOWN = re.compile(r"\b(?:in|at|near|outside)\s*$")
 
 @context_rule(2)
 def town_preposition(before: str, name: str, after: str) -> str | None:
-    """"in Münsingen", "at Tarnowskie Góry": a town of 5,000 people or more GeoNames lists, after a
+    """"in Münsingen", "at Tarnowskie Góry": a town of 1,000 people or more GeoNames lists, after a
     place's preposition (alone, "Florence" and "Kimball" are as often people)."""
     if not _AT_TOWN.search(before) or not proper_name(name) or not heads_its_phrase(after):
         return None
+    if gazetteer.is_language(name) or gazetteer.is_demonym(name):
+        return None  # "in English": the town of English, Indiana is seldom meant
     return "place" if gazetteer.is_town(name) else None
 
 

