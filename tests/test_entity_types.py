@@ -361,8 +361,9 @@ TYPED_PROSE = [
      "by hurricanes Floyd and Fran. The film stars Amitabh Bachchan and Tanuja.",
      {"Weta Workshop": "organization", "Weta Digital": "organization", "Floyd": "event", "Tanuja": "concept"}),
     # a town of 1,000 people after a place's preposition; a language's name is no town ("English", Indiana)
-    ("He retired to the monastery at Ligugé in 1899. The book was written in English.",
-     {"Ligugé": "place", "English": "language"}),
+    ("He retired to the monastery at Ligugé in 1899. The book was written in English. The river flows past "
+     "Plentywood. The album was released through Geffen.",  # a label's preposition
+     {"Ligugé": "place", "English": "language", "Plentywood": "place", "Geffen": "organization"}),
     # acronyms pass on a body's kind in a list of general prose, no other kind
     ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania.",
      {"BMI": "organization", "ASCAP": "organization", "CA": "concept"}),

@@ -867,13 +867,14 @@ def binomial(before: str, name: str, after: str) -> str | None:
     return "organism" if _EPITHET.match(after) else None
 
 
-_AT_TOWN = re.compile(r"\b(?:in|at|near|outside)\s*$")
+_AT_TOWN = re.compile(r"\b(?:in|at|near|outside|into|past|between)\s*$")  # not "through", "via" a label
 
 
 @context_rule(2)
 def town_preposition(before: str, name: str, after: str) -> str | None:
-    """"in Münsingen", "at Tarnowskie Góry": a town of 1,000 people or more GeoNames lists, after a
-    place's preposition (alone, "Florence" and "Kimball" are as often people)."""
+    """"in Münsingen", "at Tarnowskie Góry", "past Plentywood": a town of 1,000 people or more
+    GeoNames lists, after a place's preposition (alone, "Florence" and "Kimball" are as often
+    people; "through Geffen", "via Sony" a label)."""
     if not _AT_TOWN.search(before) or not proper_name(name) or not heads_its_phrase(after):
         return None
     if gazetteer.is_language(name) or gazetteer.is_demonym(name):
