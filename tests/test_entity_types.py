@@ -73,6 +73,7 @@ CONTEXT_CASES = {
     "league_season": ("It was the 2003–04 ", "CBA", " season, and the Ducks won.", "organization"),
     "known_instance": ("It lies in ", "Siberia", ".", "place"),
     "known_people": ("It was built by a ", "Venetian", ".", "place"),
+    "people_after": ("The land was reserved for the ", "Ute", " people.", "nationality"),
     "known_group": ("The valley was held by the ", "Congregationalists", ".", "religion"),
     "made_for": ("It was produced by Angelli Nesma Medina for ", "Televisa", " in 1995.", "organization"),
     "body_possessive": ("It was made to counter ", "EMAP", "'s The Hits channel.", "organization"),

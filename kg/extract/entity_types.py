@@ -718,6 +718,17 @@ def described_after(before: str, name: str, after: str) -> str | None:
     return kind if " " in name or _title_case(name) else None  # not "CpG island", "HFD group"
 
 
+@context_rule(2, once=True)
+def people_after(before: str, name: str, after: str) -> str | None:
+    """"the Ute people", "the Abazins tribe": a people's name, before the word for a people (as kg types
+    a people with no country of its own; a demonym's country is the registry's: "the Irish people")."""
+    if not _PEOPLE_AFTER.match(after) or not proper_name(name) or gazetteer.is_place(name) or \
+            gazetteer.is_city(name) or gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name):
+        return None  # "the Venetian people": the people of Venice are Venice's (known_people)
+    return "nationality"
+
+
+_PEOPLE_AFTER = re.compile(r"^\s+(?:people|peoples|tribe|tribes|tribesmen)\b(?!\s+(?:of|who)\b)")
 _EPONYM = re.compile(r"^['’]s?\s+(?!(?:wife|husband|son|daughter|father|mother|brother|sister|family|death|birth|"
                      r"life|career|children|widow|friend)\b)[a-z]")
 
