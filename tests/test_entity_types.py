@@ -365,6 +365,9 @@ TYPED_PROSE = [
     ("He retired to the monastery at Ligugé in 1899. The book was written in English. The river flows past "
      "Plentywood. The album was released through Geffen.",  # a label's preposition
      {"Ligugé": "place", "English": "language", "Plentywood": "place", "Geffen": "organization"}),
+    # a person's kin and friends named as a list's kind; a drug's antagonist is none
+    ("Sonic must stop him with some of his friends, such as Tails, Amy, and Knuckles. The CXCR4 antagonist "
+     "AMD3100 blocked it.", {"Tails": "person", "Knuckles": "person", "AMD3100": "concept"}),
     # acronyms pass on a body's kind in a list of general prose, no other kind
     ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania.",
      {"BMI": "organization", "ASCAP": "organization", "CA": "concept"}),

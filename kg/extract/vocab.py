@@ -292,6 +292,7 @@ _KINDS = {
         bureaucrat socialite heiress heir character protagonist deity god goddess hero heroine
         wife husband son daughter father mother brother sister grandson granddaughter nephew niece cousin
         widow uncle aunt mistress consort descendant ancestor founder co-founder youtuber blogger vlogger
+        friend companion sibling child children wives grandchild grandchildren stepson stepdaughter villain
         dj disc jockey frontman frontwoman mezzo-soprano soprano tenor baritone contralto bandleader
         """.split(),
     "place": """
