@@ -365,12 +365,16 @@ TYPED_PROSE = [
     ("He retired to the monastery at Ligugé in 1899. The book was written in English. The river flows past "
      "Plentywood. The album was released through Geffen.",  # a label's preposition
      {"Ligugé": "place", "English": "language", "Plentywood": "place", "Geffen": "organization"}),
+    # a given name alone after "the" is no person's ("the Constant and DASH scores")
+    ("The main outcome measures were the Constant and Disabilities of the Arm scores.", {"Constant": "concept"}),
     # a person's kin and friends named as a list's kind; a drug's antagonist is none
     ("Sonic must stop him with some of his friends, such as Tails, Amy, and Knuckles. The CXCR4 antagonist "
      "AMD3100 blocked it.", {"Tails": "person", "Knuckles": "person", "AMD3100": "concept"}),
-    # acronyms pass on a body's kind in a list of general prose, no other kind
-    ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania.",
-     {"BMI": "organization", "ASCAP": "organization", "CA": "concept"}),
+    # acronyms take a body's kind from a name in words of their list, in general prose, and no other kind
+    ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania. "
+     "The angles of the heads change between the ADP.vanadate and no-nucleotide states. The dynein binds the "
+     "ATP, and ATP and ADP bindings matter. They failed to consume 67% of the RDA for iron.",
+     {"BMI": "organization", "ASCAP": "organization", "CA": "concept", "ADP": "concept", "RDA": "concept"}),
 ]
 
 

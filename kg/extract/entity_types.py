@@ -739,8 +739,9 @@ def lone_first_name(before: str, name: str, after: str) -> str | None:
     default: once per name, so that "China" four times does not outvote the gazetteer), when it
     heads its phrase ("Candida albicans" is a yeast), is long enough to tell ("Pol", "Cas") and
     names no eponym ("Fisher's exact test", "Graves' disease": a test's, a disease's name)."""
-    if " " in name or len(name) < 4 or not _title_case(name) or name.lower() not in gazetteer.first_names():
-        return None
+    if " " in name or len(name) < 4 or not _title_case(name) or name.lower() not in gazetteer.first_names() or \
+            _THE.search(before):
+        return None  # "the Constant and DASH scores": a person's name alone takes no article
     return "person" if heads_its_phrase(after) and not _EPONYM.match(after) else None
 
 
@@ -1096,13 +1097,18 @@ def acronym_article(before: str, name: str, after: str) -> str | None:
     body, in general prose (in science "the BBB", "the APC" abbreviate things: the extractor keeps
     this rule out of scientific text and off acronyms the text defines: GENERAL_PROSE_RULES,
     ACRONYM_RULES)."""
-    if not _ACRONYM.fullmatch(name) or not _THE_ONLY.search(before) or not heads_its_phrase(after):
-        return None
+    if not _ACRONYM.fullmatch(name) or not _THE_ONLY.search(before) or not heads_its_phrase(after) or \
+            _JOINED.match(after):
+        return None  # "the ADP.vanadate state": a chemical's notation
     return None if _GIVEN_THE.search(before) else "organization"
 
 
-# What is administered, taken or scored on, not a body: "was administered the MMPI", "completed the SF-36".
-_GIVEN_THE = re.compile(r"\b(?:administered|completed|took|taken|scored\s+on)\s+the\s*$")
+_JOINED = re.compile(r"^[.·:][A-Za-z]")
+
+
+# What is administered, taken or scored on, or measured in shares of, not a body: "was administered the
+# MMPI", "completed the SF-36", "67% of the RDA".
+_GIVEN_THE = re.compile(r"(?:\b(?:administered|completed|took|taken|scored\s+on)|%\s*of|\bper\s*cent\s+of)\s+the\s*$")
 
 
 _SCIENCE_WORD = re.compile(r"[a-z]+")

@@ -444,7 +444,8 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             with_acronyms = not all(listable_name(m.name) for m in members)
             if with_acronyms and (science or not all(listable_name(m.name, acronyms=True) for m in members)):
                 continue  # symbols and codes ("VCAM-1", "Cdks") carry no kind for their neighbours
-            kinds = Counter(m.type for m in members if typed(m.type))
+            # with acronyms, only names in words say the kind ("ATP and ADP": "the ATP" is no body's)
+            kinds = Counter(m.type for m in members if typed(m.type) and not (with_acronyms and not listable_name(m.name)))
             if not kinds:
                 continue
             (kind, count), *others = kinds.most_common()
