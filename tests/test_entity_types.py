@@ -365,6 +365,10 @@ TYPED_PROSE = [
     ("He retired to the monastery at Ligugé in 1899. The book was written in English. The river flows past "
      "Plentywood. The album was released through Geffen.",  # a label's preposition
      {"Ligugé": "place", "English": "language", "Plentywood": "place", "Geffen": "organization"}),
+    # a heading run into its text splits at a capitalised "The"; a declaration is no body
+    ("The Ethics of Placebo Controls The Declaration of Helsinki The Declaration of Helsinki (8) is an international "
+     "document. He won the Medal of Honor.",
+     {"Ethics of Placebo Controls": "concept", "Declaration of Helsinki": "concept", "Medal of Honor": "concept"}),
     # a given name alone after "the" is no person's ("the Constant and DASH scores")
     ("The main outcome measures were the Constant and Disabilities of the Arm scores.", {"Constant": "concept"}),
     # a person's kin and friends named as a list's kind; a drug's antagonist is none

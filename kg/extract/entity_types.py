@@ -1141,14 +1141,16 @@ def article_before(before: str, name: str, after: str) -> str | None:
     mostly in the gazetteers, which outvote this)."""
     if not _THE.search(before) or _WHERE_THE.search(before) or not heads_its_phrase(after):
         return None  # "in the Levant", "across the Americas": a region's
-    if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS:
+    head = name.split(" of ")[0].split()[-1].lower()  # "Declaration" of "Declaration of Helsinki"
+    if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS or \
+            head in V.NOT_BODY_HEADS:
         return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
     if (_opens_sentence(before) or before.endswith("The ")) and (after.lstrip().startswith(":") or _TITLE_GOES_ON.match(after)):
         return None  # "The Fundamental Problem: Need for ...", "The Risk Factors and Life Expectancy Study": a title's words
     return "organization"
 
 
-_TITLE_GOES_ON = re.compile(r"^\s+(?:and|&)\s+[A-Z][\w'’-]*\s+[A-Z]")
+_TITLE_GOES_ON = re.compile(r"^\s+(?:(?:and|&)\s+[A-Z][\w'’-]*\s+[A-Z]|The\s+[A-Z])")  # "... The Declaration": a heading run on
 
 
 _BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"

@@ -423,6 +423,25 @@ def nationality_pair(candidate: Candidate) -> Verdict:
 
 
 @candidate_rule
+def inner_article(candidate: Candidate) -> Verdict:
+    """"Ethics of Placebo Controls The Declaration of Helsinki": a capitalised "The" inside a run of
+    capitalised words opens another name (a heading run into its text), when both sides have two
+    words or more; not after a function word ("Return of The Jedi") nor between single names
+    ("Winnie The Pooh")."""
+    words = candidate.name.split()
+    cuts = [i for i, word in enumerate(words) if word == "The" and i > 0 and words[i - 1].lower() not in _FUNCTION]
+    if not cuts:
+        return None
+    parts = [words[start + (start > 0):end] for start, end in zip([0, *cuts], [*cuts, len(words)], strict=True)]
+    if any(len(part) < 2 for part in parts):
+        return None
+    return [(name, "") for name in dict.fromkeys(" ".join(part) for part in parts)]
+
+
+_FUNCTION = frozenset({"of", "and", "or", "in", "on", "at", "to", "for", "by", "from", "with", "&"})
+
+
+@candidate_rule
 def generic_abbreviation(candidate: Candidate) -> Verdict:
     """"a TV series", "an MBA from", "320 BCE": an abbreviation of a kind of thing, not one thing."""
     return [] if candidate.name.strip(".") in V.GENERIC_ABBREVIATIONS else None
