@@ -90,8 +90,13 @@ class _Mention:
     key: str
 
 
+_ACRONYM_SKIPS = frozenset({"and", "of", "the", "for", "in", "on", "to", "a"})
+
+
 def _acronym_matches(words: list[str], acronym: str) -> int:
-    """How many trailing `words` spell `acronym` by initials (0 when they do not)."""
+    """How many trailing `words` spell `acronym` by initials (0 when they do not), or, for a proper
+    name, by initials and letters inside its words in order ("Saint Lucia Air and Seaports Authority
+    (SLASPA)", "European Quality Improvement System (EQUIS)", "Association of MBAs (AMBA)")."""
     letters = [c.lower() for c in acronym if c.isalpha()]
     i, used = len(letters) - 1, 0
     for word in reversed(words):
@@ -100,10 +105,45 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
         initial = word[0].lower()
         if initial == letters[i]:
             i -= 1
-        elif word.lower() not in {"and", "of", "the", "for", "in", "on", "to", "a"}:
-            return 0
+        elif word.lower() not in _ACRONYM_SKIPS:
+            return _proper_acronym(words, letters)
         used += 1
-    return used if i < 0 else 0
+    return used if i < 0 else _proper_acronym(words, letters)
+
+
+def _proper_acronym(words: list[str], letters: list[str]) -> int:
+    """How many trailing `words`, each capitalised but the skipped ones, spell `letters` with each
+    word's initial and then letters inside it in order (0 when none do)."""
+
+    def spell(end: int, upto: int) -> int | None:  # words[:end] spelling letters[:upto]: words used
+        if upto == 0:
+            return 0
+        if end == 0 or len(words) - end > len(letters) + 2:
+            return None
+        word = words[end - 1]
+        if word.lower() in _ACRONYM_SKIPS and (rest := spell(end - 1, upto)) is not None:
+            return rest + 1
+        if not word[:1].isupper():
+            return None
+        lowered = word.lower()
+        for start in range(upto - 1, -1, -1):  # this word spells letters[start:upto], fewest first
+            if lowered[0] == letters[start] and _in_order(letters[start + 1 : upto], lowered[1:]):
+                rest = spell(end - 1, start)
+                if rest is not None:
+                    return rest + 1
+        return None
+
+    found = spell(len(words), len(letters))
+    return found or 0
+
+
+def _in_order(letters: list[str], word: str) -> bool:
+    position = 0
+    for letter in letters:
+        position = word.find(letter, position) + 1
+        if position == 0:
+            return False
+    return True
 
 
 class HeuristicExtractor(Extractor):
