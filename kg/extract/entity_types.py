@@ -777,10 +777,11 @@ def known_group(before: str, name: str, after: str) -> str | None:
     with no country of its own); "Puritans", "Augustinians": a religion's faithful or an order (a
     religion, as "Lutherans" are); general prose only. The people of a place are its place's
     (known_people); a language's name is more often the language's ("Latin", "Telugu")."""
-    if gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name) or gazetteer.is_place(name) or \
-            gazetteer.is_language(name):
+    group = gazetteer.wordnet_group(name)
+    if not group or gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name) or gazetteer.is_place(name) \
+            or gazetteer.is_language(name):
         return None
-    return gazetteer.wordnet_group(name)
+    return group
 
 
 @context_rule(1.5, once=True)
