@@ -485,12 +485,14 @@ def test_a_name_part_takes_the_one_type_its_relatives_agree_on() -> None:
 
 def test_an_acronym_defined_by_letters_inside_a_proper_name_is_its_alias() -> None:
     """"Saint Lucia Air and Seaports Authority (SLASPA)": initials and letters inside capitalised words,
-    in order; a lower-case long form still needs initials ("tumor necrosis factor (TNF)")."""
+    in order; a lower-case long form or a mixed-case acronym still needs initials ("tumor necrosis
+    factor (TNF)"; "Polycomb Group (PcG)" is a family of genes, which "Group" would make a body)."""
     result = _extract("# Notes\n\nThe airport is managed by the Saint Lucia Air and Seaports Authority (SLASPA). "
                       "The school is accredited by the Association of MBAs (AMBA). Levels of tumor necrosis "
-                      "factor (TNF) rose, and the SLASPA and the AMBA grew.\n")
+                      "factor (TNF) rose, and the SLASPA and the AMBA grew. The Polycomb Group (PcG) binds.\n")
     aliases = {e.name: set(e.aliases) for e in result.entities}
     assert "SLASPA" in aliases["Saint Lucia Air and Seaports Authority"]
     assert "AMBA" in aliases["Association of MBAs"]
     assert "TNF" in aliases["tumor necrosis factor"]
     assert not {"SLASPA", "AMBA"} & set(aliases)
+    assert not any("PcG" in names for names in aliases.values())  # a mixed-case acronym needs initials

@@ -95,8 +95,9 @@ _ACRONYM_SKIPS = frozenset({"and", "of", "the", "for", "in", "on", "to", "a"})
 
 def _acronym_matches(words: list[str], acronym: str) -> int:
     """How many trailing `words` spell `acronym` by initials (0 when they do not), or, for a proper
-    name, by initials and letters inside its words in order ("Saint Lucia Air and Seaports Authority
-    (SLASPA)", "European Quality Improvement System (EQUIS)", "Association of MBAs (AMBA)")."""
+    name and an acronym in capitals, by initials and letters inside its words in order ("Saint Lucia
+    Air and Seaports Authority (SLASPA)", "European Quality Improvement System (EQUIS)", "Association
+    of MBAs (AMBA)"; not "Polycomb Group (PcG)", a family of genes a body's kind word would type)."""
     letters = [c.lower() for c in acronym if c.isalpha()]
     i, used = len(letters) - 1, 0
     for word in reversed(words):
@@ -106,9 +107,12 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
         if initial == letters[i]:
             i -= 1
         elif word.lower() not in _ACRONYM_SKIPS:
-            return _proper_acronym(words, letters)
+            used, i = 0, 0
+            break
         used += 1
-    return used if i < 0 else _proper_acronym(words, letters)
+    if i < 0:
+        return used
+    return _proper_acronym(words, letters) if acronym.isupper() else 0  # not "PcG", "MeSH"
 
 
 def _proper_acronym(words: list[str], letters: list[str]) -> int:
