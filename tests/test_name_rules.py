@@ -43,7 +43,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "nationality_pair": ("She is an African - American singer from Ohio.", {"African", "American"},
                          {"African - American"}),
     "inner_article": ("The Ethics of Placebo Controls The Declaration of Helsinki is a document. He saw Return of "
-                      "The Jedi.", {"Ethics of Placebo Controls", "Declaration of Helsinki", "Return of The Jedi"},
+                      "The Jedi and Night of The Living Dead.", {"Ethics of Placebo Controls", "Declaration of Helsinki",
+                                                                 "Return of The Jedi", "Night of The Living Dead"},
                       {"Ethics of Placebo Controls The Declaration of Helsinki"}),
     "generic_abbreviation": ("In 1990 he earned an MBA in Boston.", {"Boston"}, {"MBA"}),
     "role_alone": ("In 1990 the Brigadier General arrived in Paris.", {"Paris"}, {"Brigadier General"}),

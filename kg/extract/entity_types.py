@@ -720,15 +720,20 @@ def described_after(before: str, name: str, after: str) -> str | None:
 
 @context_rule(2, once=True)
 def people_after(before: str, name: str, after: str) -> str | None:
-    """"the Ute people", "the Abazins tribe": a people's name, before the word for a people (as kg types
-    a people with no country of its own; a demonym's country is the registry's: "the Irish people")."""
-    if not _PEOPLE_AFTER.match(after) or not proper_name(name) or gazetteer.is_place(name) or \
+    """"the Abazins tribe", "the Yoruba people": a people's name, before the word for a people (as kg
+    types a people with no country of its own; a demonym's country is the registry's: "the Irish
+    people"); before "people" only a name WordNet gives a people or a language ISO 639-1 lists has
+    ("the Google people" are a company's); general prose only."""
+    found = _PEOPLE_AFTER.match(after)
+    if not found or not proper_name(name) or name.split()[0].lower() == "the" or gazetteer.is_place(name) or \
             gazetteer.is_city(name) or gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name):
         return None  # "the Venetian people": the people of Venice are Venice's (known_people)
+    if found.group(1).startswith("people") and not (gazetteer.wordnet_group(name) or gazetteer.is_language(name)):
+        return None  # "the Google people": a company's staff; "the Yoruba people": a people, by its language
     return "nationality"
 
 
-_PEOPLE_AFTER = re.compile(r"^\s+(?:people|peoples|tribe|tribes|tribesmen)\b(?!\s+(?:of|who)\b)")
+_PEOPLE_AFTER = re.compile(r"^\s+(people|peoples|tribe|tribes|tribesmen)\b(?!\s+(?:of|who)\b)")
 _EPONYM = re.compile(r"^['’]s?\s+(?!(?:wife|husband|son|daughter|father|mother|brother|sister|family|death|birth|"
                      r"life|career|children|widow|friend)\b)[a-z]")
 
@@ -779,9 +784,18 @@ def known_group(before: str, name: str, after: str) -> str | None:
     (known_people); a language's name is more often the language's ("Latin", "Telugu")."""
     group = gazetteer.wordnet_group(name)
     if not group or gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name) or gazetteer.is_place(name) \
-            or gazetteer.is_language(name):
-        return None
+            or gazetteer.is_language(name) or _TEAM_BEFORE.search(before):
+        return None  # "pitched for the Yankees", "played for Saracens": teams
+    plural = _PLURAL_NEXT.match(after)
+    if plural and gazetteer.common_word(plural.group(1)):
+        return None  # "Comanche helicopters", "Apache raids": a modifier ("the Mongols left" heads its phrase)
     return group
+
+
+_PLURAL_NEXT = re.compile(r"^\s+([a-z]+[^s\W]s)\b")
+
+
+_TEAM_BEFORE = re.compile(r"\b(?:for|against|beat|beating|defeated|joined|joining|with)\s+(?:the\s+)?$")
 
 
 @context_rule(1.5, once=True)
@@ -880,16 +894,20 @@ def binomial(before: str, name: str, after: str) -> str | None:
     return "organism" if _EPITHET.match(after) else None
 
 
-_AT_TOWN = re.compile(r"\b(?:in|at|near|outside|into|past|between)\s*$")  # not "through", "via" a label
+_AT_TOWN = re.compile(r"\b(?:in|at|near|outside|(into|past|between))\s*$")  # not "through", "via" a label
 
 
 @context_rule(2)
 def town_preposition(before: str, name: str, after: str) -> str | None:
-    """"in Münsingen", "at Tarnowskie Góry", "past Plentywood": a town of 1,000 people or more
+    """"in Münsingen", "at Tarnowskie Góry", "past Redstone": a town of 1,000 people or more
     GeoNames lists, after a place's preposition (alone, "Florence" and "Kimball" are as often
-    people; "through Geffen", "via Sony" a label)."""
-    if not _AT_TOWN.search(before) or not proper_name(name) or not heads_its_phrase(after):
+    people; "through Geffen", "via Sony" a label); after "into", "past" or "between", not a name
+    people have ("between Sharon and Abbas")."""
+    found = _AT_TOWN.search(before)
+    if not found or not proper_name(name) or not heads_its_phrase(after):
         return None
+    if found.group(1) and (name.lower() in gazetteer.first_names() or name.lower() in gazetteer.last_names()):
+        return None  # "talks between Sharon and Abbas", "ran into Murphy": people as often
     if gazetteer.is_language(name) or gazetteer.is_demonym(name):
         return None  # "in English": the town of English, Indiana is seldom meant
     return "place" if gazetteer.is_town(name) else None
@@ -1064,10 +1082,30 @@ def such_as(before: str, name: str, after: str) -> str | None:
     return _plural_kind(found.group(1)) if found else None
 
 
+def _plural_before(before: str) -> re.Match[str] | None:
+    """A plural kind right before a list; with no determiner, only after a lower-case word that is no
+    pronoun ("effects companies Weta", "by hurricanes Floyd"), or after a name when the plural is
+    no verb's ("Bollywood actresses Shabana Azmi and Tanuja"; not "Obama attacks Clinton and
+    Sanders", "He judges Crufts and Westminster": a verb after its subject)."""
+    found = _PLURAL_BEFORE.search(before)
+    if not found or found.start() < found.start(1):
+        return found  # a determiner opens it
+    previous = before[: found.start(1)].split()[-1:]
+    if not previous or previous[0].lower() in _PRONOUNS:
+        return None
+    if previous[0][:1].islower():
+        return found
+    # after a name, a verb's third person as often ("Obama attacks"): only a word that is no verb's
+    return None if gazetteer.third_person(found.group(1)) else found
+
+
+_PRONOUNS = frozenset({"he", "she", "it", "they", "we", "you", "i", "who", "which", "that"})
+
+
 def list_kind(before: str, after: str) -> str | None:
     """The kind a list of names is of: a plural kind noun before it ("bands such as A, B and C")
     or right after it ("the Oder and Olza rivers", "the Brintnell and Hollick - Kenyon neighbourhoods")."""
-    found = _SUCH_AS.search(before) or _PLURAL_BEFORE.search(before)
+    found = _SUCH_AS.search(before) or _plural_before(before)
     kind = _plural_kind(found.group(1)) if found else None
     if kind:
         return kind
@@ -1146,11 +1184,14 @@ def article_before(before: str, name: str, after: str) -> str | None:
     if " " not in name or not proper_name(name) or name.split()[-1].lower() in V.NOT_BODY_HEADS or \
             head in V.NOT_BODY_HEADS:
         return None  # "the Wnt", "the odds ratio": no proper name of its own; "the Potsdam Agreement": no body
+    if _RUN_ON_THE.search(before):
+        return None  # "Pirates of the Caribbean The Curse of the Black Pearl": a title's second part
     if (_opens_sentence(before) or before.endswith("The ")) and (after.lstrip().startswith(":") or _TITLE_GOES_ON.match(after)):
         return None  # "The Fundamental Problem: Need for ...", "The Risk Factors and Life Expectancy Study": a title's words
     return "organization"
 
 
+_RUN_ON_THE = re.compile(r"[A-Z][a-z][\w'’-]*\s+The\s*$")  # not a section's label: "BACKGROUND The"
 _TITLE_GOES_ON = re.compile(r"^\s+(?:(?:and|&)\s+[A-Z][\w'’-]*\s+[A-Z]|The\s+[A-Z])")  # "... The Declaration": a heading run on
 
 
@@ -1251,7 +1292,7 @@ ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where
 # "the BBB", "Diet", "produced by Penicillium" are no bodies.
 GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre", "league_season",
-                                 "made_for", "known_instance", "known_person", "known_people", "known_group", "body_role_after",
+                                 "made_for", "known_instance", "known_person", "known_people", "known_group", "people_after", "body_role_after",
                                  "body_possessive"})
 # Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
 ACRONYM_RULES = frozenset({"acronym_article"})

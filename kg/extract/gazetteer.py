@@ -141,8 +141,9 @@ def is_town(name: str) -> bool:
 
 @functools.cache
 def languages() -> frozenset[str]:
-    """The name keys of the languages ISO 639-1 codes (pycountry): "Assamese", "Tamil", "Basque"; not
-    the thousands more of ISO 639-3 alone, whose names are as often a town's or a college's ("Yale")."""
+    """The name keys of the languages ISO 639-1 gives codes to (pycountry): "Assamese", "Tamil",
+    "Basque"; not the thousands more of ISO 639-3 alone, whose names are as often a town's or a
+    college's ("Yale")."""
     import pycountry
 
     return frozenset(key for key in (name_key(record.name) for record in pycountry.languages
@@ -342,6 +343,13 @@ def past_tense(word: str) -> bool:
     stem = word[:-2]
     return stem in verbs or stem + "e" in verbs or (stem[-1:] == stem[-2:-1] and stem[:-1] in verbs) or \
         (stem.endswith("i") and stem[:-1] + "y" in verbs)
+
+
+def third_person(word: str) -> bool:
+    """A verb's third person singular, of a verb WordNet lists ("attacks", "coaches", "carries")."""
+    verbs = _wordnet().verbs
+    return word.endswith("s") and (word[:-1] in verbs or (word.endswith("es") and word[:-2] in verbs) or
+                                   (word.endswith("ies") and word[:-3] + "y" in verbs))
 
 
 def wordnet_group(name: str) -> str | None:

@@ -137,8 +137,10 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
                     return rest + 1
         return None
 
-    found = spell(len(words), len(letters))
-    return found or 0
+    found = spell(len(words), len(letters)) or 0
+    if found == 1 and (gazetteer.is_place(words[-1]) or gazetteer.is_city(words[-1]) or gazetteer.is_town(words[-1])):
+        return 0  # "Paris (PA)", "Seattle (SEA)": a state's or an airport's code, not the place's
+    return found  # "Tuberculosis (TB)", "Glioblastoma (GBM)"
 
 
 def _in_order(letters: list[str], word: str) -> bool:

@@ -18,9 +18,11 @@ PLACE_QUALIFIERS = frozenset(
 
 
 def vote_by_name_parts(entities: Iterable[Entity], general_prose: bool) -> None:
-    """Give each untyped entity the one type its name's typed relatives in the chunk agree on:
-    - a person's family name alone, or a longer form of a typed person's name ("Lech Wałęsa" after
-      "Wałęsa" invaded ...);
+    """Give each untyped entity the type its name's typed relatives in the chunk give it, when they
+    give one type only:
+    - a person's for the last one or two words of a typed person's name alone ("Söyüncü" after
+      "Çağlar Söyüncü"), or for a longer form of a typed person's name ("Chrysostom Wałęsa" after
+      "Wałęsa"), however other names end;
     - a place's name with a qualifier before it ("New Bohumín");
     - in general prose, a proper word (no English word) that a body's or a place's name of two or
       three words holds ("Eidos" of "Eidos Interactive", "Teleoptik" of "FK Teleoptik", "Nabesna"
@@ -43,12 +45,13 @@ def vote_by_name_parts(entities: Iterable[Entity], general_prose: bool) -> None:
                 by_word[word].append(entity)
     found: list[tuple[Entity, str]] = []
     for entity in entities:
-        if typed(entity.type) or not listable_name(entity.name):
+        words = tuple(entity.name.split())
+        if typed(entity.type) or not words or not listable_name(entity.name):
             continue
-        kinds = _kinds(tuple(entity.name.split()), by_tail, by_word, by_name, general_prose)
+        kinds = _kinds(words, by_tail, by_word, by_name, general_prose)
         if len(kinds) == 1:
             found.append((entity, kinds.pop()))
-    for entity, kind in found:  # after all are read: a type taken this way passes on no further
+    for entity, kind in found:  # the indexes hold the names typed before: a type taken here passes on no further
         entity.vote(kind, PART_WEIGHT)
 
 
@@ -57,7 +60,7 @@ def _kinds(words: tuple[str, ...], by_tail: dict[tuple[str, ...], list[Entity]],
     kinds: set[str] = set()
     if len(words) <= 2 and not gazetteer.common_word(words[-1]) and \
             any(e.type == "person" for e in by_tail.get(words, [])):
-        kinds.add("person")  # "Söyüncü", "Faure - Favier"; not "Light" of "Extra Light"
+        kinds.add("person")  # "Söyüncü", "Mbomio"; not "Light" of "Extra Light"
     if len(words) >= 2 and person_shaped(" ".join(words)):
         for i in range(1, len(words)):
             if (shorter := by_name.get(words[i:])) and shorter.type == "person" and \

@@ -426,8 +426,8 @@ def nationality_pair(candidate: Candidate) -> Verdict:
 def inner_article(candidate: Candidate) -> Verdict:
     """"Ethics of Placebo Controls The Declaration of Helsinki": a capitalised "The" inside a run of
     capitalised words opens another name (a heading run into its text), when both sides have two
-    words or more; not after a function word ("Return of The Jedi") nor between single names
-    ("Winnie The Pooh")."""
+    words or more (not "Winnie The Pooh", "Return of The Jedi") and it follows no function word
+    ("Night of The Living Dead")."""
     words = candidate.name.split()
     cuts = [i for i, word in enumerate(words) if word == "The" and i > 0 and words[i - 1].lower() not in _FUNCTION]
     if not cuts:
