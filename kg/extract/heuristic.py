@@ -107,8 +107,7 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
         if initial == letters[i]:
             i -= 1
         elif word.lower() not in _ACRONYM_SKIPS:
-            used, i = 0, 0
-            break
+            break  # no initials: perhaps letters inside the words
         used += 1
     if i < 0:
         return used
@@ -167,7 +166,8 @@ class HeuristicExtractor(Extractor):
     # its places; call signs, clubs' prefixes, industries' words, a body's branch, roles and
     # possessions after a body, networks' shows, leagues' seasons, distances from a place, pinyin
     # names, rulers' numbers, qualified demonyms, a plural kind before a list, initials in lists
-    # 8: a list's majority kind; types from the parts of typed names (kg/extract/name_parts.py)
+    # 8: a list's majority kind; types from the parts of typed names (kg/extract/name_parts.py);
+    # WordNet's peoples and faithful; towns of 1,000; acronyms spelt inside a proper long form
     version = "heuristic-8"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
