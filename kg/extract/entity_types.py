@@ -778,8 +778,8 @@ def known_people(before: str, name: str, after: str) -> str | None:
 
 @context_rule(1.5, once=True)
 def known_group(before: str, name: str, after: str) -> str | None:
-    """"the Utes", "Nahuatl", "Mongols": a people WordNet names (a nationality, as kg types a people
-    with no country of its own); "Puritans", "Augustinians": a religion's faithful or an order (a
+    """"Nahuatl", "Mongols": a people WordNet names (a nationality, as kg types a people with no
+    country of its own); "Congregationalists", "Augustinians": a religion's faithful or an order (a
     religion, as "Lutherans" are); general prose only. The people of a place are its place's
     (known_people); a language's name is more often the language's ("Latin", "Telugu")."""
     group = gazetteer.wordnet_group(name)
@@ -793,8 +793,6 @@ def known_group(before: str, name: str, after: str) -> str | None:
 
 
 _PLURAL_NEXT = re.compile(r"^\s+([a-z]+[^s\W]s)\b")
-
-
 _TEAM_BEFORE = re.compile(r"\b(?:for|against|beat|beating|defeated|joined|joining|with)\s+(?:the\s+)?$")
 
 

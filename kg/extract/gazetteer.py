@@ -353,14 +353,12 @@ def third_person(word: str) -> bool:
 
 
 def wordnet_group(name: str) -> str | None:
-    """"nationality" for a name WordNet gives a people ("Utes", "Nahuatl", "Maori"), "religion" for
-    one it gives a religion's faithful or an order ("Puritans", "Huguenot", "Augustinians"); in the
-    plural too. None for others, and for words and given names ("White", "Roma")."""
+    """"nationality" for a name WordNet gives a people ("Nahuatl", "Mongols", "Maori"), "religion"
+    for one it gives a religion's faithful or an order ("Augustinians", "Congregationalists",
+    "Sunni"); in the plural too. None for others, and for words and given names ("White", "Roma",
+    "Ute": a utility vehicle, "Puritan": a strict moralist)."""
     groups = _wordnet().groups
-    for form in (name, name[:-1] if name.endswith("s") else "", name[:-2] if name.endswith("es") else ""):
-        if form in groups:
-            return groups[form]
-    return None
+    return next((groups[form] for form in _singulars(name_key(name)) if form in groups), None)
 
 
 def wordnet_names() -> frozenset[str]:
@@ -449,7 +447,7 @@ def _wordnet() -> _WordNet:
             for name in kinds_of[offset][0]:
                 if name.lower() in words or name.lower() in first_names() or not filed[name] <= _GROUP_FILES:
                     continue  # "White", "Roma": words and given names first; "Abkhaz": a province too
-                groups.setdefault(name, type_)
+                groups.setdefault(name_key(name), type_)
     return _WordNet(types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed), groups)
 
 
