@@ -1,5 +1,5 @@
 """LLM extraction (LlmExtractor over the LLM clients) against loopback fake servers, through the real
-anthropic/openai/instructor clients."""
+anthropic/openai SDK clients."""
 
 from __future__ import annotations
 
