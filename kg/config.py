@@ -110,7 +110,7 @@ class LlmConfig:
     concurrency: int = 4
     timeout_seconds: float = 60.0
     #: Retries of one request after a timeout, 429, 529 or 5xx, by the provider's SDK: its backoff
-    #: (0.5 s doubling to 8 s) or the server's Retry-After (up to 2 minutes).
+    #: (0.5 s doubling to 8 s) or the server's Retry-After (kg/llm/client.py).
     max_retries: int = 4
     #: Retired (the SDKs back off by themselves); still accepted, so that older kg.toml files load.
     backoff_seconds: InitVar[float | None] = None

@@ -96,7 +96,8 @@ def test_empty_replies_are_reasked_then_fail_clearly(server: FakeServer) -> None
     assert len(chat(server)) == 5 and client.ledger.total.requests == 5
 
 
-def test_a_429_is_retried_by_the_sdk_after_retry_after_and_counted(server: FakeServer) -> None:
+def test_a_429_is_retried_by_the_sdk_after_retry_after_and_counted(server: FakeServer,
+                                                                    caplog: pytest.LogCaptureFixture) -> None:
     server.script += [Reply(status=429, headers={"retry-after": "0.3"}), Reply(content=GOOD)]
     client = client_of(server)
     started = time.monotonic()
@@ -104,11 +105,12 @@ def test_a_429_is_retried_by_the_sdk_after_retry_after_and_counted(server: FakeS
     assert time.monotonic() - started >= 0.3  # the server's Retry-After, not the SDK's 0.5 s-ish backoff
     first, second = chat(server)
     assert first.body == second.body and client.ledger.total.requests == 2
+    assert caplog.text.count("HTTP 429") == 1 and "the SDK retries it" in caplog.text  # said, as kg's retries were
     server.script += [Reply(status=429, headers={"retry-after": "0.01"})] * 3
     with pytest.raises(LlmCallFailed) as info:
         client.call(lambda: client.ask(PROMPT, ExtractionResult), "test")
     assert "failed after 3 attempt(s): HTTP 429" in str(info.value) and "busy" in str(info.value)
-    assert client.ledger.total.requests == 5
+    assert client.ledger.total.requests == 5 and caplog.text.count("HTTP 429") == 3  # the last one is not retried
 
 
 def test_a_server_that_rejects_json_schema_gets_the_next_form_at_once() -> None:

@@ -15,7 +15,8 @@ blocks before parsing, and its hooks see one event per SDK call (see below).
 
 Transport failures (timeouts, connection errors, 408, 409, 429 and 5xx, 529 included) are retried
 by the SDKs themselves, `max_retries` = `[llm] max_retries`, with their backoff (0.5 s doubling to
-8 s, with jitter) or the server's Retry-After when it sends one (up to 2 minutes). The ledger
+8 s, with jitter) or the server's Retry-After when it sends one (the anthropic SDK waits what it
+says; the openai SDK up to 2 minutes, and gives up at once on a longer wait). The ledger
 counts every HTTP attempt, the SDKs' retries included, through the SDK's HTTP client's request
 hook (`http_hooks`); instructor's `completion:*` hooks cannot: they fire once per SDK call
 however many requests it made. Around `ask`, `call` turns a final failure into one clear error
@@ -317,8 +318,17 @@ class LlmClient(ABC):
 
     def http_hooks(self) -> dict[str, list[Callable[[Any], None]]]:
         """Event hooks for the SDK's HTTP client: every request to `endpoint` is counted, the
-        SDK's own retries included (instructor's hooks would see one event per SDK call)."""
-        return {"request": [self._sent]}
+        SDK's own retries included (instructor's hooks would see one event per SDK call), and an
+        answer the SDK will retry is reported, as kg's own retries were."""
+        return {"request": [self._sent], "response": [self._answered]}
+
+    def _answered(self, response: Any) -> None:
+        status = response.status_code
+        if (status < 500 and status not in TRANSIENT_STATUS) or response.headers.get("x-should-retry") == "false":
+            return
+        if int(response.request.headers.get("x-stainless-retry-count") or 0) < self.config.max_retries:
+            log.warning("%s: HTTP %s from %s; the SDK retries it after its backoff or the server's Retry-After",
+                        self.label, status, response.request.url.path)
 
     def _sent(self, request: Any) -> None:
         if request.method == "POST" and request.url.path.endswith(self.endpoint):

@@ -134,7 +134,8 @@ class OpenAIClient(LlmClient):
 
     def __init__(self, config: LlmConfig, ledger: Ledger | None = None, env: Mapping[str, str] | None = None) -> None:
         super().__init__(config, ledger)
-        self.raw_client = sdk_client(config, {**self.http_hooks(), "response": [mark_refusal]}, env)
+        hooks = self.http_hooks()
+        self.raw_client = sdk_client(config, {**hooks, "response": [mark_refusal, *hooks["response"]]}, env)
         self.server = str(getattr(self.raw_client, "base_url", "") or config.base_url or "")
 
     # the request form a server accepts ----------------------------------------------------------
