@@ -4,8 +4,8 @@
   entity they are about, each with its citation. It says plainly that it is extractive.
 - With an LLM: the same `LlmClient` extraction uses (kg/llm/client.py) asks, with the versioned
   prompt prompts/answer_v1.md.j2, for a `SynthesisedAnswer` whose `claim_ids` are the claims it
-  relies on; its retry policy, backoff and ledger apply. An id that is not among the claims it
-  was given fails validation and instructor sends the error back (a re-ask); so every citation
+  relies on; its retries and ledger apply. An id that is not among the claims it was given
+  fails validation and the client sends the error back (a re-ask); so every citation
   resolves to a claim, its wiki page and its source span.
 - `save_answer` writes a `Page` (kind "answer") with CITES edges to the claims and PAGE_ABOUT
   edges to their entities (replacing an earlier answer to the same question, kg/graph/answers.py),
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -163,16 +163,16 @@ def answer_prompt(nav: NavigationResult) -> RenderedPrompt:
 
 
 def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | None = None,
-                       ledger: Ledger | None = None, sleep: Callable[[float], None] | None = None) -> tuple[LlmClient, str]:
+                       ledger: Ledger | None = None) -> tuple[LlmClient, str]:
     """The LLM client of `provider` (the same one extraction and the judges use), and its model."""
-    client = make_client(config.llm, provider, env, ledger, sleep)
+    client = make_client(config.llm, provider, env, ledger)
     return client, client.model
 
 
 def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provider: str = "",
                max_retries: int | None = None, max_tokens: int = ANSWER_MAX_TOKENS) -> Answer:
-    """Synthesise through `client`: `ask` with the `answer` prompt, inside `call` (transient failures
-    retried with backoff, tokens in the ledger, a final failure raises `AnswerFailed`). Cited ids are
+    """Synthesise through `client`: `ask` with the `answer` prompt, inside `call` (the SDK retries transient
+    failures, tokens in the ledger, a final failure raises `AnswerFailed`). Cited ids are
     validated against the claims given (`max_retries` validation re-asks; default [llm]
     validation_retries). `model` and `provider`, when given, must be the client's own."""
     if (model and model != client.model) or (provider and provider != client.name):
