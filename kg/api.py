@@ -644,6 +644,19 @@ def export_slides(kb: KnowledgeBase, page: str, path: Path) -> LearnExport:
     return slides(source.read_text(encoding="utf-8"), name, target)
 
 
+def export_canvas(kb: KnowledgeBase, entity: str, path: Path, hops: int = 1) -> LearnExport:
+    """An entity's neighbourhood as a JSON Canvas file (what Obsidian opens as .canvas)."""
+    from kg.learn.export import canvas
+    from kg.maintain.entities import find_entity
+
+    check_text(entity, "The entity name", MAX_NAME_CHARS, name=True)
+    if not 0 <= hops <= 3:
+        raise ConfigError(f"--hops {hops} is outside 0..3: a wider neighbourhood is no longer readable as a canvas.")
+    target = _export_target(kb, path)
+    with _graph_store(kb) as store:
+        return canvas(store, find_entity(store, entity)["id"], hops, target)
+
+
 def bundle_keygen(folder: Path | None = None) -> tuple[Path, Path, str]:
     """A new Ed25519 key pair for signing bundles: (private key, public key, key id)."""
     from kg.share.bundle import keygen

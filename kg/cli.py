@@ -901,7 +901,7 @@ def escape_markup(text: str) -> str:
     return escape(text)
 
 
-export_app = typer.Typer(help="Export cards, claims and pages: Anki, fine-tuning JSONL, Marp slides.", no_args_is_help=True)
+export_app = typer.Typer(help="Export cards, claims and pages: Anki, fine-tuning JSONL, Marp slides, JSON Canvas.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
 
 
@@ -948,6 +948,18 @@ def export_slides_command(page: Annotated[str, typer.Argument(help="A wiki page:
     with errors():
         report = api.export_slides(find_kb(kb), page, path)
     emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} slides to {report.path}", markup=False)
+
+
+@export_app.command("canvas")
+def export_canvas_command(entity: Annotated[str, typer.Argument(help="An entity: its id (wiki/entities/<id>.md) or name.")],
+                          path: Annotated[Path, typer.Argument(help="The .canvas file to write (inside wiki/ to open it in Obsidian).")],
+                          hops: Annotated[int, typer.Option("--hops", help="Related steps from the entity, 0..3.")] = 1,
+                          kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """An entity's neighbourhood as a JSON Canvas (Obsidian's .canvas): its page, its claims, the
+    entities they name and their sources."""
+    with errors():
+        report = api.export_canvas(find_kb(kb), entity, path, hops)
+    emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} nodes to {report.path}", markup=False)
 
 
 bundle_app = typer.Typer(help="Signed shard bundles: the compiled knowledge as Parquet with signed provenance.",

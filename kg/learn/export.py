@@ -1,5 +1,6 @@
 """Exports of the compiled knowledge: an Anki deck (genanki), fine-tuning JSONL (OpenAI chat,
-Bedrock conversation, Alpaca) with a sidecar of claim ids per line, and Marp slides of a page.
+Bedrock conversation, Alpaca) with a sidecar of claim ids per line, Marp slides of a page, and a
+JSON Canvas of an entity's neighbourhood (exporters/canvas.py).
 
 Each export is a function of the knowledge base's state: the same state gives the same bytes
 (stable deck and model ids, a pinned timestamp, zip entries with a fixed date), and each says
@@ -19,8 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporters.pages import WikiGraph
+from exporters import canvas as canvas_doc
+from exporters.pages import Aliases, WikiGraph, load_subgraph
 from kg.errors import KgError
+from kg.graph.store import Store
 from kg.learn.cards import Card, standalone
 
 ANKI_EPOCH = 1_700_000_000.0  # the pinned timestamp of every note and card (genanki's ids count from it)
@@ -186,3 +189,22 @@ def slides(page_text: str, page: str, path: Path) -> ExportReport:
 
 
 SLIDE_ITEMS = 5
+
+
+def canvas(store: Store, entity_id: str, hops: int, path: Path) -> ExportReport:
+    """The neighbourhood of an entity (`hops` related steps) as a JSON Canvas file; its file nodes
+    name pages relative to wiki/, so it opens from inside the vault."""
+    aliases = Aliases(store)
+    center = aliases.canon(entity_id)
+    wanted = {center}
+    graph = load_subgraph(store, wanted, [], aliases)
+    for hop in range(1, hops + 1):  # each ring's relations are loaded with the ring's own pages
+        hood = canvas_doc.neighbourhood(graph, center, hop)
+        reached = {e for ring in hood.rings for e in ring}
+        if reached == wanted:
+            break
+        wanted = reached
+        graph = load_subgraph(store, wanted, [], aliases)
+    document = canvas_doc.canvas(graph, canvas_doc.neighbourhood(graph, center, hops))
+    _write(path, canvas_doc.dumps(document))
+    return ExportReport(path, len(document["nodes"]))
