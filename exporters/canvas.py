@@ -63,17 +63,37 @@ def neighbourhood(graph: WikiGraph, center: str, hops: int = 1, max_entities: in
 def canvas(graph: WikiGraph, hood: Neighbourhood) -> dict[str, Any]:
     """The JSON Canvas document of a neighbourhood."""
     drawn = {e for ring in hood.rings for e in ring}
-    columns: list[list[dict[str, Any]]] = [[_entity_node(graph, hood.center)]]
-    edges: list[dict[str, Any]] = []
+    lead = [_entity_node(graph, hood.center)]
+    return _draw(graph, [lead], hood.claims, [[_entity_node(graph, e) for e in ring] for ring in hood.rings[1:]],
+                 drawn, hood.center, [])
+
+
+def claims_canvas(graph: WikiGraph, question: str, subjects: list[str], others: list[str],
+                  claims: list[ClaimView]) -> dict[str, Any]:
+    """The claims an answer cites: the question, the entities they are about, the claims, the other
+    entities they name, their sources."""
+    question_node = _node("question", "text", ENTITY_SIZE, text=f"**{question}**")
+    drawn = set(subjects) | set(others)
+    about = [_edge("question", f"entity-{e}", "") for e in subjects]
+    return _draw(graph, [[question_node], [_entity_node(graph, e) for e in subjects]], claims,
+                 [[_entity_node(graph, e) for e in others]], drawn, "", about)
+
+
+def _draw(graph: WikiGraph, lead: list[list[dict[str, Any]]], claims: list[ClaimView],
+          after: list[list[dict[str, Any]]], drawn: set[str], anchor: str, edges: list[dict[str, Any]]) -> dict[str, Any]:
+    """Columns: `lead`, the claims, `after`, then the claims' sources; edges subject -> claim ->
+    other entities and source (a subject not drawn hangs the claim on `anchor`, if any)."""
     claim_nodes: list[dict[str, Any]] = []
     source_nodes: dict[str, dict[str, Any]] = {}
-    for claim in hood.claims:
+    edges = list(edges)
+    for claim in claims:
         node_id = f"claim-{claim.id}"
         live = next((ev for ev in claim.evidence if not ev.retracted), None)
         cite = f"\n\n[[sources/{live.source_slug}#^{claim.id}|{_label(live.source_title)}]]" if live else ""
         claim_nodes.append(_node(node_id, "text", CLAIM_SIZE, text=f"{claim.text}{cite}"))
-        subject = claim.subject if claim.subject in drawn else hood.center
-        edges.append(_edge(f"entity-{subject}", node_id, claim.predicate or claim.claim_type))
+        subject = claim.subject if claim.subject in drawn else anchor
+        if subject:
+            edges.append(_edge(f"entity-{subject}", node_id, claim.predicate or claim.claim_type))
         for entity_id, role in claim.entities:
             if entity_id != subject and entity_id in drawn:
                 edges.append(_edge(node_id, f"entity-{entity_id}", role))
@@ -81,9 +101,7 @@ def canvas(graph: WikiGraph, hood: Neighbourhood) -> dict[str, Any]:
             source_id = f"source-{live.source_slug}"
             source_nodes.setdefault(source_id, _node(source_id, "file", SOURCE_SIZE, file=f"sources/{live.source_slug}.md"))
             edges.append(_edge(node_id, source_id, "source"))
-    columns.append(claim_nodes)
-    columns += [[_entity_node(graph, e) for e in ring] for ring in hood.rings[1:]]
-    columns.append([source_nodes[k] for k in sorted(source_nodes)])
+    columns = [*lead, claim_nodes, *after, [source_nodes[k] for k in sorted(source_nodes)]]
     nodes = _laid_out([c for c in columns if c])
     named = {n["id"] for n in nodes}
     unique = {e["id"]: e for e in edges if e["fromNode"] in named and e["toNode"] in named}
