@@ -52,15 +52,16 @@ def shape(store: Store, result: QueryResult, form: str) -> QueryResult:
     """The query's answer in `form` (or the form `auto` picks). A form the claims cannot fill (a
     table with fewer than two entities, a chart with no numbers) falls back to the page, and says so."""
     nav, answer = result.navigation, result.answer
-    wanted = pick_form(nav, nav.question) if form == "auto" else form
-    if wanted == "page" or (not answer.claims and wanted != "table"):
-        return QueryResult(answer, nav, result.saved_page, form="page", fallback=wanted if wanted != "page" else "")
-    if wanted == "slides":
+    if form == "slides":
         return QueryResult(answer, nav, result.saved_page, form="slides", body=Shaped("slides", answer).body())
     cited = {e for c in answer.claims for e in (c.subject, *c.entities) if e}
     slugs = {s.source_slug for c in answer.claims for s in c.citations}
     graph = load_subgraph(store, set(nav.linked) | cited, slugs)
-    columns = columns_of(graph, nav, answer)
+    named = named_entities(graph, nav)
+    wanted = pick_form(nav.answer_kind, len(named), nav.question) if form == "auto" else form
+    if wanted == "page" or (not answer.claims and wanted != "table"):
+        return QueryResult(answer, nav, result.saved_page, form="page", fallback=wanted if wanted != "page" else "")
+    columns = columns_of(graph, named, answer)
     if wanted == "table":
         shaped = table(graph, columns, answer, NOTES["table"])
     elif wanted == "chart":
@@ -71,24 +72,29 @@ def shape(store: Store, result: QueryResult, form: str) -> QueryResult:
     return QueryResult(shaped.answer, nav, result.saved_page, form=shaped.form, body=shaped.body(), fallback=fallback)
 
 
-def pick_form(nav: NavigationResult, question: str) -> str:
-    """`--form auto`: a quantity or date over several entities or over time is a chart; two or
-    more named entities a table; anything else a page."""
-    named = len(nav.linked)
-    if nav.answer_kind in ("quantity", "date") and (named >= 2 or _TIME_WORDS.search(question)):
+def pick_form(kind: str, named: int, question: str) -> str:
+    """`--form auto`: a quantity or date over several named entities or over time is a chart; two
+    or more named entities a table; anything else a page."""
+    if kind in ("quantity", "date") and (named >= 2 or _TIME_WORDS.search(question)):
         return "chart"
     return "table" if named >= 2 else "page"
 
 
-def columns_of(graph: WikiGraph, nav: NavigationResult, answer: Answer) -> list[str]:
-    """The table's or chart's entities: those the question names, in the order it names them (a
-    name inside another named one, "Manchester" in "Manchester Baby", is no column of its own),
-    else the subjects the answer cites most."""
-    named = [e for e, _ in nav.linked_order() if e in graph.entities]
+def named_entities(graph: WikiGraph, nav: NavigationResult) -> list[str]:
+    """The entities the question names, in the order it names them: proper names only (a concept
+    the question's words link to, "film", is none), and not a name inside another named one
+    ("Manchester" in "Manchester Baby")."""
+    lower = not any(c.isupper() for c in nav.question[1:])  # typed all in lower case: names are not capitalised
+    named = [e for e, _ in nav.linked_order()
+             if e in graph.entities and _proper(graph.entities[e], nav.question, lower)]
     words = {e: _name_words(graph.entities[e]) for e in named}
     named = [e for e in named if not any(o != e and words[e] < words[o] for o in named)]
     question = nav.question.casefold()
-    named.sort(key=lambda e: (_position(question, graph.entities[e]), e))
+    return sorted(named, key=lambda e: (_position(question, graph.entities[e]), e))
+
+
+def columns_of(graph: WikiGraph, named: list[str], answer: Answer) -> list[str]:
+    """The table's or chart's entities: those the question names, else the subjects the answer cites most."""
     if len(named) >= 2:
         return named[:MAX_COLUMNS]
     counts = Counter(c.subject for c in answer.claims if c.subject and c.subject in graph.entities)
@@ -96,8 +102,17 @@ def columns_of(graph: WikiGraph, nav: NavigationResult, answer: Answer) -> list[
     return list(dict.fromkeys([*named, *cited]))[:MAX_COLUMNS]
 
 
+def _proper(entity: dict[str, Any], question: str, lower: bool) -> bool:
+    """A proper name the question writes as such: capitalised, and spelt with its capitals in the
+    question ("magazines" does not name the entity "Magazines")."""
+    names = [n for n in (entity["name"], *(entity.get("aliases") or [])) if n and not n[0].islower()]
+    if lower:
+        return any(n.casefold() in question.casefold() for n in names)
+    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", question) for n in names)
+
+
 def _name_words(entity: dict[str, Any]) -> frozenset[str]:
-    return frozenset(_words(entity["name"]))
+    return frozenset(w.casefold() for w in re.findall(r"\w+", entity["name"]))
 
 
 def _position(question: str, entity: dict[str, Any]) -> int:
