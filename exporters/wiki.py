@@ -166,7 +166,9 @@ class WikiBuilder:
             index = IndexEntries.build((e for e in entries if e is not None), map(self.index_source_entry, g.sources))
             yield from self.index_pages(index, len(blocks))
             yield from log_pages(self.env, self.log_entries, g.log)
-        yield from answer_pages(self.env, g.pages).items()
+        # an answer's companion file (chart, canvas, deck) depends on its page alone: a full render
+        # draws it, an incremental one leaves it (saving an answer writes its own, kg/api.py)
+        yield from answer_pages(self.env, g.pages, companions=only is None).items()
 
     # index, contradictions and log: one entry at a time (exporters/splice.py) -------------------
 

@@ -460,21 +460,25 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10
 
 def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
              offline: bool = False, mode: str | None = None, progress: Any = None,
-             on_rebuild: Any = None) -> Any:
-    """Navigate, answer (LLM when configured, else extractive), optionally file the answer back.
+             on_rebuild: Any = None, form: str = "page") -> Any:
+    """Navigate, answer (LLM when configured, else extractive) in a form, optionally file the answer back.
 
     Returns a `QueryResult` (kg/retrieve/answer.py): the answer, the navigation, the saved page id or None.
     """
-    result = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild)
+    result = answer_question(kb, question, budget, embedder, offline, mode, progress, on_rebuild, form)
     if save:
-        result.saved_page = save_answer_kb(kb, result.answer)
+        result.saved_page = save_answer_kb(kb, result.answer, result.page_body())
     return result
+
+
+ANSWER_FORMS = ("auto", "page", "table", "chart", "canvas", "slides")
 
 
 def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedder: str = "minilm",
                     offline: bool = False, mode: str | None = None, progress: Any = None,
-                    on_rebuild: Any = None) -> Any:
-    """The read half of `kg query`: a QueryResult not filed back. Writes nothing but the LLM ledger."""
+                    on_rebuild: Any = None, form: str = "page") -> Any:
+    """The read half of `kg query`: a QueryResult in `form` (ANSWER_FORMS; exporters/forms.py),
+    not filed back. Writes nothing but the LLM ledger."""
     from kg.graph.fts import indexed_store
     from kg.retrieve.answer import QueryResult, extractive_answer, llm_answer, make_answer_client
     from kg.retrieve.navigate import Navigator
@@ -483,6 +487,8 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
     from kg.retrieve.walk import GraphWalk
 
     check_text(question, "The question", MAX_TEXT_CHARS)
+    if form not in ANSWER_FORMS:
+        raise ConfigError(f"Unknown answer form {form!r}: use one of {', '.join(ANSWER_FORMS)}.")
     if not question.strip():
         raise QueryError("The question is empty: ask something in plain words, such as 'Who built ENIAC?'.")
     if not MIN_BUDGET <= budget <= MAX_BUDGET:
@@ -496,24 +502,50 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
             walk = GraphWalk(store, cache=kb.walk_graph_path)  # saved between processes: kg/retrieve/walk.py
             nav = Navigator(store, emb, Searcher(store, emb, progress), walk).navigate(question, budget, mode)
             if provider == "heuristic":
-                return QueryResult(extractive_answer(nav), nav)
-            client, model = make_answer_client(config, provider)
-            answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
-            save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
-            return QueryResult(answer, nav)
+                result = QueryResult(extractive_answer(nav), nav)
+            else:
+                client, model = make_answer_client(config, provider)
+                answer = llm_answer(nav, client, model, provider, max_retries=config.llm.validation_retries)
+                save_run(kb.ledger_path)  # what the answer cost joins the ledger `kg status` shows
+                result = QueryResult(answer, nav)
+            if form == "page":
+                return result
+            from exporters.forms import shape
+
+            return shape(store, result, form)
     finally:
         _done_with(emb)
 
 
-def save_answer_kb(kb: KnowledgeBase, answer: Any) -> str:
-    """File an answer back (`kg query --save`): its page, index.md, log.md. Returns the page id."""
+def save_answer_kb(kb: KnowledgeBase, answer: Any, body: str | None = None) -> str:
+    """File an answer back (`kg query --save`): its page (`body`: the page of its form, see
+    QueryResult.page_body) and the file its form draws, index.md, log.md. Returns the page id."""
+    from exporters.answers import companion_files
+    from exporters.incremental import write_in_place
     from kg.graph.fts import indexed_store
     from kg.retrieve.answer import save_answer
 
     with indexed_store(kb.db_path, writable=True, journal=kb.journal_path) as store:
-        page = save_answer(store, answer)
+        page = save_answer(store, answer, body)
         render_kb_wiki(store, kb, {s.source_path for c in answer.claims for s in c.citations})
+    # the form's file: drawn from the page just rendered, any other form's file of this page removed
+    page_file = kb.wiki / "answers" / f"{page}.md"
+    drawn = companion_files(page, body or "", page_file.read_text(encoding="utf-8")) if page_file.is_file() else {}
+    stale = [rel for suffix in (".png", ".canvas", ".slides.md") if (rel := f"answers/{page}{suffix}") not in drawn]
+    write_in_place(drawn, kb.wiki, remove=[rel for rel in stale if (kb.wiki / rel).exists()])
     return page
+
+
+def form_file(result: Any) -> tuple[str, str | bytes] | None:
+    """(suffix, content) of the file an answer's form draws (chart PNG, canvas, Marp deck), or None."""
+    from exporters.answers import companion_files
+    from kg.retrieve.answer import page_id
+
+    pid = page_id(result.answer.question)
+    drawn = companion_files(pid, result.body, f"# {result.answer.question}\n\n{result.page_body()}")
+    for rel, content in drawn.items():
+        return rel.removeprefix(f"answers/{pid}"), content
+    return None
 
 
 def lint_kb(kb: KnowledgeBase, fix: bool = False) -> LintReport:
@@ -609,6 +641,15 @@ def _export_target(kb: KnowledgeBase, path: Path) -> Path:
     return target
 
 
+def write_export(kb: KnowledgeBase, path: Path, content: str | bytes) -> Path:
+    """Write an export to `path`, never into raw/, insights/, learning/ or .kg/."""
+    from kg.learn.export import write_file
+
+    target = _export_target(kb, path)
+    write_file(target, content.encode("utf-8") if isinstance(content, str) else content)
+    return target
+
+
 def export_anki(kb: KnowledgeBase, path: Path) -> LearnExport:
     from kg.learn.deck import load_cards
     from kg.learn.export import anki
@@ -642,6 +683,19 @@ def export_slides(kb: KnowledgeBase, page: str, path: Path) -> LearnExport:
     if kb.wiki.resolve() not in source.parents or not source.is_file():
         raise QueryError(f"No wiki page {page!r}: give an entity or answer page such as entities/<id> or answers/<id>.")
     return slides(source.read_text(encoding="utf-8"), name, target)
+
+
+def export_canvas(kb: KnowledgeBase, entity: str, path: Path, hops: int = 1) -> LearnExport:
+    """An entity's neighbourhood as a JSON Canvas file (what Obsidian opens as .canvas)."""
+    from kg.learn.export import canvas
+    from kg.maintain.entities import find_entity
+
+    check_text(entity, "The entity name", MAX_NAME_CHARS, name=True)
+    if not 0 <= hops <= 3:
+        raise ConfigError(f"--hops {hops} is outside 0..3: a wider neighbourhood is no longer readable as a canvas.")
+    target = _export_target(kb, path)
+    with _graph_store(kb) as store:
+        return canvas(store, find_entity(store, entity)["id"], hops, target)
 
 
 def bundle_keygen(folder: Path | None = None) -> tuple[Path, Path, str]:

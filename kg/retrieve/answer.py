@@ -46,6 +46,8 @@ class Answer:
     tokens_read: int
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
+    head: str = ""  # the note above the answer, when its form says more than extractive or llm does
+    fallback: str = ""  # why an LLM's reply was set aside for the extractive answer ("" when it was not)
 
     @property
     def entities(self) -> list[str]:
@@ -62,12 +64,13 @@ class Answer:
 
     def markdown(self) -> str:
         """The body saved in the Page and rendered to wiki/answers/<id>.md."""
-        head = "Synthesised by an LLM from the claims below." if self.mode == "llm" else EXTRACTIVE_NOTE
+        head = self.head or ("Synthesised by an LLM from the claims below." if self.mode == "llm" else EXTRACTIVE_NOTE)
         return f"> {head}\n\n{self.text.strip()}\n\n## Citations\n\n{self.sources_md() or '- none'}\n"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question, "mode": self.mode, "answer": self.text, "model": self.model,
+            "llm_reply_unusable": self.fallback or None,
             "tokens_read": self.tokens_read, "usage": self.usage,
             "citations": [{"n": n, "claim_id": c.id, "text": c.text, "page": f"entities/{c.subject}" if c.subject else "",
                            "link": c.link(), "sources": [{"path": s.source_path, "page": f"sources/{s.source_slug}",
@@ -139,9 +142,17 @@ class QueryResult:
     answer: Answer
     navigation: NavigationResult
     saved_page: str | None = None
+    form: str = "page"  # page | table | chart | canvas | slides (exporters/forms.py)
+    body: str = ""  # the page body of a form other than page: its markdown and the data its file is drawn from
+    fallback: str = ""  # the form asked for that the claims could not fill ("" when given)
+
+    def page_body(self) -> str:
+        """What a saved answer's page holds."""
+        return self.body or self.answer.markdown()
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.answer.as_dict(), "saved_page": f"answers/{self.saved_page}" if self.saved_page else None,
+        return {**self.answer.as_dict(), "form": self.form, "form_not_filled": self.fallback or None,
+                "saved_page": f"answers/{self.saved_page}" if self.saved_page else None,
                 "navigation": self.navigation.as_dict()}
 
 
@@ -189,7 +200,12 @@ def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provid
         spent.add(usage)
         return reply, usage
 
-    result = asker.call(request, "The LLM answer", AnswerFailed, ANSWER_ADVICE)
+    try:
+        result = asker.call(request, "The LLM answer", AnswerFailed, ANSWER_ADVICE)
+    except AnswerFailed as exc:
+        if exc.reason == "error":
+            raise  # the server failed, refused or could not be reached: the clear error stands
+        return unusable_reply_answer(nav, client.label, exc, spent)
     by_id = {c.id: c for c in nav.claims}
     cited = [by_id[i] for i in result.claim_ids]
     for i in re.findall(r"\[(c[0-9a-f]{6,})\]", result.answer):  # cited inline but not listed
@@ -201,6 +217,20 @@ def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provid
     return Answer(nav.question, "llm", text, cited, nav.tokens_read, model=client.model, usage=counts)
 
 
+def unusable_reply_answer(nav: NavigationResult, label: str, failure: AnswerFailed, spent: Usage) -> Answer:
+    """The extractive answer, when the model answered but never in the reply's form (prose instead
+    of the reply model, a reply cut off at its limit) after the re-asks: the claims found are still
+    worth showing, and the page says why nothing was synthesised."""
+    answer = extractive_answer(nav)
+    why = "cut off at its token limit" if failure.reason == "cut_off" else "not in the form asked for"
+    answer.head = (f"Extractive answer: the model ({label}) replied, but its reply was {why} after the re-asks. "
+                   "These are the wiki's own claims most relevant to the question, grouped by what they are about. "
+                   "Nothing here is synthesised.")
+    answer.fallback = str(failure).splitlines()[0]
+    answer.usage = {k: v for k, v in asdict(spent).items() if v and k != "requests"}
+    return answer
+
+
 # filing back ----------------------------------------------------------------------------------
 
 
@@ -209,9 +239,9 @@ def page_id(question: str) -> str:
     return slugify(question, max_length=60)
 
 
-def save_answer(store: Store, answer: Answer) -> str:
+def save_answer(store: Store, answer: Answer, body: str | None = None) -> str:
     pid = page_id(answer.question)
-    body = answer.markdown()
+    body = body or answer.markdown()
     now = now_iso()
     batch = WriteBatch()
     replace_page(batch, pid)

@@ -41,7 +41,7 @@ from kg.graph.store import Store
 from kg.kb import KnowledgeBase
 from kg.retrieve.context import GraphContext
 from kg.retrieve.question import ParsedQuestion, parse_question, terms
-from kg.retrieve.results import Citation, ClaimRef, NavigationResult, Read
+from kg.retrieve.results import Citation, ClaimRef, Found, NavigationResult, Read
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.settings import DEFAULT_MODE, DEFAULT_SETTINGS, NavigatorSettings
 from kg.retrieve.strategies import Bridged, Findings, Strategy, Verdict, default_strategies
@@ -100,6 +100,7 @@ class Candidates:
     texts: dict[str, str] = field(default_factory=dict)
     by_source: dict[str, list[Row]] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)  # every candidate row
+    hops: dict[str, str] = field(default_factory=dict)  # a second hop's claim -> the first-hop claim that led there
 
 
 class Navigator:
@@ -129,7 +130,9 @@ class Navigator:
         reader = Reader(max(0, int(budget)))
         self.read_index(ranking, reader)
         claims = self.read_claims(asked, found, ranking, reader, verdict)
-        return self.result(asked, mode, ranking, claims, reader, verdict)
+        result = self.result(asked, mode, ranking, claims, reader, verdict)
+        result.found = explain(claims, found, ranking, mode, verdict)
+        return result
 
     # 1-3: link, search, rank -----------------------------------------------------------------
 
@@ -219,6 +222,7 @@ class Navigator:
         """Second-hop answers are read first, and their sources join the top 5 after the first hop's best."""
         s = self.settings
         for hop in bridged.answers:
+            found.hops.setdefault(hop.claim, hop.lead)
             found.scores[hop.claim] = max(found.scores.get(hop.claim, 0.0), hop.score)
             found.answering.add(hop.claim)
             found.relevant.add(hop.claim)
@@ -290,7 +294,37 @@ class Navigator:
             asked.text, reader.budget, pages, ranking.sources, claims, reader.spent, reader.reads,
             {e: self.context.entity_name(e) for e in entities}, answer_kind=asked.kind, shape=asked.shape,
             search_mode=mode, contradictions=self.context.contradictions([c.id for c in claims]),
-            judged=asked.judged, verdict=verdict)
+            judged=asked.judged, verdict=verdict, linked=dict(ranking.linked))
+
+
+EXPLAINED_PAGES = 2  # the entity pages that weigh most in a claim's score; the others add little
+
+
+def explain(claims: list[ClaimRef], found: Candidates, ranking: Ranking, mode: str, verdict: Verdict | None) -> list[Found]:
+    """Each claim read, with every way the navigator came to it: a search hit, an entity page it
+    drilled into, a top source, a second hop, the verdict, and whether it answers."""
+    hit_rank = {h.id: r for r, h in enumerate(ranking.hits, 1) if h.kind == "claim"}
+    source_rank = {p: r for r, p in enumerate(ranking.sources, 1)}
+    rows: dict[str, list[Row]] = defaultdict(list)
+    for row in found.rows:
+        rows[row["id"]].append(row)
+    rested_on = set(verdict.claims) if verdict else set()
+    out = []
+    for claim in claims:
+        ways = [f"search hit {hit_rank[claim.id]} ({mode})"] if claim.id in hit_rank else []
+        its = rows.get(claim.id, [])
+        pages = sorted({r["eid"] for r in its if r.get("eid") in ranking.entity_score},
+                       key=lambda e: (-ranking.entity_score[e], e))
+        ways += [f"entity page {e} ({ranking.entity_score[e]:.2f})" for e in pages[:EXPLAINED_PAGES]]
+        ways += [f"source {source_rank[p]}: {p}" for p in sorted({r["path"] for r in its if r.get("path") in source_rank})]
+        if claim.id in found.hops:
+            ways.append(f"second hop from claim {found.hops[claim.id]}")
+        if claim.id in rested_on:
+            ways.append("the yes/no verdict rests on it")
+        if claim.answers:
+            ways.append("states what the question asks")
+        out.append(Found(claim.id, found.scores.get(claim.id, 0.0), list(dict.fromkeys(ways))))
+    return out
 
 
 @contextmanager
