@@ -104,9 +104,10 @@ def _prune(path: Path) -> None:
     """Keep the newest few files of the table just written; remove killed writers' leftovers."""
     name = path.name.rpartition("-")[0]
     try:
-        files = sorted(path.parent.glob(f"{name}-*.table"), key=lambda p: p.stat().st_mtime, reverse=True)
+        others = sorted((p for p in path.parent.glob(f"{name}-*.table") if p != path),
+                        key=lambda p: p.stat().st_mtime, reverse=True)
         old = [p for p in path.parent.glob(f"{name}-*.tmp") if time.time() - p.stat().st_mtime > _TEMP_AGE]
-        for stale in [*(p for p in files[_KEPT:] if p != path), *old]:
+        for stale in [*others[_KEPT - 1 :], *old]:
             stale.unlink(missing_ok=True)
     except OSError:
         return  # another process pruned first
