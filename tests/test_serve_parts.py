@@ -16,13 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg import api
+from kg.api.marks import Parts, Span, segments
 from kg.errors import ConfigError, DatabaseLocked
 from kg.graph import kept
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.serve.web.marks import Parts, Span, segments
+from kg.serve.vectors import Vectors, VectorsNotReady
 from kg.serve.web.render import link, markdown, pager, source_url
-from kg.serve.web.vectors import Vectors, VectorsNotReady
 
 TEXT = st.text(alphabet="ab \n", min_size=0, max_size=60)
 

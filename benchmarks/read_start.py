@@ -1,0 +1,92 @@
+"""How fast a read command starts (issue 48): `kg query` as a process against the floor, a python
+process that opens the graph read-only and counts its sources.
+
+300 hotpotqa-100 passages compiled offline into a temporary knowledge base; vectors embedded once
+(a first default-mode query); then, in turn (one of each per round, so a busy machine slows all
+three alike), `--runs` rounds of:
+
+- `kg query --mode bm25 Q`
+- `kg query Q` (the default mode: hybrid)
+- a bare python process: `import kuzu`, open the graph read-only, count the sources.
+
+Median wall seconds of each, and the ratios the issue asks for: bm25 / bare <= 3, default / bm25 <= 1.5.
+
+    .venv/bin/python benchmarks/read_start.py             # about 2 minutes
+    .venv/bin/python benchmarks/read_start.py --runs 15
+
+Prints a table and writes benchmarks/out/read_start.json. KG_DATA_DIR overrides the data folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from harness import KG_EXE as KG
+from harness import compile_hotpot, machine, out_path, run_seconds, write_json
+
+QUESTION = "Which state highway runs east to west in Jefferson County?"
+BARE = ("import kuzu, sys\n"
+        "db = kuzu.Database(sys.argv[1], read_only=True)\n"
+        "rows = kuzu.Connection(db).execute('MATCH (s:Source) RETURN count(s)')\n"
+        "print(rows.get_next()[0])\n")
+
+
+def commands(root: Path) -> dict[str, list[str]]:
+    kb = ["--kb", str(root)]
+    return {"kg query --mode bm25": [KG, "query", QUESTION, "--mode", "bm25", *kb],
+            "kg query (default mode)": [KG, "query", QUESTION, *kb],
+            "bare: open read-only, count sources": [sys.executable, "-c", BARE, str(root / ".kg" / "graph.kuzu")]}
+
+
+def in_turn(cmds: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+    times: dict[str, list[float]] = {label: [] for label in cmds}
+    for _ in range(runs):
+        for label, cmd in cmds.items():
+            times[label].append(run_seconds(cmd))
+    return times
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--passages", type=int, default=300)
+    parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--out", type=Path, default=out_path("read_start.json"))
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="kg-read-start-"))
+    try:
+        root = work / "kb"
+        compile_seconds = compile_hotpot(root, args.passages)
+        cmds = commands(root)
+        graph = Path(cmds["bare: open read-only, count sources"][-1])
+        if not graph.exists():
+            raise SystemExit(f"no graph at {graph}: kg keeps it elsewhere now; fix BARE's path")
+        for cmd in cmds.values():  # the vectors embedded, the search indexes built, the files cached
+            subprocess.run(cmd, check=True, capture_output=True)
+        times = in_turn(cmds, args.runs)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    medians = {label: round(statistics.median(values), 3) for label, values in times.items()}
+    bm25, default, bare = medians.values()
+    result: dict[str, Any] = {
+        "passages": args.passages, "runs": args.runs, "compile_s": round(compile_seconds, 1), "machine": machine(),
+        "median_s": medians, "max_s": {label: round(max(values), 3) for label, values in times.items()},
+        "bm25 / bare": round(bm25 / bare, 2), "default / bm25": round(default / bm25, 2),
+        "done": bm25 <= 3 * bare and default <= 1.5 * bm25,
+    }
+    for label, median in medians.items():
+        print(f"{label:38} median {median:.3f} s, max {result['max_s'][label]:.3f} s")
+    print(f"bm25 / bare {result['bm25 / bare']}x (at most 3), default / bm25 {result['default / bm25']}x (at most 1.5)")
+    write_json(args.out, result)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
