@@ -10,9 +10,11 @@ three alike), `--runs` rounds of:
 - a bare python process: `import kuzu`, open the graph read-only, count the sources.
 
 Median wall seconds of each, and the ratios the issue asks for: bm25 / bare <= 3, default / bm25 <= 1.5.
+`--against CHECKOUT` adds both `kg query` commands of another checkout of kg (its code first on
+PYTHONPATH) to each round, on a copy of the knowledge base (each keeps its own saved walk graph).
 
     .venv/bin/python benchmarks/read_start.py             # about 2 minutes
-    .venv/bin/python benchmarks/read_start.py --runs 15
+    .venv/bin/python benchmarks/read_start.py --runs 15 --against ../main
 
 Prints a table and writes benchmarks/out/read_start.json. KG_DATA_DIR overrides the data folder.
 """
@@ -20,11 +22,13 @@ Prints a table and writes benchmarks/out/read_start.json. KG_DATA_DIR overrides 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,18 +42,45 @@ BARE = ("import kuzu, sys\n"
         "print(rows.get_next()[0])\n")
 
 
-def commands(root: Path) -> dict[str, list[str]]:
+Commands = dict[str, tuple[list[str], dict[str, str] | None]]  # label -> (command, environment: None for this one's)
+
+
+def commands(root: Path) -> Commands:
     kb = ["--kb", str(root)]
-    return {"kg query --mode bm25": [KG, "query", QUESTION, "--mode", "bm25", *kb],
-            "kg query (default mode)": [KG, "query", QUESTION, *kb],
-            "bare: open read-only, count sources": [sys.executable, "-c", BARE, str(root / ".kg" / "graph.kuzu")]}
+    return {"kg query --mode bm25": ([KG, "query", QUESTION, "--mode", "bm25", *kb], None),
+            "kg query (default mode)": ([KG, "query", QUESTION, *kb], None),
+            "bare: open read-only, count sources": ([sys.executable, "-c", BARE, str(root / ".kg" / "graph.kuzu")], None)}
 
 
-def in_turn(cmds: dict[str, list[str]], runs: int) -> dict[str, list[float]]:
+def against_commands(root: Path, against: Path) -> Commands:
+    """Another checkout's `kg query`, on a copy of the knowledge base made after this one's first
+    questions (its vectors embedded: the same cache) that keeps its own saved walk graph."""
+    other = root.with_name("kb-against")
+    shutil.copytree(root, other)
+    env = {**os.environ, "PYTHONPATH": str(against.resolve())}
+    return {f"{against.name}: kg query --mode bm25": ([KG, "query", QUESTION, "--mode", "bm25", "--kb", str(other)], env),
+            f"{against.name}: kg query (default mode)": ([KG, "query", QUESTION, "--kb", str(other)], env)}
+
+
+def warm(cmds: Commands) -> None:
+    """Each command once: the vectors embedded, the walk's graph saved, the files cached."""
+    for cmd, env in cmds.values():
+        subprocess.run(cmd, check=True, capture_output=True, env=env)
+
+
+def seconds(cmd: list[str], env: dict[str, str] | None) -> float:
+    if env is None:
+        return run_seconds(cmd)
+    started = time.perf_counter()
+    subprocess.run(cmd, check=True, capture_output=True, env=env)
+    return time.perf_counter() - started
+
+
+def in_turn(cmds: Commands, runs: int) -> dict[str, list[float]]:
     times: dict[str, list[float]] = {label: [] for label in cmds}
     for _ in range(runs):
-        for label, cmd in cmds.items():
-            times[label].append(run_seconds(cmd))
+        for label, (cmd, env) in cmds.items():
+            times[label].append(seconds(cmd, env))
     return times
 
 
@@ -57,6 +88,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--passages", type=int, default=300)
     parser.add_argument("--runs", type=int, default=9)
+    parser.add_argument("--against", type=Path, help="another checkout of kg, timed in the same rounds")
     parser.add_argument("--out", type=Path, default=out_path("read_start.json"))
     args = parser.parse_args(argv)
     work = Path(tempfile.mkdtemp(prefix="kg-read-start-"))
@@ -64,25 +96,35 @@ def main(argv: list[str] | None = None) -> int:
         root = work / "kb"
         compile_seconds = compile_hotpot(root, args.passages)
         cmds = commands(root)
-        graph = Path(cmds["bare: open read-only, count sources"][-1])
+        graph = Path(cmds["bare: open read-only, count sources"][0][-1])
         if not graph.exists():
             raise SystemExit(f"no graph at {graph}: kg keeps it elsewhere now; fix BARE's path")
-        for cmd in cmds.values():  # the vectors embedded, the search indexes built, the files cached
-            subprocess.run(cmd, check=True, capture_output=True)
+        warm(cmds)
+        if args.against is not None:
+            more = against_commands(root, args.against)
+            warm(more)
+            cmds.update(more)
         times = in_turn(cmds, args.runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     medians = {label: round(statistics.median(values), 3) for label, values in times.items()}
-    bm25, default, bare = medians.values()
+    bm25, default, bare = (medians[label] for label in list(cmds)[:3])
     result: dict[str, Any] = {
         "passages": args.passages, "runs": args.runs, "compile_s": round(compile_seconds, 1), "machine": machine(),
         "median_s": medians, "max_s": {label: round(max(values), 3) for label, values in times.items()},
         "bm25 / bare": round(bm25 / bare, 2), "default / bm25": round(default / bm25, 2),
         "done": bm25 <= 3 * bare and default <= 1.5 * bm25,
     }
+    if args.against is not None:
+        before_bm25, before_default = (medians[label] for label in list(cmds)[3:5])
+        result[f"{args.against.name}: bm25 / bare"] = round(before_bm25 / bare, 2)
+        result[f"{args.against.name}: default / bm25"] = round(before_default / before_bm25, 2)
     for label, median in medians.items():
         print(f"{label:38} median {median:.3f} s, max {result['max_s'][label]:.3f} s")
     print(f"bm25 / bare {result['bm25 / bare']}x (at most 3), default / bm25 {result['default / bm25']}x (at most 1.5)")
+    if args.against is not None:
+        name = args.against.name
+        print(f"{name}: bm25 / bare {result[f'{name}: bm25 / bare']}x, default / bm25 {result[f'{name}: default / bm25']}x")
     write_json(args.out, result)
     print(f"wrote {args.out}")
     return 0
