@@ -62,9 +62,11 @@ def read_limits(kb: KnowledgeBase, served: bool = False, timeout: float | None =
 def reader(kb: KnowledgeBase, served: bool = False, timeout: float | None = None, size: int = 1,
            idle_seconds: float | None = None) -> ReadPool:
     """A ReadPool (kg/graph/guard.py) for `size` concurrent reads under this knowledge base's limits;
-    `idle_seconds`: how long an idle worker waits for work before it exits (default: the pool's)."""
-    from kg.graph.guard import IDLE_SECONDS, ReadPool
+    `idle_seconds`: how long an idle worker waits for work before it exits (default: the pool's).
+    The modules the reads load (`loads`) are loaded once by a server's fork server, for all its workers."""
+    from kg.graph.guard import IDLE_SECONDS, ReadPool, preload
 
+    preload(module for modules in _LOADS.values() for module in modules)
     return ReadPool(read_limits(kb, served, timeout), size, IDLE_SECONDS if idle_seconds is None else idle_seconds)
 
 
