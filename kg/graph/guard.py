@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import multiprocessing
+import os
 import sys
 import threading
 import time
@@ -202,6 +203,12 @@ class _Worker:
 
     def rss_mb(self) -> float:
         """Resident memory of the worker (0 when it cannot be read, e.g. it just exited)."""
+        if sys.platform == "linux":  # what psutil reads there, without its import (20-50 ms a command)
+            try:
+                with open(f"/proc/{self.process.pid}/statm", "rb") as statm:
+                    return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+            except (OSError, ValueError, IndexError):
+                return 0.0
         import psutil
 
         try:
