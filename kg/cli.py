@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -15,11 +15,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kg import __version__, api
-from kg.compile.engine import Engine, make_engine
-from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.retrieve.settings import DEFAULT_MODE
+
+if TYPE_CHECKING:  # a read command starts without the compile pipeline (kg/api/__init__.py)
+    from kg.compile.engine import Engine
 
 app = typer.Typer(
     name="kg",
@@ -198,6 +199,8 @@ def compile_command(
             if sent.batch_id:
                 err.print(f"batch {sent.batch_id}: {sent.succeeded}/{sent.submitted} chunk(s) extracted"
                           + (f", {len(sent.failed)} left for the regular path" if sent.failed else ""))
+        from kg.compile.engine import make_engine
+
         runner = make_engine(engine, address)
         try:
             code = _compile_and_print(base, extractor, as_json, quiet, only, runner)
@@ -350,6 +353,8 @@ def ingest_command(
         for rel in report.conflicts:
             err.print(f"[yellow]skipped:[/yellow] raw/{escape(rel)} already exists with different content; rename the new "
                       "file and ingest it again.", markup=True)
+        from kg.compile.sources import SUPPORTED_SUFFIXES
+
         for path in report.unsupported:
             err.print(f"[yellow]unsupported:[/yellow] {escape_markup(path)} (kg reads {', '.join(sorted(SUPPORTED_SUFFIXES))})",
                       markup=True)

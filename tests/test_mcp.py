@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from kg import api
 from kg.kb import KnowledgeBase
 from kg.serve.mcp import READ_TOOLS, build_server
-from kg.serve.tools import MAX_REPLY_CHARS
+from kg.serve.mcp.tools import MAX_REPLY_CHARS
 from tests.conftest import tree_digest
 
 KG = str(Path(sys.executable).with_name("kg"))

@@ -96,7 +96,7 @@ def test_json_has_the_shapes_of_the_cli(compiled: KnowledgeBase) -> None:
 
 
 def test_vector_search_once_the_server_has_embedded_the_graph(compiled: KnowledgeBase) -> None:
-    """The server embeds the graph in the background as it starts (kg/serve/web/vectors.py); then
+    """The server embeds the graph in the background as it starts (kg/serve/vectors.py); then
     a search in the default mode (hybrid) answers as `kg search` does."""
     root = str(compiled.root)
     with served(compiled) as url:
@@ -121,6 +121,10 @@ def test_bad_requests_get_a_status_and_a_message(compiled: KnowledgeBase) -> Non
             if path.startswith("/api/"):
                 assert reply.json()["error"]
         assert request(url + "/", {"Host": "evil.example"}).status == 421  # DNS rebinding to a loopback server
+        mcp_post = {"Host": "evil.example", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        assert request(url + "/mcp", mcp_post, b"{}").status == 421  # the same, checked by the MCP SDK
+        mcp_post = {**mcp_post, "Host": url.removeprefix("http://"), "Origin": "http://evil.example"}
+        assert request(url + "/mcp", mcp_post, b"{}").status == 403  # a page elsewhere posting to /mcp
 
 
 def test_what_sources_say_is_escaped(fresh: KnowledgeBase) -> None:

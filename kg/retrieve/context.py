@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from kg.extract.gazetteer import is_demonym
 from kg.graph.retrieval import (
     claim_entity_and_citation_rows,
     contradiction_rows,
@@ -55,7 +54,7 @@ class GraphContext:
                     continue  # a nationality named in a question is no entity to drill into (a hub)
                 for name in (row["name"], *(row["aliases"] or [])):
                     key = name_key(name)
-                    if is_demonym(name):
+                    if self.walk.is_demonym(name):
                         continue  # "American" in a question is no way into the United States' page (a hub)
                     if key and (len(key) >= 4 or (len(key) >= 2 and name.isupper())) and key not in QUESTION_STOPWORDS:
                         names[key].add(row["id"])

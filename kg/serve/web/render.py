@@ -11,7 +11,7 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from kg.serve.web.marks import PART_CHARS
+from kg.api.marks import PART_CHARS
 
 _WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#\^?([^\]|]*))?(?:\|([^\]]*))?\]\]")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|])")

@@ -16,9 +16,9 @@ from kg import api
 from kg.embed import check_embedder
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
-from kg.retrieve.search import DEFAULT_MODE
-from kg.serve.tools import KgTools, instructions
-from kg.serve.web.vectors import Vectors
+from kg.retrieve.settings import DEFAULT_MODE
+from kg.serve.mcp.tools import KgTools, instructions
+from kg.serve.vectors import Vectors
 
 READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
 
@@ -39,7 +39,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     own = reader is None
     if own:
         # Two workers: one may spend minutes embedding the knowledge base for vector search, in the
-        # background (kg/serve/web/vectors.py), while the other answers; searches run as BM25 until then.
+        # background (kg/serve/vectors.py), while the other answers; searches run as BM25 until then.
         reader = api.reader(kb, served=True, timeout=timeout, size=2)
         if mode_for is None:
             mode_for = Vectors(kb, reader, embedder, DEFAULT_MODE).mode_for
