@@ -150,6 +150,31 @@ def test_filed_answers_render_as_html(fresh: KnowledgeBase) -> None:
     assert page.status == 200 and "<p>" in page.text and 'href="/sources/' in page.text and "[[" not in page.text
 
 
+def test_saved_answers_show_in_their_forms(fresh: KnowledgeBase) -> None:
+    """A table as an HTML table, a chart as its image, a canvas as a download; the form's data unseen."""
+    pages = {}
+    for form, question in (("table", "Compare ENIAC and the Manchester Baby"),
+                           ("chart", "When were ENIAC, UNIVAC I and the Manchester Baby built?"),
+                           ("canvas", "Compare EDVAC and UNIVAC I")):
+        result = api.answer_question(fresh, question, mode="bm25", form=form)
+        assert result.form == form
+        pages[form] = api.save_answer_kb(fresh, result.answer, result.page_body())
+    with served(fresh) as url:
+        table = request(url + f"/answers/{pages['table']}")
+        chart = request(url + f"/answers/{pages['chart']}")
+        png = request(url + f"/answers/{pages['chart']}.png")
+        canvas = request(url + f"/answers/{pages['canvas']}.canvas")
+        missing = request(url + f"/answers/{pages['table']}.png")
+    assert table.status == 200 and "<table>" in table.text and 'href="/entities/eniac"' in table.text
+    assert "kg-form" not in table.text and "\\|" not in table.text
+    assert chart.status == 200 and f'src="/answers/{pages["chart"]}.png"' in chart.text
+    assert png.status == 200 and png.headers["content-type"] == "image/png"
+    assert png.body == (fresh.wiki / "answers" / f"{pages['chart']}.png").read_bytes()  # what kg render draws
+    assert canvas.status == 200 and "attachment" in canvas.headers["content-disposition"]
+    assert canvas.json()["nodes"] and canvas.body == (fresh.wiki / "answers" / f"{pages['canvas']}.canvas").read_bytes()
+    assert missing.status == 404
+
+
 def test_a_host_beyond_loopback_needs_a_token() -> None:
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost") and not is_loopback("0.0.0.0")
     check_exposure("127.0.0.1", None)

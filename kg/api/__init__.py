@@ -9,7 +9,9 @@ dependencies inside the calls that need them: a read command starts without the 
 """
 
 from kg.api.browse import (
+    ANSWER_FILES,
     NotFound,
+    answer_file,
     answer_page,
     claim_page,
     contradictions_page,
@@ -84,8 +86,8 @@ from kg.api.reads import (
 from kg.api.stores import graph_stamp, graph_store, open_store, writer_lock
 
 __all__ = [
-    "ANSWER_FORMS", "MAX_BUDGET", "MAX_CYPHER_CHARS", "MAX_NAME_CHARS", "MAX_TEXT_CHARS", "MIN_BUDGET", "CypherRows", "NotFound",
-    "ReadTimeout", "ReadTooLarge", "Status", "answer_page", "answer_question", "bounded", "bundle_export",
+    "ANSWER_FILES", "ANSWER_FORMS", "MAX_BUDGET", "MAX_CYPHER_CHARS", "MAX_NAME_CHARS", "MAX_TEXT_CHARS", "MIN_BUDGET", "CypherRows", "NotFound",
+    "ReadTimeout", "ReadTooLarge", "Status", "answer_file", "answer_page", "answer_question", "bounded", "bundle_export",
     "bundle_keygen", "bundle_verify", "card_writer", "cards_kb", "check_text", "claim_page", "claim_show",
     "compact_kb", "compile_kb", "contradictions_page", "cypher", "entity_id_named", "entity_list_page",
     "entity_merge", "entity_page", "entity_show", "entity_with_claims", "explain", "export_anki", "export_canvas", "export_finetune",

@@ -97,18 +97,21 @@ class KgTools:
         more = cut or len(result.hits) == offset + limit
         return {**data, "hits": kept, "truncated": cut, "next_cursor": str(offset + len(kept)) if more and kept else None}
 
-    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None) -> dict[str, Any]:
+    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None,
+              form: str = "page") -> dict[str, Any]:
         if not question.strip():
             raise QueryError("question is empty: ask something in plain words.")
+        if form not in api.ANSWER_FORMS:
+            raise QueryError(f"form must be one of {', '.join(api.ANSWER_FORMS)} (got {form!r}).")
         if not api.MIN_BUDGET <= budget <= api.MAX_BUDGET:
             raise QueryError(f"budget must be between {api.MIN_BUDGET} and {api.MAX_BUDGET} tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
         mode = self.mode_for(mode) if self.mode_for is not None else mode
         result = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode,
-                            progress=_keep_alive)
+                            progress=_keep_alive, form=form)
         if save:
-            result.saved_page = api.save_answer_kb(self.kb, result.answer)
+            result.saved_page = api.save_answer_kb(self.kb, result.answer, result.page_body())
         reply = result.as_dict()
         reply["answer"], cut = _clip_text(reply["answer"], MAX_REPLY_CHARS // 2)
         reply["citations"], cut_citations = _fit(reply["citations"], MAX_REPLY_CHARS // 2 - 2000)

@@ -69,8 +69,11 @@ async def query(site: Site, request: Request) -> Response:
     question = text_param(request, "q", "The question")
     budget = _number(request, "budget", 2000, api.MIN_BUDGET, api.MAX_BUDGET)
     mode = _mode(site, request)
+    form = request.query_params.get("form", "page")
+    if form not in api.ANSWER_FORMS:
+        raise QueryError(f"form must be one of {', '.join(api.ANSWER_FORMS)} (got {form!r}).")
     result = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
-                             **_embedding(mode))
+                             form=form, **_embedding(mode))
     return json_response(result.as_dict())
 
 

@@ -105,6 +105,11 @@ async def log(site: Site, request: Request) -> Response:
 
 async def answer(site: Site, request: Request) -> Response:
     page_id = name_param(request.path_params["page_id"], "The answer")
+    if page_id.endswith(tuple(api.ANSWER_FILES)):  # the chart, canvas or deck a saved answer's form draws
+        media, content = await site.read_cached(api.answer_file, page_id)
+        shown = "inline" if media == "image/png" else "attachment"
+        return Response(content, media_type=media,
+                        headers={"Content-Disposition": f'{shown}; filename="{page_id.rsplit("/", 1)[-1]}"'})
     data = await site.read_cached(api.answer_page, page_id)
-    return site.html(request, "answer.html", data=data, body=render.markdown(data["body"]))
+    return site.html(request, "answer.html", data=data, body=render.markdown(render.without_form_data(data["body"])))
 
