@@ -39,6 +39,7 @@ from kg.embed import Embedder
 from kg.graph.fts import indexed_store
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
+from kg.names import in_context
 from kg.retrieve.context import GraphContext
 from kg.retrieve.question import ParsedQuestion, parse_question, terms
 from kg.retrieve.results import Citation, ClaimRef, NavigationResult, Read
@@ -187,7 +188,11 @@ class Navigator:
             found.scores[row["id"]] = max(found.scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             found.scores.setdefault(claim_id, 1.0 / (rank + s.hit_bonus_offset))
-        found.texts = {row["id"]: row["text"] for row in rows} | {h.id: h.text for h in ranking.hits if h.kind == "claim"}
+        # hits as the rows are (kg/retrieve/context.py `_in_context`): after their subject's name when
+        # the sentence does not name it (a claim hit's page is its subject's)
+        found.texts = {row["id"]: row["text"] for row in rows} | {
+            h.id: in_context(h.text, self.context.entity_name(h.page.removeprefix("entities/")) if h.page else "")
+            for h in ranking.hits if h.kind == "claim"}
         found.rows = rows
         return found
 
