@@ -92,6 +92,11 @@ ROWS: list[tuple[str, bool, str]] = [
     ("The species is not found outside Madagascar.", True, "main clause"),
     ("She won the election, although she did not campaign in the north.", False, "concessive clause"),
     ("The town was founded in 1820 and grew quickly.", False, "nothing negated"),
+    ("The Symphony No. 5 in C minor was first performed in 1808.", False, "No. of a number"),
+    ("It was not long before the team rewrote the parser.", False, "not long before"),
+    ("(The author is not related to the founder.)", True, "a sentence that is an aside"),
+    ("Note that the flag does not change the output format.", True, "note that: the source's own statement"),
+    ("He added a retry so that the job would not fail.", False, "a purpose clause"),
 ]
 
 

@@ -31,7 +31,7 @@ _NOT_DENIAL = re.compile(
     r"\b(?:no longer|not only|not just|not merely|not simply|whether or not|or not|if not|not until|no sooner|"
     r"no doubt|no wonder|no matter|no more than|no less than|no fewer than|not more than|not less than|no later than|"
     r"no earlier than|not least|nothing but|none other than|not to mention|not surprisingly|not unlike|"
-    r"not uncommon|not unusual|not infrequently)\b",
+    r"not uncommon|not unusual|not infrequently|not long before|not long after)\b|\bno\.\s*\d",
     re.IGNORECASE,
 )
 # Negations that open an imperative when nothing but an adverb comes before them in their clause.
@@ -56,7 +56,9 @@ indicates indicated reveal reveals revealed report reports reported conclude con
 confirmed establish establishes established prove proves proved proven mean means meant imply implies implied
 observe observes observed notice noticed learn learned learnt realise realised realize realized know knows knew
 known clear evident apparent likely unlikely possible true certain obvious hypothesise hypothesised hypothesize
-hypothesized predict predicts predicted assume assumed ensure ensures ensured so""".split()) | _SAYING
+hypothesized predict predicts predicted assume assumed ensure ensures ensured note emphasise emphasize emphasises
+emphasizes stress stresses remember acknowledge acknowledges acknowledged recognise recognize recognised recognized
+understand understood seem seems seemed appear appears appeared""".split()) | _SAYING
 # Who says it, when it is the source itself: its authors, its study and what the study found.
 _OWN = frozenset("""i we our us my me this these study studies paper article analysis analyses trial trials
 results result data findings finding experiments experiment evidence authors work survey review model models
@@ -69,7 +71,8 @@ _WORD = re.compile(r"[\w’'-]+")
 
 def denies(sentence: str) -> bool:
     """Whether `sentence` denies its own main predicate (see the module's docstring)."""
-    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), sentence)
+    whole = re.fullmatch(r"\s*\((.*)\)[.!]?\s*", sentence)  # "(He is not related to ...)": an aside, all of it
+    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), whole.group(1) if whole else sentence)
     masked = _NOT_DENIAL.sub(lambda m: " " * len(m.group(0)), text)
     according = _ACCORDING.match(text.strip())
     if according and not _owned(according.group(0)[len("according to"):]):
