@@ -39,6 +39,7 @@ from kg.embed import Embedder
 from kg.graph.fts import indexed_store
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
+from kg.names import in_context
 from kg.retrieve.context import GraphContext
 from kg.retrieve.question import ParsedQuestion, parse_question, terms
 from kg.retrieve.results import Citation, ClaimRef, Found, NavigationResult, Read
@@ -190,7 +191,11 @@ class Navigator:
             found.scores[row["id"]] = max(found.scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             found.scores.setdefault(claim_id, 1.0 / (rank + s.hit_bonus_offset))
-        found.texts = {row["id"]: row["text"] for row in rows} | {h.id: h.text for h in ranking.hits if h.kind == "claim"}
+        # hits as the rows are (kg/retrieve/context.py `_in_context`): after their subject's name when
+        # the sentence does not name it (a claim hit's page is its subject's)
+        found.texts = {row["id"]: row["text"] for row in rows} | {
+            h.id: in_context(h.text, self.context.entity_name(h.page.removeprefix("entities/")) if h.page else "")
+            for h in ranking.hits if h.kind == "claim"}
         found.rows = rows
         return found
 
@@ -264,12 +269,13 @@ class Navigator:
         for claim_id in reading:
             ref = details.get(claim_id)
             cited = ref.citations[0].source_path if ref and ref.citations else ""
-            if ref is None or not reader.read("claim", claim_id, ref.text, source=cited):
+            # read with its subject's name when the sentence does not name it ("ENIAC: It weighed ...")
+            if ref is None or not reader.read("claim", claim_id, ref.in_context, source=cited):
                 continue
-            ref.answers = claim_id in found.answering or asked.answers(ref.text, ref.claim_type)  # search hits too
+            ref.answers = claim_id in found.answering or asked.answers(ref.in_context, ref.claim_type)  # search hits too
             kept.append(ref)
             for citation in ref.citations[:1]:  # the cited span, when it says more than the claim
-                if _says_more(citation.quote, ref.text):
+                if _says_more(citation.quote, ref.in_context):
                     reader.read("span", f"{citation.source_path}:{citation.char_start}-{citation.char_end}",
                                 citation.quote, source=citation.source_path)
             if len(kept) >= s.kept_claims:
@@ -353,7 +359,7 @@ def promoted(ranked: list[str], paths: list[str], rank: int) -> list[str]:
 
 
 def _says_more(quote: str, text: str) -> bool:
-    """Whether an evidence quote has words the claim's text lacks (beyond a pronoun the standalone
-    text replaced: "It weighed ..." / "ENIAC weighed ...")."""
+    """Whether an evidence quote has words the claim's text lacks (an LLM's claim is a paraphrase; the
+    offline extractor's is the quote's own sentence)."""
     have = set(re.findall(r"\w+", text.casefold()))
     return sum(1 for w in re.findall(r"\w+", quote.casefold()) if w not in have) > 2

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kg.names import in_context
 from kg.retrieve.strategies.base import Verdict
 
 COUNTING = "ceil(characters / 4) of every text the navigator read"
@@ -38,6 +39,11 @@ class ClaimRef:
     entities: list[str] = field(default_factory=list)
     answers: bool = False  # states what the question asks (its words, and a value of the kind asked for)
     claim_type: str = ""
+
+    @property
+    def in_context(self) -> str:
+        """The text with its subject's name, when the sentence does not name it (kg.names.in_context)."""
+        return in_context(self.text, self.subject_name)
 
     def link(self) -> str:
         """The claim's block in its first source page (Obsidian block reference)."""
