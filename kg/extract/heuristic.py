@@ -169,7 +169,9 @@ class HeuristicExtractor(Extractor):
     # names, rulers' numbers, qualified demonyms, a plural kind before a list, initials in lists
     # 8: a list's majority kind; types from the parts of typed names (kg/extract/name_parts.py);
     # WordNet's peoples and faithful; towns of 1,000; acronyms spelt inside a proper long form
-    version = "heuristic-8"
+    # 9: a claim's text is its sentence (no subject glued on); polarity -1 only where the sentence
+    # denies its own predicate (kg/extract/negation.py); CJK sentences, names and bigram keys
+    version = "heuristic-9"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
