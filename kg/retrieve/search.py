@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -42,11 +41,11 @@ from kg.graph.retrieval import (
 )
 from kg.graph.store import Store
 from kg.retrieve.settings import DEFAULT_MODE, SEARCH_MODES
+from kg.text import word_tokens
 
 MODES = SEARCH_MODES
 RRF_K = 60
 VECTOR_SLICE = 4096  # texts embedded (and cached) per step of a first vector search
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 # search -----------------------------------------------------------------------------------
@@ -92,8 +91,9 @@ class SearchResult:
 
 
 def fts_query(text: str) -> str:
-    """Words only: Kuzu's FTS query parser chokes on some punctuation."""
-    return " ".join(_WORD.findall(text.casefold()))
+    """Words only (Kuzu's FTS query parser chokes on some punctuation), CJK runs as the bigrams the
+    indexes hold in their `terms` column (kg/text.py `word_tokens`)."""
+    return " ".join(word_tokens(text.casefold()))
 
 
 def rrf(rankings: Sequence[Sequence[tuple[str, str]]], k: int = RRF_K) -> list[tuple[tuple[str, str], float]]:

@@ -1,0 +1,88 @@
+"""Chinese and Japanese text (issue 47): one tokenizer (CJK bigrams) everywhere text is matched,
+sentences split at CJK punctuation, entities from marked-up CJK names, and a mixed note end to end."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from kg import api
+from kg.cli import app
+from kg.compile.claimtext import words
+from kg.graph.schema import search_terms
+from kg.kb import KnowledgeBase
+from kg.retrieve.question import parse_question, terms
+from kg.retrieve.search import fts_query
+from kg.text import cjk_terms, sentences, word_tokens
+from tests.test_heuristic import extract
+
+MIXED = """# LLM Wiki 工作流
+
+**Obsidian** 是一个笔记软件。我们用 [[Claude Code]] 写循环，每天写循环两次。《三体》是刘慈欣的小说。
+
+## 对比
+
+| 特性 | 说明 |
+|---|---|
+| 可版本控制 | 是 |
+| Token 效率高 | 是 |
+
+「知识编译器」把笔记变成维基。写循环很重要！
+"""
+
+
+@given(st.text(st.characters(codec="latin-1")))
+def test_text_without_cjk_is_tokenised_as_before(text: str) -> None:
+    assert word_tokens(text) == re.findall(r"\w+", text)
+    assert cjk_terms(text) == ""
+
+
+def test_cjk_runs_become_overlapping_bigrams() -> None:
+    assert word_tokens("GPT模型 写循环 and 日") == ["GPT", "模型", "写循", "循环", "and", "日"]
+    assert word_tokens("東京タワー") == ["東京", "京タ", "タワ", "ワー"]
+    assert cjk_terms("Token 效率高") == "效率 率高"
+    assert fts_query("写循环?") == "写循 循环"
+    assert search_terms("Page", {"title": "三体", "body": "小说"}) == "三体 小说"
+
+
+def test_the_question_parser_and_claim_keys_read_cjk_bigrams() -> None:
+    assert terms("尤金袋鼠分布在哪些地区？") >= {"袋鼠", "分布", "地区"}
+    assert parse_question("尤金袋鼠分布在哪些地区？").topic_words >= {"袋鼠", "地区"}
+    assert words("ENIAC weighed 27 tons; 它重27吨") == ["eniac", "weighed", "27", "tons", "它重", "27", "吨"]
+    assert terms("How much did ENIAC weigh?") == frozenset({"eniac", "weigh"})
+
+
+def test_sentences_end_at_cjk_punctuation() -> None:
+    text = "梅雨は気象現象である。雨季の一種！「本当？」と彼は言った。本当に？Then ENIAC. It was big."
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "梅雨は気象現象である。", "雨季の一種！", "「本当？」と彼は言った。", "本当に？", "Then ENIAC.", "It was big."]
+
+
+def test_marked_cjk_names_are_entities_and_table_rows_are_not() -> None:
+    result = extract(MIXED)
+    names = {e.name for e in result.entities}
+    assert {"三体", "知识编译器", "Obsidian", "Claude Code"} <= names
+    assert not names & {"可版本控制", "Token 效率高", "是"}
+    claim = next(c for c in result.claims if "刘慈欣" in c.text)
+    assert claim.subject == "三体" and claim.quotes == ["《三体》是刘慈欣的小说。"]
+
+
+def test_a_mixed_note_compiles_searches_and_answers_in_cjk(kb: KnowledgeBase) -> None:
+    (kb.raw / "wiki.md").write_text(MIXED, encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    pages = {p.name: p.read_text(encoding="utf-8") for p in (kb.wiki / "entities").glob("*.md")}
+    santi = next(text for text in pages.values() if text.startswith("---") and "《三体》是刘慈欣的小说。" in text)
+    assert "三体" in santi.split("\n## ")[0]
+    assert "三体" in (kb.wiki / "index.md").read_text(encoding="utf-8")
+    runner = CliRunner()
+    found = runner.invoke(app, ["search", "写循环", "--kb", str(kb.root), "--mode", "bm25", "--json"])
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.stdout)["hits"]
+    assert hits and all("写循环" in h["text"] for h in hits[:2])
+    answer = runner.invoke(app, ["query", "三体是谁的小说？", "--kb", str(kb.root), "--mode", "bm25", "--offline"])
+    assert answer.exit_code == 0, answer.output
+    assert "刘慈欣" in answer.stdout
