@@ -176,10 +176,12 @@ CLAIM_STOPWORDS = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "by
 # as good as word segmentation for retrieval (Kwok, SIGIR '97) and needing no dictionary. Every
 # place that matches text (search indexes and their queries, questions, claim keys) goes through
 # `word_tokens` or `cjk_terms`, at index time and query time alike; text with no CJK is untouched.
-CJK_CHARS = (
+# (the Basic Multilingual Plane's, three bytes each in UTF-8: what a file name may hold, kg/names.py)
+CJK_BMP_CHARS = (
     "\u1100-\u11ff\u3005\u3007\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
 )
+CJK_CHARS = CJK_BMP_CHARS + "\U00020000-\U0003134f"
 CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
 _WORD_TOKEN = re.compile(r"\w+")
 

@@ -74,10 +74,11 @@ def test_marked_cjk_names_are_entities_and_table_rows_are_not() -> None:
 def test_a_mixed_note_compiles_searches_and_answers_in_cjk(kb: KnowledgeBase) -> None:
     (kb.raw / "wiki.md").write_text(MIXED, encoding="utf-8")
     api.compile_kb(kb, "heuristic")
-    pages = {p.name: p.read_text(encoding="utf-8") for p in (kb.wiki / "entities").glob("*.md")}
-    santi = next(text for text in pages.values() if text.startswith("---") and "《三体》是刘慈欣的小说。" in text)
-    assert "三体" in santi.split("\n## ")[0]
-    assert "三体" in (kb.wiki / "index.md").read_text(encoding="utf-8")
+    santi = (kb.wiki / "entities" / "三体.md").read_text(encoding="utf-8")  # a page Obsidian opens as 三体
+    assert "《三体》是刘慈欣的小说。" in santi
+    assert (kb.wiki / "entities" / "知识编译器.md").is_file()
+    assert "[[entities/三体|三体]]" in (kb.wiki / "index.md").read_text(encoding="utf-8")
+    assert not list((kb.wiki / "entities").glob("*效率*"))
     runner = CliRunner()
     found = runner.invoke(app, ["search", "写循环", "--kb", str(kb.root), "--mode", "bm25", "--json"])
     assert found.exit_code == 0, found.output
