@@ -13,8 +13,10 @@ from typer.testing import CliRunner
 from kg import api
 from kg.cli import app
 from kg.compile.claimtext import words
+from kg.compile.verify import ChunkVerifier
 from kg.graph.schema import search_terms
 from kg.kb import KnowledgeBase
+from kg.models import Chunk
 from kg.retrieve.question import parse_question, terms
 from kg.retrieve.search import fts_query
 from kg.text import cjk_terms, sentences, word_tokens
@@ -87,3 +89,12 @@ def test_a_mixed_note_compiles_searches_and_answers_in_cjk(kb: KnowledgeBase) ->
     answer = runner.invoke(app, ["query", "三体是谁的小说？", "--kb", str(kb.root), "--mode", "bm25", "--offline"])
     assert answer.exit_code == 0, answer.output
     assert "刘慈欣" in answer.stdout
+
+
+def test_quotes_are_found_across_cjk_punctuation_and_spacing() -> None:
+    text = "我们用 Claude Code 写循环，每天（两次）。「知识」很重要。"
+    verifier = ChunkVerifier(Chunk("a.md", 0, text, 0, len(text)))
+    found = verifier.locate("用Claude Code写循环,每天(两次)。")
+    assert found is not None and found.quote == "用 Claude Code 写循环，每天（两次）。"
+    assert verifier.locate("“知识”很重要") is not None
+    assert verifier.locate("用 Claude Cod 写") is None
