@@ -98,3 +98,17 @@ def test_quotes_are_found_across_cjk_punctuation_and_spacing() -> None:
     assert found is not None and found.quote == "用 Claude Code 写循环，每天（两次）。"
     assert verifier.locate("“知识”很重要") is not None
     assert verifier.locate("用 Claude Cod 写") is None
+
+
+def test_kg_serve_shows_cjk_pages(kb: KnowledgeBase) -> None:
+    from urllib.parse import quote
+
+    from tests.serving import request, served
+
+    (kb.raw / "wiki.md").write_text(MIXED, encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    with served(kb) as url:
+        found = request(url + "/search?mode=bm25&q=" + quote("刘慈欣的小说"))
+        assert found.status == 200 and f'href="/entities/{quote("三体", safe="")}"' in found.text
+        page = request(url + "/entities/" + quote("三体"))
+        assert page.status == 200 and "<h1>三体</h1>" in page.text and "《三体》是刘慈欣的小说。" in page.text
