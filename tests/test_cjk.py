@@ -86,6 +86,9 @@ def test_a_mixed_note_compiles_searches_and_answers_in_cjk(kb: KnowledgeBase) ->
     assert found.exit_code == 0, found.output
     hits = json.loads(found.stdout)["hits"]
     assert hits and all("写循环" in h["text"] for h in hits[:2])
+    hybrid = runner.invoke(app, ["search", "写循环", "--kb", str(kb.root), "--embedder", "hashing", "--json"])
+    assert hybrid.exit_code == 0, hybrid.output  # an ASCII-only embedder is left out of a CJK query's ranking
+    assert [(h["id"], h["ranks"]) for h in json.loads(hybrid.stdout)["hits"]] == [(h["id"], h["ranks"]) for h in hits]
     answer = runner.invoke(app, ["query", "三体是谁的小说？", "--kb", str(kb.root), "--mode", "bm25", "--offline"])
     assert answer.exit_code == 0, answer.output
     assert "刘慈欣" in answer.stdout

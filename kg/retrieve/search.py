@@ -41,7 +41,7 @@ from kg.graph.retrieval import (
 )
 from kg.graph.store import Store
 from kg.retrieve.settings import DEFAULT_MODE, SEARCH_MODES
-from kg.text import word_tokens
+from kg.text import has_cjk, word_tokens
 
 MODES = SEARCH_MODES
 RRF_K = 60
@@ -208,7 +208,9 @@ class Searcher:
     def ranked(self, query: str, mode: str = DEFAULT_MODE, k: int = 10) -> list[tuple[tuple[str, str], float, dict[str, int]]]:
         if mode not in MODES:
             raise QueryError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
-        if mode == "bm25":
+        if mode == "bm25" or (mode == "hybrid" and has_cjk(query) and not (self.embedder and self.embedder.reads_cjk)):
+            # an English embedder's vectors of CJK text are noise: fused in, they cost a CJK question
+            # its passage in the top 5 one time in twenty (benchmarks/cjk.py)
             return [(key, s, {"bm25": r}) for r, (key, s) in enumerate(self.bm25_keys(query, k)[:k], 1)]
         if mode == "vector":
             return [(key, s, {"vector": r}) for r, (key, s) in enumerate(self.vector_keys(query, k), 1)]
