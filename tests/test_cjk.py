@@ -115,3 +115,13 @@ def test_kg_serve_shows_cjk_pages(kb: KnowledgeBase) -> None:
         assert found.status == 200 and f'href="/entities/{quote("三体", safe="")}"' in found.text
         page = request(url + "/entities/" + quote("三体"))
         assert page.status == 200 and "<h1>三体</h1>" in page.text and "《三体》是刘慈欣的小说。" in page.text
+
+
+def test_the_cjk_benchmark_baseline_and_halves() -> None:
+    from tests.conftest import load_benchmark
+
+    cjk = load_benchmark("cjk")
+    assert cjk.halves([1.0, 0.0, 1.0, 1.0]) == {"first_half": 0.5, "second_half": 1.0, "all": 0.75}
+    ranked = cjk.bigram_bm25(["a.md", "b.md", "c.md"], ["# 梅雨\n\n梅雨は雨季の一種である。", "# 東京\n\n東京は日本の首都である。",
+                                                      "# ENIAC\n\nENIAC was a computer."])
+    assert ranked("日本の首都はどこか")[0] == "b.md" and ranked("ENIAC computer")[0] == "c.md"
