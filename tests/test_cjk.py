@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 from hypothesis import given
 from hypothesis import strategies as st
@@ -125,3 +126,27 @@ def test_the_cjk_benchmark_baseline_and_halves() -> None:
     ranked = cjk.bigram_bm25(["a.md", "b.md", "c.md"], ["# 梅雨\n\n梅雨は雨季の一種である。", "# 東京\n\n東京は日本の首都である。",
                                                       "# ENIAC\n\nENIAC was a computer."])
     assert ranked("日本の首都はどこか")[0] == "b.md" and ranked("ENIAC computer")[0] == "c.md"
+
+
+def test_a_schema_7_graph_is_copied_with_the_terms_of_its_cjk_text(tmp_path: Path) -> None:
+    import kuzu
+
+    from kg.graph.schema import HISTORY, SCHEMA_VERSION, create_statements
+    from kg.graph.store import Store
+
+    path = tmp_path / "g.kuzu"
+    db = kuzu.Database(str(path))
+    conn = kuzu.Connection(db)
+    for statement in create_statements():  # the schema of version 7: no terms columns
+        conn.execute(statement.replace(", terms STRING", ""))
+    for version, name in HISTORY[:7]:
+        conn.execute("CREATE (:Migration {version: $v, name: $n, applied_at: 't'})", {"v": version, "n": name})
+    conn.execute("CREATE (:Claim {id: 'c1', text: '三体是小说。', status: 'live', retracted_at: '', checked_at: ''})")
+    conn.execute("CREATE (:Chunk {id: 'k1', source_path: 'a.md', idx: 0, text: 'ENIAC 写循环', char_start: 0, char_end: 9})")
+    conn.execute("CHECKPOINT")
+    conn.close()
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version() == SCHEMA_VERSION
+        assert store.query("MATCH (c:Claim) RETURN c.terms AS t") == [{"t": "三体 体是 是小 小说"}]
+        assert store.query("MATCH (k:Chunk) RETURN k.terms AS t") == [{"t": "写循 循环"}]
