@@ -117,10 +117,11 @@ _ABBREVIATIONS = {
     "aug", "sep", "sept", "oct", "nov", "dec", "est", "dept", "univ", "assn", "bros", "op",
 }
 _CJK_LETTER = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-# A Latin sentence ends at . ! ? before a space and a capital or digit; a CJK one at 。！？ (and the
-# half-width ｡, and ! ? right after a CJK letter), with no space after, taking the closing quotes and
-# brackets that follow, unless a quotation goes on ("「本当？」と"). Not at ；: like ";" it joins clauses of one sentence.
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])"
+# A Latin sentence ends at . ! ? before a space and a capital, a digit or a CJK letter; a CJK one at
+# 。！？ (and the half-width ｡, and ! ? right after a CJK letter), with no space after, taking the
+# closing quotes and brackets that follow, unless a quotation goes on ("「本当？」と"). Not at ；:
+# like ";" it joins clauses of one sentence.
+_END = re.compile(rf"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[「『]?[A-Z0-9{_CJK_LETTER}])"
                   rf"|(?>(?:[。｡！？]|(?<=[{_CJK_LETTER}])[!?])+[」』）〕】》\"'”’)\]]*)(?![とっ、，,])")
 
 

@@ -150,3 +150,8 @@ def test_a_schema_7_graph_is_copied_with_the_terms_of_its_cjk_text(tmp_path: Pat
         assert store.schema_version() == SCHEMA_VERSION
         assert store.query("MATCH (c:Claim) RETURN c.terms AS t") == [{"t": "三体 体是 是小 小说"}]
         assert store.query("MATCH (k:Chunk) RETURN k.terms AS t") == [{"t": "写循 循环"}]
+
+
+def test_a_latin_sentence_with_a_cjk_name_is_read_as_latin() -> None:
+    result = extract("# Wangliang\n\nWangliang (望梁) is a town in Guangdong. 望梁是广东的一个镇。\n")
+    assert [c.subject for c in result.claims] == ["Wangliang", "Wangliang"]

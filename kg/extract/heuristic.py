@@ -55,7 +55,7 @@ from kg.extract.reference import Reference, fit, reference_at_start, referent, s
 from kg.extract.registry import Registry
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
 from kg.names import name_key
-from kg.text import PlainText, has_cjk, sentences, to_plain
+from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 TITLE_WORDS = 6  # a heading of this many words with function words among them is a document's title, a work
 
@@ -328,7 +328,10 @@ class HeuristicExtractor(Extractor):
     ) -> ExtractedClaim | None:
         sentence = " ".join(plain.text[start:end].split())
         words = sentence.split()
-        cjk = has_cjk(sentence)  # Chinese or Japanese: no spaces between words, no capitals
+        # Chinese or Japanese (no spaces between words, no capitals), when CJK letters say more than Latin
+        # ones: not "Wangliang (望梁) is a town"
+        cjk_letters = sum(len(run) for run in CJK_RUN.findall(sentence))
+        cjk = cjk_letters > 0 and 3 * cjk_letters >= len(re.findall(r"[A-Za-z]", sentence))
         if cjk and (len(sentence) < 6 or sentence.endswith(("?", "？"))):
             return None
         if (not cjk and ((len(words) < 3 or (len(words) == 3 and not is_verb(words[1]))) or sentence.endswith("?")
