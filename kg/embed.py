@@ -55,6 +55,9 @@ class VectorCache:
 class Embedder(ABC):
     name = "embedder"
     dim = 0
+    # Whether its vectors mean anything for Chinese, Japanese or Korean text: MiniLM learnt English, the
+    # hashing embedder reads ASCII words; hybrid search leaves such vectors out of a CJK query's ranking
+    reads_cjk = False
 
     def __init__(self, cache: VectorCache | None = None, batch_size: int = 64) -> None:
         self.cache = cache

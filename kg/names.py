@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Callable
+
+from kg.text import CJK_BMP_CHARS, CJK_RUN
 
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s?$")
 _PUNCT = re.compile(r"[^\w&+#\s]")
 _LEADING_ARTICLE = re.compile(r"^(the|a|an)\s+")
 _SPACE = re.compile(r"\s+")
+_NOT_SLUG = re.compile(f"[^a-z0-9{CJK_BMP_CHARS}]+")
 _PLAIN_NAME = re.compile(r"[A-Za-z0-9]+(?: [A-Za-z0-9]+)*")  # nothing for the general path to fold
 
 # Names Windows refuses as file names, whatever the extension.
@@ -20,7 +24,20 @@ MAX_SLUG = 80
 def strip_accents(text: str) -> str:
     if text.isascii():  # the common case, and much faster than normalising
         return text
+    if CJK_RUN.search(text):  # kana's voicing marks and Hangul's syllables are letters, not accents: ガ is not カ
+        return outside_cjk(text, strip_accents)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+
+
+def outside_cjk(text: str, change: Callable[[str], str]) -> str:
+    """`text` with `change` applied to the pieces between its CJK runs, the runs kept as they are."""
+    out: list[str] = []
+    pos = 0
+    for run in CJK_RUN.finditer(text):
+        out += [change(text[pos : run.start()]) if run.start() > pos else "", run.group()]
+        pos = run.end()
+    out.append(change(text[pos:]) if pos < len(text) else "")
+    return "".join(out)
 
 
 def name_key(name: str) -> str:
@@ -43,14 +60,13 @@ def _folded_key(name: str) -> str:
 
 
 def slugify(text: str, max_length: int = MAX_SLUG) -> str:
-    """A lowercase ASCII slug that is a safe file name on every common file system.
+    """A lowercase ASCII slug that is a safe file name on every common file system; CJK letters
+    are kept (Obsidian opens 三体.md; three bytes each, so 80 of them fit any file system's 255).
 
     Never empty, never `.`/`..`, no path separators, not a Windows reserved name, bounded length.
     Long names are cut and given a short hash so that distinct names stay distinct.
     """
-    ascii_text = strip_accents(text).replace("+", " plus ").replace("#", " sharp ").replace("&", " and ")
-    ascii_text = ascii_text.encode("ascii", "ignore").decode("ascii").lower()
-    slug = re.sub(r"[^a-z0-9]+", "-", ascii_text).strip("-")
+    slug = _NOT_SLUG.sub("-", outside_cjk(text, _ascii_words)).strip("-")
     if not slug:
         slug = "x-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
     if len(slug) > max_length:
@@ -59,6 +75,11 @@ def slugify(text: str, max_length: int = MAX_SLUG) -> str:
     if slug.split("-")[0] in RESERVED_NAMES or slug in RESERVED_NAMES:
         slug = "x-" + slug
     return slug
+
+
+def _ascii_words(text: str) -> str:
+    text = strip_accents(text).replace("+", " plus ").replace("#", " sharp ").replace("&", " and ")
+    return text.encode("ascii", "ignore").decode("ascii").lower()
 
 
 def unique_slug(text: str, taken: set[str], identity: str | None = None) -> str:

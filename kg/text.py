@@ -116,7 +116,13 @@ _ABBREVIATIONS = {
     "gen", "col", "lt", "sgt", "capt", "rev", "hon", "mt", "ft", "jan", "feb", "mar", "apr", "jun", "jul",
     "aug", "sep", "sept", "oct", "nov", "dec", "est", "dept", "univ", "assn", "bros", "op",
 }
-_END = re.compile(r"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[]?[A-Z0-9])")
+_CJK_LETTER = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+# A Latin sentence ends at . ! ? before a space and a capital, a digit or a CJK letter; a CJK one at
+# 。！？ (and the half-width ｡, and ! ? right after a CJK letter), with no space after, taking the
+# closing quotes and brackets that follow, unless a quotation goes on ("「本当？」と"). Not at ；:
+# like ";" it joins clauses of one sentence.
+_END = re.compile(rf"[.!?]+[\"'”’)\]]*(?=\s+[\"'“‘(\[「『]?[A-Z0-9{_CJK_LETTER}])"
+                  rf"|(?>(?:[。｡！？]|(?<=[{_CJK_LETTER}])[!?])+[」』）〕】》\"'”’)\]]*)(?![とっ、，,])")
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -162,3 +168,61 @@ LINK_STOPWORDS = frozenset(
     "under what's whats which's".split())
 CLAIM_STOPWORDS = frozenset(["a", "an", "the", "of", "to", "in", "on", "at", "by", "for", "from", "with", "as", "and", "or", "but", "is", "are", "was", "were", "be", "been", "being", "has", "have", "had", "do", "does", "did", "its", "it", "this", "that", "these", "those", "which", "who", "whom", "their", "his", "her", "they", "he", "she", "we", "i", "than", "then", "there", "here", "into", "onto", "over", "under", "about", "after", "before", "during", "while", "when", "where", "also", "such", "can", "could", "may", "might", "will", "would", "shall", "should", "must", "very", "so", "some", "any", "each", "both", "all"])
 
+
+
+# CJK ----------------------------------------------------------------------------------------
+# Chinese and Japanese are written without spaces, and Korean's spaced words carry particles: a
+# whitespace or \w+ tokeniser makes a whole clause one token. Runs of Han, kana and Hangul become
+# overlapping character bigrams instead ("写循环" -> "写循", "循环"; a lone character stays itself),
+# as good as word segmentation for retrieval (Kwok, SIGIR '97) and needing no dictionary. Every
+# place that matches text (search indexes and their queries, questions, claim keys) goes through
+# `word_tokens` or `cjk_terms`, at index time and query time alike; text with no CJK is untouched.
+# (the Basic Multilingual Plane's, three bytes each in UTF-8: what a file name may hold, kg/names.py)
+CJK_BMP_CHARS = (
+    "\u1100-\u11ff\u3005\u3007\u3040-\u309f\u30a0-\u30ff\u3130-\u318f\u31f0-\u31ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f"
+)
+CJK_CHARS = CJK_BMP_CHARS + "\U00020000-\U0003134f"
+CJK_RUN = re.compile(f"[{CJK_CHARS}]+")
+_WORD_TOKEN = re.compile(r"\w+")
+
+
+def has_cjk(text: str) -> bool:
+    return CJK_RUN.search(text) is not None
+
+
+def cjk_bigrams(run: str) -> list[str]:
+    """Overlapping character bigrams of one CJK run; a single character is its own token."""
+    return [run] if len(run) < 2 else [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def split_cjk(word: str) -> list[str]:
+    """One word-token as tokens: itself when it has no CJK, else its CJK runs as bigrams and the
+    pieces between them ("GPT模型" -> "GPT", "模型") as they are."""
+    if not CJK_RUN.search(word):
+        return [word]
+    out: list[str] = []
+    pos = 0
+    for run in CJK_RUN.finditer(word):
+        if run.start() > pos:
+            out.append(word[pos : run.start()])
+        out.extend(cjk_bigrams(run.group()))
+        pos = run.end()
+    if pos < len(word):
+        out.append(word[pos:])
+    return out
+
+
+def word_tokens(text: str, word: re.Pattern[str] = _WORD_TOKEN) -> list[str]:
+    """The tokens of `text`: the matches of `word` (\\w+ unless given), each CJK run within one split
+    into bigrams. Text without CJK gives exactly `word.findall(text)`."""
+    found = word.findall(text)
+    if not CJK_RUN.search(text):
+        return found
+    return [piece for w in found for piece in split_cjk(w)]
+
+
+def cjk_terms(text: str) -> str:
+    """The CJK bigrams of a text joined by spaces ('' when it has none): the column a whitespace
+    full-text index (Kuzu's) reads beside the text itself, so CJK text is found by its bigrams."""
+    return " ".join(b for run in CJK_RUN.findall(text.casefold()) for b in cjk_bigrams(run))

@@ -6,14 +6,30 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg.names import _folded_key, name_key, slugify, unique_slug
+from kg.text import CJK_BMP_CHARS, CJK_RUN
 
 
 @given(st.text(max_size=300))
 def test_slug_is_a_safe_file_name(text: str) -> None:
     slug = slugify(text)
-    assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", slug)
-    assert 0 < len(slug) <= 80
+    assert re.fullmatch(f"[a-z0-9{CJK_BMP_CHARS}]+(-[a-z0-9{CJK_BMP_CHARS}]+)*", slug)
+    assert 0 < len(slug) <= 80 and len(slug.encode("utf-8")) <= 240
+    if not CJK_RUN.search(text):
+        assert slug.isascii()
     assert slug.split("-")[0] not in {"con", "prn", "aux", "nul"} and not re.fullmatch(r"(com|lpt)\d", slug.split("-")[0])
+
+
+def test_cjk_names_keep_their_letters_in_slugs_and_keys() -> None:
+    assert slugify("三体") == "三体" and slugify("LLM Wiki 工作流") == "llm-wiki-工作流"
+    assert slugify("《三体》 / Vol. 2") == "三体-vol-2"
+    assert name_key("ガラス") != name_key("カラス")  # a voicing mark is no accent
+    assert name_key("한국") == "한국"
+
+
+@given(st.text(alphabet=st.sampled_from("三体ガラスカ한국 abc-"), max_size=120))
+def test_cjk_slugs_are_safe_file_names(text: str) -> None:
+    slug = slugify(text)
+    assert 0 < len(slug) <= 80 and "/" not in slug and slug.strip("-") == slug
 
 
 def test_slug_examples() -> None:

@@ -15,9 +15,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kg.extract.facets import date_facets, measures
-from kg.text import CLAIM_STOPWORDS
+from kg.text import CJK_CHARS, CLAIM_STOPWORDS, word_tokens
 
 WORD = re.compile(r"[a-z0-9][a-z0-9-]*")
+_WORD_OR_CJK = re.compile(rf"[a-z0-9][a-z0-9-]*|[{CJK_CHARS}]+")
 NEGATIONS = {"not", "no", "never", "neither", "nor", "cannot", "none", "without", "lack", "lacks", "lacking",
              "unrelated", "fails", "fail", "failed", "absent", "n't", "incapable", "unable"}
 # Saying that a thing stayed as it was negates that it changed ("remained stable" / "has risen").
@@ -110,7 +111,8 @@ def stem(word: str) -> str:
 
 
 def words(text: str) -> list[str]:
-    return WORD.findall(text.lower().replace("n't", " not"))
+    """Latin words, and the character bigrams of CJK runs (kg/text.py `word_tokens`)."""
+    return word_tokens(text.lower().replace("n't", " not"), _WORD_OR_CJK)
 
 
 def content_stems(text: str) -> list[str]:

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from kg.extract.vocab import SURNAME_PARTICLES
 from kg.models import ExtractedEntity
 from kg.names import MAX_SLUG, name_key, slugify
+from kg.text import CJK_BMP_CHARS
 
 GENERIC_TYPES = {"named", "concept", "thing", "other", ""}  # "named": graphs from before heuristic-4
 UNTYPED = "concept"  # what an entity is when nothing says what it is
@@ -39,7 +40,7 @@ MIN_TYPE_MENTIONS = 2
 TITLE_WORDS = ("mr", "mrs", "ms", "dr", "prof", "professor", "sir", "dame", "lord", "lady", "president", "general",
                "captain")
 _TITLES = re.compile(rf"^(?:{'|'.join(TITLE_WORDS)})\.?\s+")
-_PLAIN_KEY = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
+_PLAIN_KEY = re.compile(f"[a-z0-9{CJK_BMP_CHARS}]+(?: [a-z0-9{CJK_BMP_CHARS}]+)*")  # a slug keeps them all
 
 
 def entity_id(key: str) -> str:

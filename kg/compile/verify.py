@@ -1,7 +1,9 @@
 """Evidence verification: every quote must occur in the chunk it came from.
 
 Comparison ignores differences of white space and of quote characters (models often
-retype “curly” quotes); the span stored is the one in the original source text.
+retype “curly” quotes); the span stored is the one in the original source text. In CJK text
+it also ignores full-width against ASCII punctuation (（，） and (,)), 「」『』 against quotes,
+and a space put in or left out beside a CJK letter ("用 Claude" and "用Claude").
 """
 
 from __future__ import annotations
@@ -9,8 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kg.models import Chunk, ExtractedClaim
+from kg.text import CJK_RUN
 
-_QUOTE_CHARS = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "‚": "'", "`": "'", "\u00a0": " "})
+_QUOTE_CHARS = str.maketrans({"“": '"', "”": '"', "„": '"', "‘": "'", "’": "'", "‚": "'", "`": "'", "\u00a0": " ",
+                               "「": '"', "」": '"', "『": '"', "』": '"', "\u3000": " ",
+                               **{chr(c): chr(c - 0xFEE0) for c in range(0xFF01, 0xFF5F)}})  # full-width forms
 
 
 @dataclass(frozen=True)
@@ -32,6 +37,9 @@ def _normalise(text: str) -> tuple[str, list[int]]:
                 offsets.append(i)
             in_space = True
             continue
+        if in_space and (CJK_RUN.match(ch) or CJK_RUN.match(out[-2])):  # no space beside a CJK letter
+            out.pop()
+            offsets.pop()
         in_space = False
         out.append(ch)
         offsets.append(i)

@@ -56,12 +56,13 @@ from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Registry
 from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
 from kg.names import name_key
-from kg.text import PlainText, sentences, to_plain
+from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 TITLE_WORDS = 6  # a heading of this many words with function words among them is a document's title, a work
 
 _COMMA_QUALIFIED = re.compile(rf"([{UPPER}][^,()]{{0,60}}?), ((?:[{UPPER}][\w.’'-]*)(?: [{UPPER}][\w.’'-]*){{0,2}})")
 _QUOTED = re.compile(r'(?:"([^"\n]{1,80})"|“([^”\n]{1,80})”)')
+_CJK_QUOTED = re.compile(r"([「『《])([^」』》\n]{1,40})[」』》]")
 _ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
 _DEFINED_TERM = re.compile(
     r"^(?:The|A|An)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})\s+(?:is|are|was|were)\s+(?:a|an|the)\b"
@@ -263,7 +264,7 @@ class HeuristicExtractor(Extractor):
                 registry.add(registry.entities[key].name, registry.entities[key].type, alias=shown)
         for start, end in plain.strong:
             term = text[start:end].strip()
-            if 1 <= len(term.split()) <= 8 and not in_code(start, end) and re.search(r"[A-Za-z]", term):
+            if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
                 _add_term(term, registry, text[max(0, start - 20) : start])
         for match in _ACRONYM.finditer(text):
             acronym = match.group(1)
@@ -274,6 +275,9 @@ class HeuristicExtractor(Extractor):
             if used:
                 long_form = " ".join(words[-used:])
                 registry.add(long_form, "", alias=acronym)
+        for match in _CJK_QUOTED.finditer(text):  # 《三体》, 「東京タワー」, 『源氏物語』
+            if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
+                registry.add(title, "work" if match.group(1) == "《" else "")
         for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
             title = _quoted_title(match.group(1) or match.group(2) or "")
             if not title or in_code(match.start(), match.end()):
@@ -327,7 +331,14 @@ class HeuristicExtractor(Extractor):
     ) -> ExtractedClaim | None:
         sentence = " ".join(plain.text[start:end].split())
         words = sentence.split()
-        if (len(words) < 3 or (len(words) == 3 and not is_verb(words[1]))) or sentence.endswith("?") or len(sentence) > 1200 or not re.search(r"[a-z]", sentence):
+        # Chinese or Japanese (no spaces between words, no capitals), when CJK letters say more than Latin
+        # ones: not "Wangliang (望梁) is a town"
+        cjk_letters = sum(len(run) for run in CJK_RUN.findall(sentence))
+        cjk = cjk_letters > 0 and 3 * cjk_letters >= len(re.findall(r"[A-Za-z]", sentence))
+        if cjk and (len(sentence) < 6 or sentence.endswith(("?", "？"))):
+            return None
+        if (not cjk and ((len(words) < 3 or (len(words) == 3 and not is_verb(words[1]))) or sentence.endswith("?")
+                        or not re.search(r"[a-z]", sentence))) or len(sentence) > 1200:
             return None
         mentions = finder.find(sentence)
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.
@@ -353,6 +364,8 @@ class HeuristicExtractor(Extractor):
             subject_key, subject_end = topic, 0
             if subject_key is None and outside:
                 subject_key, subject_end = outside[0].key, outside[0].end
+        if subject_key is None and cjk:
+            return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
             phrase = _leading_noun_phrase(words)
             subject_key = registry.add(phrase, "concept") if phrase else None
@@ -408,7 +421,9 @@ class HeuristicExtractor(Extractor):
                 continue
             if not cells or not cells[0] or len(cells) < 2:
                 continue
-            key = registry.add(cells[0], "")
+            # a CJK first cell names a thing only when the text marks it (a heading, bold, a link, 「」):
+            # a comparison table's rows are features ("可版本控制", "Token 效率高")
+            key = registry.key_of(cells[0]) if has_cjk(cells[0]) else registry.add(cells[0], "")
             if key is None:
                 continue
             for column, cell in zip(header[1:], cells[1:], strict=False):
@@ -535,14 +550,19 @@ class _MentionFinder:
         )
         # Acronyms and one-word names match exactly; "Program counter" also matches "program counter".
         # One alternation, longest name first, so "Intel 4004" wins over "Intel".
-        parts = []
+        parts, cjk_parts = [], []
         for n in names:
-            if not any(c.isupper() for c in n[1:]) and (" " in n or not n[0].isupper()):
+            if has_cjk(n):  # no word boundaries in CJK text: "ENIAC是" and "计算机的" name them
+                cjk_parts.append(re.escape(n))
+            elif not any(c.isupper() for c in n[1:]) and (" " in n or not n[0].isupper()):
                 if len(n) >= 3:
                     parts.append(f"(?i:{re.escape(n)}(?:e?s)?)")
             else:
                 parts.append(f"{re.escape(n)}(?:['’]s?)?")
-        self.pattern = re.compile(rf"(?<![\w-])(?:{'|'.join(parts)})(?![\w-])") if parts else None
+        pattern = rf"(?<![\w-])(?:{'|'.join(parts)})(?![\w-])" if parts else ""
+        if cjk_parts:
+            pattern = "|".join(p for p in (pattern, "|".join(cjk_parts)) if p)
+        self.pattern = re.compile(pattern) if pattern else None
 
     def find(self, sentence: str) -> list[_Mention]:
         if self.pattern is None:
@@ -697,6 +717,15 @@ def _fronted_pronoun(sentence: str) -> Reference | None:
     pronoun = found.group(1)
     wants = "person" if pronoun in ("he", "she", "his", "her") else "thing" if pronoun in ("it", "its") else ""
     return Reference("pronoun", 1, wants)
+
+
+def _cjk_title(inner: str) -> str | None:
+    """A CJK name marked up (in 「」『』《》 or bold): CJK, at most 30 characters, no clause in it (no
+    sentence or clause punctuation: 「我们走吧，好吗」 is speech)."""
+    inner = inner.strip()
+    if not has_cjk(inner) or len(inner) > 30 or re.search(r"[。！？，、；：,.!?;:]", inner):
+        return None
+    return inner
 
 
 def _quoted_title(inner: str) -> str | None:

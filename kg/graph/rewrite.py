@@ -32,9 +32,11 @@ from kg.graph.schema import (
     NEVER_NULL,
     NODES,
     RELS,
+    SEARCH_TERMS,
     UNSET,
     arrow_schema,
     create_statements,
+    search_terms,
 )
 
 PAGE_ROWS = 200_000  # nodes read per query (by offset range): bounds the memory of a large copy
@@ -171,6 +173,10 @@ def _copy_nodes(old: Any, new: Any, table: str, usable: list[str]) -> int:
             now = _now()
             derive["retracted_at"] = lambda d=data, n=now: pa.array(  # type: ignore[misc]
                 [n if s == "retracted" else UNSET for s in d["status"].to_pylist()], pa.string())
+        if table in SEARCH_TERMS and "terms" not in data:  # a graph older than schema 8
+            derive["terms"] = lambda d=data, t=table: pa.array(  # type: ignore[misc]
+                [search_terms(t, dict(zip(d, row, strict=True))) for row in zip(*(d[c].to_pylist() for c in d), strict=True)],
+                pa.string())
         new.execute(f"COPY {table} FROM $rows", {"rows": _fill(table, data, page.num_rows, derive)})
         copied += page.num_rows
     return copied

@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-SCHEMA_VERSION = 7
+from kg.text import cjk_terms
+
+SCHEMA_VERSION = 8
 # Graphs older than this cannot be upgraded by a copy: kg compile rebuilds them from raw/ (the
 # reply cache and the journal keep what cannot be recomputed).
 REBUILD_BELOW = 7
@@ -30,6 +32,7 @@ HISTORY: list[tuple[int, str]] = [
     (5, "entity keys: resolve a few names without reading every entity"),
     (6, "rewritten: updated text columns are never NULL, no column added by ALTER (a Kuzu 0.11.3 crash)"),
     (7, "entities are a function of their names: Entity.key, what each source says on MENTIONS, Decision"),
+    (8, "search: the CJK bigrams of claims, chunks and answer pages (`terms`), beside their text"),
 ]
 
 S, INT, D, SL = "STRING", "INT64", "DOUBLE", "STRING[]"
@@ -44,11 +47,11 @@ NODES: dict[str, list[tuple[str, str]]] = {
                ("key", S)],
     "Claim": [("id", S), ("text", S), ("claim_type", S), ("predicate", S), ("object", S), ("value", D), ("unit", S),
               ("polarity", INT), ("confidence", D), ("extractor", S), ("prompt_version", S), ("valid_from", S),
-              ("valid_to", S), ("recorded_at", S), ("retracted_at", S), ("status", S), ("checked_at", S)],
-    "Page": [("id", S), ("kind", S), ("title", S), ("body", S), ("body_sha256", S), ("created_at", S)],
+              ("valid_to", S), ("recorded_at", S), ("retracted_at", S), ("status", S), ("checked_at", S), ("terms", S)],
+    "Page": [("id", S), ("kind", S), ("title", S), ("body", S), ("body_sha256", S), ("created_at", S), ("terms", S)],
     "LogEntry": [("seq", INT), ("at", S), ("op", S), ("subject", S), ("detail", S)],
     "Chunk": [("id", S), ("source_path", S), ("idx", INT), ("text", S), ("char_start", INT), ("char_end", INT),
-              ("sha256", S)],
+              ("sha256", S), ("terms", S)],
     # what a person decided with `kg entity merge` (merged_into: the target) or `unmerge` ('': kept apart)
     "Decision": [("entity", S), ("merged_into", S), ("at", S)],
 }
@@ -69,6 +72,9 @@ RELS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
     "HAS_CHUNK": ("Source", "Chunk", []),
     "PAGE_ABOUT": ("Page", "Entity", []),
 }
+# Columns derived from others when a row is written (or copied by a rewrite): the CJK bigrams of the
+# text a full-text index reads (kg/text.py `cjk_terms`; Kuzu's FTS splits at whitespace only).
+SEARCH_TERMS: dict[str, tuple[str, ...]] = {"Claim": ("text",), "Chunk": ("text",), "Page": ("title", "body")}
 KEYS: dict[str, str] = {table: columns[0][0] for table, columns in NODES.items()}
 
 UNSET = ""
@@ -103,3 +109,8 @@ def arrow_schema(table: str) -> pa.Schema:
         return pa.schema([(name, _ARROW[kind]) for name, kind in NODES[table]])
     props = RELS[table][2]
     return pa.schema([("src", _ARROW[S]), ("dst", _ARROW[S]), *((name, _ARROW[kind]) for name, kind in props)])
+
+
+def search_terms(table: str, row: dict[str, object]) -> str:
+    """The `terms` column of a row of a SEARCH_TERMS table: the CJK bigrams of its text columns."""
+    return cjk_terms("\n".join(str(row.get(c) or "") for c in SEARCH_TERMS[table]))

@@ -25,7 +25,7 @@ _STR, _INT, _DBL = pa.string(), pa.int64(), pa.float64()
 SOURCE_COLUMNS = ["path", "sha256", "slug", "title", "kind", "bytes", "authority", "status", "error", "extractor",
                   "chunks", "unverified"]
 ENTITY_COLUMNS = ["id", "name", "type", "aliases", "summary", "status", "key"]
-CLAIM_COLUMNS = [name for name, _ in NODES["Claim"]]
+CLAIM_COLUMNS = [name for name, _ in NODES["Claim"] if name != "terms"]  # derived again where a bundle is merged
 
 SCHEMAS: dict[str, pa.Schema] = {
     "sources": pa.schema([("path", _STR), ("sha256", _STR), ("slug", _STR), ("title", _STR), ("kind", _STR),

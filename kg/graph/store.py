@@ -37,9 +37,11 @@ from kg.graph.schema import (
     REBUILD_BELOW,
     RELS,
     SCHEMA_VERSION,
+    SEARCH_TERMS,
     UNSET,
     arrow_schema,
     create_statements,
+    search_terms,
 )
 from kg.kb import LOCK_FILE
 
@@ -521,6 +523,8 @@ class Store:
     def _arrow(self, table: str, rows: Sequence[dict[str, Any]]) -> pa.Table:
         schema = arrow_schema(table)
         unset = NEVER_NULL.get(table, ())
+        if table in SEARCH_TERMS:  # derived here, so every writer (compile, doctor, journal replay) has them
+            rows = [row if "terms" in row else {**row, "terms": search_terms(table, row)} for row in rows]
         return pa.table({name: [_value(row.get(name), name in unset) for row in rows] for name in schema.names},
                         schema=schema)
 

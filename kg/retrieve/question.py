@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from kg.names import name_key
-from kg.text import LINK_STOPWORDS, QUESTION_STOPWORDS
+from kg.text import LINK_STOPWORDS, QUESTION_STOPWORDS, word_tokens
 
 _TOKEN = re.compile(r"[\w'’.-]+", re.UNICODE)  # a word as written: "stored-program", "U.S.", "Ramsay's"
 _EDGE_PUNCT = ".,?!;:\"'’()-"
@@ -101,15 +101,16 @@ def tokenize(text: str) -> tuple[str, ...]:
 
 
 def _pieces(tokens: tuple[str, ...]) -> list[str]:
-    return [w for t in tokens for w in _WORD.findall(t.casefold())]
+    return [w for t in tokens for w in word_tokens(t.casefold(), _WORD)]
 
 
 @functools.lru_cache(maxsize=65536)
 def terms(text: str) -> frozenset[str]:
     """Content words of a text, stemmed: the letter and digit runs of `tokenize`'s tokens, found in one
     pass over the text (every such run lies inside a token, and a token's edges are never letters).
-    Cached: the claims of the best pages come back question after question."""
-    return frozenset(stem(w) for w in _WORD.findall(text.casefold()) if w not in _STOP and len(w) > 1)
+    Cached: the claims of the best pages come back question after question. CJK runs give their
+    character bigrams (kg/text.py `word_tokens`), which no stemmer changes."""
+    return frozenset(stem(w) for w in word_tokens(text.casefold(), _WORD) if w not in _STOP and len(w) > 1)
 
 
 @dataclass(frozen=True)

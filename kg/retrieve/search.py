@@ -14,7 +14,6 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -43,11 +42,11 @@ from kg.graph.retrieval import (
 from kg.graph.store import Store
 from kg.names import in_context
 from kg.retrieve.settings import DEFAULT_MODE, SEARCH_MODES
+from kg.text import has_cjk, word_tokens
 
 MODES = SEARCH_MODES
 RRF_K = 60
 VECTOR_SLICE = 4096  # texts embedded (and cached) per step of a first vector search
-_WORD = re.compile(r"\w+", re.UNICODE)
 
 
 # search -----------------------------------------------------------------------------------
@@ -93,8 +92,9 @@ class SearchResult:
 
 
 def fts_query(text: str) -> str:
-    """Words only: Kuzu's FTS query parser chokes on some punctuation."""
-    return " ".join(_WORD.findall(text.casefold()))
+    """Words only (Kuzu's FTS query parser chokes on some punctuation), CJK runs as the bigrams the
+    indexes hold in their `terms` column (kg/text.py `word_tokens`)."""
+    return " ".join(word_tokens(text.casefold()))
 
 
 def rrf(rankings: Sequence[Sequence[tuple[str, str]]], k: int = RRF_K) -> list[tuple[tuple[str, str], float]]:
@@ -211,7 +211,9 @@ class Searcher:
     def ranked(self, query: str, mode: str = DEFAULT_MODE, k: int = 10) -> list[tuple[tuple[str, str], float, dict[str, int]]]:
         if mode not in MODES:
             raise QueryError(f"Unknown search mode {mode!r}: use one of {', '.join(MODES)}.")
-        if mode == "bm25":
+        if mode == "bm25" or (mode == "hybrid" and has_cjk(query) and not (self.embedder and self.embedder.reads_cjk)):
+            # an English embedder's vectors of CJK text are noise: fused in, they cost a CJK question
+            # its passage in the top 5 one time in twenty (benchmarks/cjk.py)
             return [(key, s, {"bm25": r}) for r, (key, s) in enumerate(self.bm25_keys(query, k)[:k], 1)]
         if mode == "vector":
             return [(key, s, {"vector": r}) for r, (key, s) in enumerate(self.vector_keys(query, k), 1)]
