@@ -177,7 +177,7 @@ def load(url: str, paths: list[str], readers: int, each: int) -> dict[str, Any]:
 
 
 def vectors_ready(url: str, peak: Any, limit: float = 1800) -> dict[str, Any]:
-    """The server embeds the knowledge base in the background as it starts (kg/serve/web/vectors.py):
+    """The server embeds the knowledge base in the background as it starts (kg/serve/vectors.py):
     seconds until a default /api/search answers as hybrid, and the server tree's peak until then."""
     started = time.perf_counter()
     modes: dict[str, int] = {}

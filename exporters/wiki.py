@@ -3,8 +3,10 @@ contradictions, backlinks), byte-identical for the same graph, written atomicall
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import gc
+import hashlib
 import json
 import os
 import re
@@ -15,7 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+import jinja2
+from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
+from jinja2.bccache import Bucket
 
 from exporters.answers import answer_links, answer_pages
 from exporters.indexes import contradiction_pages, index_pages
@@ -33,6 +37,7 @@ from exporters.splice import (
     contradiction_anchor,
     contradiction_key,
 )
+from kg.cache import user_cache_dir
 from kg.errors import KgError
 from kg.graph.store import Store
 from kg.names import name_key
@@ -66,17 +71,46 @@ def link_label(value: object) -> str:
     return md_inline(value).replace("|", "¦").replace("\\[", "(").replace("\\]", ")").replace("[", "(").replace("]", ")")
 
 
+_OPTIONS: dict[str, Any] = {"keep_trailing_newline": True, "trim_blocks": True, "lstrip_blocks": True, "autoescape": False}
+
+
 def environment() -> Environment:
-    env = Environment(
-        loader=FileSystemLoader(str(TEMPLATES)),
-        undefined=StrictUndefined,
-        keep_trailing_newline=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        autoescape=False,
-    )
+    env = Environment(loader=FileSystemLoader(str(TEMPLATES)), undefined=StrictUndefined,
+                      bytecode_cache=_compiled_templates(), **_OPTIONS)
     env.filters.update(yaml=yaml_str, md=md_inline, label=link_label, clip=clip)
     return env
+
+
+class _CompiledTemplates(FileSystemBytecodeCache):
+    """Templates compiled once and kept in the user's cache folder: a process that renders a few
+    pages loads the ones it uses instead of compiling them (30 ms of a one-edit compile). Jinja
+    keys each by the template's name and checks its source's checksum; the folder's name holds
+    Jinja's version and the environment's options, which decide the compiled code too. A file that
+    cannot be read or written is compiled anew, never an error."""
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        try:
+            super().load_bytecode(bucket)
+        except Exception:  # a damaged file fails in pickle or marshal, in any of their errors
+            bucket.reset()
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+
+@functools.cache
+def _compiled_templates() -> _CompiledTemplates | None:
+    base = user_cache_dir()
+    if base is None:
+        return None
+    options = hashlib.sha256(repr(sorted(_OPTIONS.items())).encode()).hexdigest()[:12]
+    folder = base / f"templates-{jinja2.__version__}-{options}"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return None
+    return _CompiledTemplates(str(folder))
 
 
 @dataclass
@@ -166,7 +200,9 @@ class WikiBuilder:
             index = IndexEntries.build((e for e in entries if e is not None), map(self.index_source_entry, g.sources))
             yield from self.index_pages(index, len(blocks))
             yield from log_pages(self.env, self.log_entries, g.log)
-        yield from answer_pages(self.env, g.pages).items()
+        # an answer's companion file (chart, canvas, deck) depends on its page alone: a full render
+        # draws it, an incremental one leaves it (saving an answer writes its own, kg/api.py)
+        yield from answer_pages(self.env, g.pages, companions=only is None).items()
 
     # index, contradictions and log: one entry at a time (exporters/splice.py) -------------------
 

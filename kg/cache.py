@@ -1,15 +1,31 @@
 """A small persistent key -> JSON cache (SQLite), for LLM replies and embeddings.
 
 Keys are content hashes, so a recompile of unchanged input is answered from here.
+
+Also the user's cache folder, for what kg derives from its installed packages alone (gazetteer
+tables, compiled templates) and keeps between processes whatever the knowledge base.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 from pathlib import Path
 from typing import Any
+
+
+def user_cache_dir() -> Path | None:
+    """$KG_CACHE_DIR, else $XDG_CACHE_HOME/kg, else ~/.cache/kg; None when no home folder is known."""
+    base = os.environ.get("KG_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    try:
+        return Path(xdg) / "kg" if xdg else Path.home() / ".cache" / "kg"
+    except RuntimeError:
+        return None
 
 
 def content_key(*parts: str) -> str:

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -15,11 +15,12 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kg import __version__, api
-from kg.compile.engine import Engine, make_engine
-from kg.compile.sources import SUPPORTED_SUFFIXES
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.retrieve.settings import DEFAULT_MODE
+
+if TYPE_CHECKING:  # a read command starts without the compile pipeline (kg/api/__init__.py)
+    from kg.compile.engine import Engine
 
 app = typer.Typer(
     name="kg",
@@ -145,6 +146,8 @@ def compile_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Estimate LLM tokens and cost; send nothing, change nothing.")] = False,
     batch: Annotated[bool, typer.Option("--batch", help="Extract through the Anthropic Message Batches API (half price; waits for the batch).")] = False,
+    form: Annotated[str, typer.Option("--form", "-f", help="page | table | chart | canvas | slides, or auto: a table for two or more named entities, a chart for amounts or dates over them or over time, else a page.")] = "page",
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the file the form draws (chart PNG, .canvas, Marp deck) here.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Print what would be compiled and which pages rewritten; change nothing.")] = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build a new graph from all of raw/ (LLM replies from the cache), "
                                           "then restore merges, answers and the log; the old graph is moved to .kg/broken/.")] = False,
@@ -196,6 +199,8 @@ def compile_command(
             if sent.batch_id:
                 err.print(f"batch {sent.batch_id}: {sent.succeeded}/{sent.submitted} chunk(s) extracted"
                           + (f", {len(sent.failed)} left for the regular path" if sent.failed else ""))
+        from kg.compile.engine import make_engine
+
         runner = make_engine(engine, address)
         try:
             code = _compile_and_print(base, extractor, as_json, quiet, only, runner)
@@ -348,6 +353,8 @@ def ingest_command(
         for rel in report.conflicts:
             err.print(f"[yellow]skipped:[/yellow] raw/{escape(rel)} already exists with different content; rename the new "
                       "file and ingest it again.", markup=True)
+        from kg.compile.sources import SUPPORTED_SUFFIXES
+
         for path in report.unsupported:
             err.print(f"[yellow]unsupported:[/yellow] {escape_markup(path)} (kg reads {', '.join(sorted(SUPPORTED_SUFFIXES))})",
                       markup=True)
@@ -620,6 +627,9 @@ def query_command(
     mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
     embedder: EmbedderOption = "minilm",
     timeout: TimeoutOption = None,
+    form: Annotated[str, typer.Option("--form", "-f", help="page | table | chart | canvas | slides, or auto: a table for two or more named entities, a chart for amounts or dates over them or over time, else a page.")] = "page",
+    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the file the form draws (chart PNG, .canvas, Marp deck) here.")] = None,
+    explain: Annotated[bool, typer.Option("--explain", help="Say why each cited claim was read: the search hit, entity page, source or hop that found it, with scores.")] = False,
     kb: KbOption = None,
     as_json: JsonOption = False,
 ) -> None:
@@ -630,17 +640,50 @@ def query_command(
     with errors(), _EmbeddingProgress() as progress:
         base = find_kb(kb)
         result = api.bounded(base, timeout, api.answer_question, base, question, budget, embedder, offline, mode,
-                             progress=progress, on_rebuild=_say_rebuilding)
+                             progress=progress, on_rebuild=_say_rebuilding, form=form)
         if save:
-            result.saved_page = api.save_answer_kb(base, result.answer)
+            result.saved_page = api.save_answer_kb(base, result.answer, result.page_body())
+        drawn = api.form_file(result)
+        if out_file is not None:
+            if drawn is None:
+                raise ConfigError(f"A {result.form} answer draws no file: --out is for chart, canvas and slides answers.")
+            api.write_export(base, out_file, drawn[1])
     if as_json:
         emit_json(result.as_dict())
         return
     answer, nav, page = result.answer, result.navigation, result.saved_page
+    if result.fallback:
+        err.print(f"The claims found cannot fill a {result.fallback}: answered as a {result.form} instead.", markup=False)
+    if answer.fallback:
+        err.print(f"The model's reply could not be used ({answer.fallback}); this is the extractive answer.", markup=False)
     print(answer.markdown())
+    if explain:
+        print(explanation(result))
     err.print(f"tokens read: {nav.tokens_read} of {nav.budget} ({nav.counting}); pages: {', '.join(nav.pages[:6]) or 'none'}", markup=False)
     if page:
         err.print(f"saved: wiki/answers/{page}.md (listed in index.md or indexes/answers.md, logged in log.md)")
+        if drawn:
+            err.print(f"drawn: wiki/answers/{page}{drawn[0]}", markup=False)
+    if out_file is not None:
+        err.print(f"wrote {out_file}", markup=False)
+    elif drawn and not page:
+        err.print(f"The {result.form} is a file: add --out FILE{drawn[0]} or --save to write it.", markup=False)
+
+
+def explanation(result: Any) -> str:
+    """`kg query --explain`: the entities the question named, then each cited claim's score and the
+    ways the navigator found it."""
+    nav = result.navigation
+    found = {f.claim: f for f in nav.found}
+    lines = ["## Why these claims", ""]
+    linked = ", ".join(f"{e} ({w:.2f})" for e, w in nav.linked_order())
+    lines.append(f"Named in the question: {linked or 'no entity'}; search mode {nav.search_mode}.")
+    lines.append("")
+    for n, claim in enumerate(result.answer.claims, 1):
+        why = found.get(claim.id)
+        ways = "; ".join(why.ways) if why and why.ways else "read with the claims around it"
+        lines.append(f"[{n}] `{claim.id}` score {why.score if why else 0.0:.3f}: {ways}")
+    return "\n".join(lines) + "\n"
 
 
 @app.command("lint")
@@ -901,7 +944,7 @@ def escape_markup(text: str) -> str:
     return escape(text)
 
 
-export_app = typer.Typer(help="Export cards, claims and pages: Anki, fine-tuning JSONL, Marp slides.", no_args_is_help=True)
+export_app = typer.Typer(help="Export cards, claims and pages: Anki, fine-tuning JSONL, Marp slides, JSON Canvas.", no_args_is_help=True)
 app.add_typer(export_app, name="export")
 
 
@@ -948,6 +991,18 @@ def export_slides_command(page: Annotated[str, typer.Argument(help="A wiki page:
     with errors():
         report = api.export_slides(find_kb(kb), page, path)
     emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} slides to {report.path}", markup=False)
+
+
+@export_app.command("canvas")
+def export_canvas_command(entity: Annotated[str, typer.Argument(help="An entity: its id (wiki/entities/<id>.md) or name.")],
+                          path: Annotated[Path, typer.Argument(help="The .canvas file to write (inside wiki/ to open it in Obsidian).")],
+                          hops: Annotated[int, typer.Option("--hops", help="Related steps from the entity, 0..3.")] = 1,
+                          kb: KbOption = None, as_json: JsonOption = False) -> None:
+    """An entity's neighbourhood as a JSON Canvas (Obsidian's .canvas): its page, its claims, the
+    entities they name and their sources."""
+    with errors():
+        report = api.export_canvas(find_kb(kb), entity, path, hops)
+    emit_json(report.as_dict()) if as_json else out.print(f"wrote {report.written} nodes to {report.path}", markup=False)
 
 
 bundle_app = typer.Typer(help="Signed shard bundles: the compiled knowledge as Parquet with signed provenance.",

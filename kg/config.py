@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import InitVar, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kg.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 CONFIG_FILE = "kg.toml"
 #: [llm] structured: how the openai provider holds replies to the schema (kg/llm/openai_api.py).
@@ -40,7 +43,7 @@ index_rebuild_sources = 25
 # base_url = "http://localhost:11434/v1"
 # concurrency = 4
 # timeout_seconds = 60
-# max_retries = 4                 # retries after a timeout, 429, 529 or 5xx, with backoff
+# max_retries = 4                 # retries after a timeout, 429, 529 or 5xx (the SDK's backoff or Retry-After)
 # validation_retries = 2          # re-asks after a reply that fails validation
 # judges = true                   # also ask the model about likely contradictions and ambiguous names
 # structured = "auto"             # openai provider: how replies are held to the schema: "json_schema",
@@ -106,11 +109,13 @@ class LlmConfig:
     base_url: str | None = None
     concurrency: int = 4
     timeout_seconds: float = 60.0
-    #: Retries of one request after a timeout, 429, 529 or 5xx (exponential backoff).
+    #: Retries of one request after a timeout, 429, 529 or 5xx, by the provider's SDK: its backoff
+    #: (0.5 s doubling to 8 s) or the server's Retry-After (kg/llm/client.py).
     max_retries: int = 4
-    backoff_seconds: float = 2.0
-    max_backoff_seconds: float = 60.0
-    #: Re-asks after a reply that fails validation (instructor sends the error back).
+    #: Retired (the SDKs back off by themselves); still accepted, so that older kg.toml files load.
+    backoff_seconds: InitVar[float | None] = None
+    max_backoff_seconds: InitVar[float | None] = None
+    #: Re-asks after a reply that fails validation (the client sends the error back).
     validation_retries: int = 2
     #: The most a reply may take; a chunk's own limit is lower, in proportion to its text
     #: (kg/llm/extractor.py `reply_budget`), so a runaway reply stops early.
@@ -132,6 +137,10 @@ class LlmConfig:
     #: USD per million tokens, per model: {"my-model" = {input = 3.0, output = 15.0,
     #: cache_read = 0.3, cache_write = 3.75}}. Built-in defaults cover common models.
     prices: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    def __post_init__(self, backoff_seconds: float | None, max_backoff_seconds: float | None) -> None:
+        if backoff_seconds is not None or max_backoff_seconds is not None:
+            log.debug("[llm] backoff_seconds and max_backoff_seconds are retired: the SDK backs off by itself")
 
 
 @dataclass(frozen=True)

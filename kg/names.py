@@ -86,3 +86,17 @@ def name_variants(key: str) -> list[str]:
     else:
         out.append(key + "s")
     return out
+
+
+_NAME_WORD = re.compile(r"\w{3,}")
+
+
+def in_context(text: str, subject: str) -> str:
+    """A claim's text as a reader or a search index sees it: the source's own sentence, after the
+    name of its subject when the sentence does not name it ("ENIAC: It weighed about 27 tonnes."),
+    so that a claim is found, and understood, by what it is about. The claim's text itself stays
+    the sentence."""
+    words = {w.casefold() for w in _NAME_WORD.findall(strip_accents(subject))}
+    if not subject or not words or words & {w.casefold() for w in _NAME_WORD.findall(strip_accents(text))}:
+        return text
+    return f"{subject}: {text}"

@@ -178,7 +178,7 @@ def test_examples_disagreements_are_found_and_authority_decides(example_kb: Know
                    for r in reasons), (one, other)
     assert not any("2250 vs 2300" in r for r in reasons)  # "about 2,250" and "2,300" agree within "about"
     page = (example_kb.wiki / "contradictions.md").read_text()
-    assert "(authority 0)." in page and "Stands: “Intel 4004's maximum clock rate was 740 kHz" in page
+    assert "(authority 0)." in page and "Stands: “Its maximum clock rate was 740 kHz" in page  # the sentence itself
     intel = (example_kb.wiki / "entities/intel-4004.md").read_text()
     assert "⚠ [[contradictions|Contradicted]]" in intel
 

@@ -2,11 +2,14 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from typer.testing import CliRunner
 
 from kg import api
 from kg.cli import app
+from kg.compile.resolve import lone_family_names
 from kg.kb import KnowledgeBase
+from kg.models import ExtractedEntity
 
 runner = CliRunner()
 
@@ -49,3 +52,36 @@ def test_claim_show_explain_and_stale_claims(example_kb: KnowledgeBase) -> None:
     assert api.cypher(example_kb, "MATCH (c:Claim {id: $id}) RETURN c.status AS s", {"id": claim_id})[0]["s"] == "live"
     missing = runner.invoke(app, ["claim", "show", "nope", "--kb", str(example_kb.root)])
     assert missing.exit_code == 1 and "No claim" in missing.output
+
+
+FAMILY_NAME_ROWS = [  # (entities of one document as (name, type), expected {lone name key: full name})
+    ([("Andrej Karpathy", "person"), ("Karpathy", "concept")], {"karpathy": "Andrej Karpathy"}),
+    ([("Andrej Karpathy", "person"), ("Karpathy", "person")], {"karpathy": "Andrej Karpathy"}),
+    ([("John Smith", "person"), ("Jane Smith", "person"), ("Smith", "concept")], {}),  # two Smiths: ambiguous
+    ([("John Smith", "person"), ("John Smith", "person"), ("Smith", "person")], {"smith": "John Smith"}),
+    ([("Henry Ford", "person"), ("Ford", "organization")], {}),  # the company, not the man
+    ([("Smith Street", "place"), ("Smith", "concept")], {}),  # a full name must be a person's
+    ([("John von Neumann", "person"), ("von Neumann", "concept")], {"von neumann": "John von Neumann"}),
+    ([("Kim Jong-un", "person"), ("RNA", "concept"), ("Alan Turing", "person")], {}),  # no lone name
+    ([("Sam Altman", "person"), ("OpenAI", "organization"), ("Altman", "concept")], {"altman": "Sam Altman"}),
+]
+
+
+@pytest.mark.parametrize(("names", "expected"), FAMILY_NAME_ROWS)
+def test_a_family_name_alone_folds_into_the_one_person_of_the_document(names, expected) -> None:
+    assert lone_family_names(ExtractedEntity(name=n, type=t) for n, t in names) == expected
+
+
+def test_a_family_name_in_a_later_section_joins_the_person_named_in_full(kb: KnowledgeBase) -> None:
+    filler = "".join(f"## Part {i}\n\nThe build step {i} compiles the notes into pages again.\n\n" for i in range(80))
+    (kb.raw / "a.md").write_text(f"# Agents\n\nAndrej Karpathy wrote about coding agents in 2025.\n\n{filler}"
+                                 "## Later\n\nIn a talk, Karpathy argued that agents need better memory.\n")
+    (kb.raw / "b.md").write_text(f"# Teams\n\nJohn Smith joined in 2020.\n\n{filler}## Hiring\n\nJane Smith left in "
+                                 f"2021.\n\n{filler}## Notes\n\nIn March, Smith approved the budget.\n")
+    api.compile_kb(kb)
+    about = api.cypher(kb, "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.text CONTAINS 'memory' "
+                           "RETURN e.id AS e")
+    assert about == [{"e": "andrej-karpathy"}]
+    smith = api.cypher(kb, "MATCH (c:Claim)-[:ABOUT {role: 'subject'}]->(e:Entity) WHERE c.text CONTAINS 'budget' "
+                           "RETURN e.id AS e")
+    assert smith == [{"e": "smith"}]  # two Smiths in the document: left alone

@@ -1,5 +1,6 @@
 """The house rules of README's layout section: imports flow one way between stages (function-level
-imports count), no cycles, Cypher only under kg/graph/, at most 12 modules directly in kg/, no dead code."""
+imports count), no cycles, the served faces read through kg/api, Cypher only under kg/graph/, at
+most 12 modules directly in kg/, no dead code."""
 
 from __future__ import annotations
 
@@ -77,6 +78,16 @@ def test_imports_flow_one_way_without_cycles() -> None:
     for module in sorted(found):
         if module not in seen:
             visit(module, [])
+
+
+def test_faces_read_through_the_api() -> None:
+    """The served faces (pages, JSON, MCP) read the graph only through kg/api (as the CLI does):
+    nothing under kg/serve imports kg.graph, function-level imports included."""
+    found = modules()
+    edges = imports(found)
+    reaching = sorted(f"{m} -> {t}" for m, targets in edges.items() if m.startswith("kg.serve")
+                      for t in targets if t == "kg.graph" or t.startswith("kg.graph."))
+    assert reaching == []
 
 
 def test_cypher_only_under_kg_graph() -> None:

@@ -201,6 +201,22 @@ def test_cli_search_and_query_run_bounded_and_still_answer(fresh: KnowledgeBase)
     assert code == 1 and "at most 5,000" in output
 
 
+def test_a_bounded_question_loads_what_it_reads_with_once(fresh: KnowledgeBase) -> None:
+    """`kg query` forks its worker after loading the modules the read needs (kg/api/limits.py
+    `loads`): the worker starts with them, and the command does not load them a second time to read
+    the result back. Neither loads the compile pipeline, nor (the walk's graph saved) the gazetteers
+    or scipy."""
+    import subprocess
+
+    ask = [KG, "query", "How many vacuum tubes did ENIAC use?", "--mode", "bm25", "--kb", str(fresh.root)]
+    subprocess.run(ask, capture_output=True, check=True, timeout=120)  # the walk's graph saved, as after any question
+    done = subprocess.run([sys.executable, "-X", "importtime", *ask], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = [line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")]
+    assert loaded.count("kg.retrieve.results") == 1  # the result's classes: the worker's, and read back
+    assert not {"kg.compile.pipeline", "kg.extract.gazetteer", "scipy", "pycountry"} & set(loaded)
+
+
 def test_bad_limits_in_kg_toml_are_a_configuration_error(fresh: KnowledgeBase) -> None:
     with_limits(fresh, "memory_mb = 16")
     code, output = run_cli("cypher", "RETURN 1", "--kb", str(fresh.root))

@@ -4,7 +4,6 @@ the versioned `answer` prompt, kg's retry policy and ledger, and citations of gi
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 
 import pytest
 from fakes_llm import FakeAnthropic, FakeOpenAI, Reply, approx_tokens
@@ -30,10 +29,9 @@ NAV = NavigationResult(QUESTION, 1000, ["entities/eniac"], ["eniac.md"], [TUBES,
 UNKNOWN = "cdeadbeefdeadbeef"
 
 
-def claude(server: FakeAnthropic, sleep: Callable[[float], None] | None = None, ledger: Ledger | None = None,
-           **cfg: object) -> AnthropicClient:
+def claude(server: FakeAnthropic, ledger: Ledger | None = None, **cfg: object) -> AnthropicClient:
     config = LlmConfig(base_url=server.url, model="claude-haiku-4-5", **{**FAST, **cfg})  # type: ignore[arg-type]
-    return AnthropicClient(config, ledger or Ledger(), sleep or (lambda s: None), env={"ANTHROPIC_API_KEY": KEY})
+    return AnthropicClient(config, ledger or Ledger(), env={"ANTHROPIC_API_KEY": KEY})
 
 
 def test_answer_prompt_is_registered_with_its_reply_model() -> None:
@@ -48,16 +46,14 @@ def test_answer_prompt_is_registered_with_its_reply_model() -> None:
 
 
 def test_answer_is_retried_after_a_529_and_recorded_in_the_ledger() -> None:
-    slept: list[float] = []
     ledger = Ledger()
     content = {"answer": f"ENIAC used 17,468 vacuum tubes [{TUBES.id}].", "claim_ids": [TUBES.id]}
     with FakeAnthropic() as server:
         server.script += [Reply(status=529), Reply(content=content)]
-        client = claude(server, slept.append, ledger)
+        client = claude(server, ledger)
         answer = llm_answer(NAV, client, client.model, "anthropic", max_retries=2)
         first, second = server.calls("/v1/messages")
-    assert len(slept) == 1  # one backoff, then the same request again
-    assert first.body == second.body
+    assert first.body == second.body  # the SDK's retry: the same request again
     body = second.body
     assert body["model"] == "claude-haiku-4-5" and body["max_tokens"] == 2048
     assert body["system"] == [{"type": "text", "text": get_prompt("answer").render_with(question="", claims=[]).system,

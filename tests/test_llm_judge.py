@@ -87,7 +87,7 @@ def claude_kb(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> Iterator[tu
 
 def claude(server: FakeAnthropic, **cfg: object) -> AnthropicClient:
     config = LlmConfig(base_url=server.url, model="claude-haiku-4-5", **{**FAST, **cfg})  # type: ignore[arg-type]
-    return AnthropicClient(config, Ledger(), env={"ANTHROPIC_API_KEY": KEY}, sleep=lambda s: None)
+    return AnthropicClient(config, Ledger(), env={"ANTHROPIC_API_KEY": KEY})
 
 
 def record(cid: str, text: str, source: str = "a.md") -> ClaimRecord:

@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from kg import api
 from kg.kb import KnowledgeBase
 from kg.serve.mcp import READ_TOOLS, build_server
-from kg.serve.tools import MAX_REPLY_CHARS
+from kg.serve.mcp.tools import MAX_REPLY_CHARS
 from tests.conftest import tree_digest
 
 KG = str(Path(sys.executable).with_name("kg"))
@@ -100,6 +100,16 @@ def test_bad_arguments_get_messages_for_the_model(compiled: KnowledgeBase) -> No
     assert "Close names: ENIAC" in messages[8]
     assert "--allow-writes" in messages[9]
     assert (tree_digest(compiled.wiki), tree_digest(compiled.raw)) == before  # nothing was written
+
+
+def test_kg_query_takes_the_forms_of_kg_query(compiled: KnowledgeBase) -> None:
+    table, bad = calls(build_server(compiled),
+                       ("kg_query", {"question": "Compare ENIAC and the Manchester Baby", "form": "auto"}),
+                       ("kg_query", {"question": "Compare ENIAC and the Manchester Baby", "form": "poster"}))
+    data = reply(table)
+    assert data["form"] == "table" and "| [[entities/eniac" in data["answer"].replace("| | ", "| ")
+    assert data["navigation"]["explain"]  # why each claim was read travels with the answer
+    assert "form must be one of" in error(bad) and "poster" in error(bad)
 
 
 def test_replies_are_bounded_and_say_when_cut(compiled: KnowledgeBase) -> None:

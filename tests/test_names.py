@@ -53,3 +53,12 @@ def test_name_key_folds_case_possessive_article_and_hyphen() -> None:
                  st.from_regex(r"(?:The |A |An |the |a )?[A-Za-z0-9]{1,8}(?: [A-Za-z0-9]{1,8}){0,4}", fullmatch=True)))
 def test_name_key_fast_path_agrees_with_the_general_one(name: str) -> None:
     assert name_key(name) == _folded_key(name)
+
+
+def test_in_context_names_the_subject_only_when_the_sentence_does_not() -> None:
+    from kg.names import in_context
+
+    assert in_context("It weighed about 27 tonnes.", "ENIAC") == "ENIAC: It weighed about 27 tonnes."
+    assert in_context("ENIAC weighed about 27 tonnes.", "ENIAC") == "ENIAC weighed about 27 tonnes."
+    assert in_context("Karpathy argued that agents need memory.", "Andrej Karpathy").startswith("Karpathy")
+    assert in_context("It weighed a lot.", "") == "It weighed a lot."

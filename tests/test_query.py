@@ -112,7 +112,7 @@ def test_cli_and_mcp_give_one_shape_and_one_default_mode(compiled: KnowledgeBase
     """`kg query --json` and the MCP kg_query tool print QueryResult.as_dict; `kg search --json` and kg_search
     print SearchResult.as_dict; all four search in the one default mode."""
     from kg.retrieve.settings import DEFAULT_MODE
-    from kg.serve.tools import KgTools
+    from kg.serve.mcp.tools import KgTools
 
     runner, kb = CliRunner(), ["--kb", str(compiled.root), "--embedder", "hashing", "--json"]
     cli = json.loads(runner.invoke(app, ["query", QUESTION, *kb]).stdout)

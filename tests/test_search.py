@@ -233,3 +233,12 @@ def test_claim_entities_within_a_query_do_not_load_every_claim(store: Store) -> 
     assert all(about[c] and sources[c][0] for c in claims) and about[claims[0]][0][1] is True  # subject first
     searcher.search("Who designed Colossus?", "bm25", 5)
     assert searcher._meta is not None and searcher.claim_entities(claims) == (about, sources)
+
+
+def test_vector_search_reads_a_claim_after_its_subject_when_the_sentence_does_not_name_it(store: Store) -> None:
+    keys, texts = Searcher(store, HashingEmbedder()).corpus()
+    text_of = dict(zip(keys, texts, strict=True))
+    [weight] = store.query("MATCH (c:Claim) WHERE c.text STARTS WITH 'It could perform about 5,000' RETURN c.id AS id")
+    assert text_of[("claim", weight["id"])].startswith("ENIAC: It could perform about 5,000")  # the claim's text stays the sentence
+    named = store.query("MATCH (c:Claim) WHERE c.text STARTS WITH 'ENIAC was' RETURN c.id AS id, c.text AS text")
+    assert named and all(text_of[("claim", r["id"])] == r["text"] for r in named)

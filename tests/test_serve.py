@@ -96,7 +96,7 @@ def test_json_has_the_shapes_of_the_cli(compiled: KnowledgeBase) -> None:
 
 
 def test_vector_search_once_the_server_has_embedded_the_graph(compiled: KnowledgeBase) -> None:
-    """The server embeds the graph in the background as it starts (kg/serve/web/vectors.py); then
+    """The server embeds the graph in the background as it starts (kg/serve/vectors.py); then
     a search in the default mode (hybrid) answers as `kg search` does."""
     root = str(compiled.root)
     with served(compiled) as url:
@@ -121,6 +121,10 @@ def test_bad_requests_get_a_status_and_a_message(compiled: KnowledgeBase) -> Non
             if path.startswith("/api/"):
                 assert reply.json()["error"]
         assert request(url + "/", {"Host": "evil.example"}).status == 421  # DNS rebinding to a loopback server
+        mcp_post = {"Host": "evil.example", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        assert request(url + "/mcp", mcp_post, b"{}").status == 421  # the same, checked by the MCP SDK
+        mcp_post = {**mcp_post, "Host": url.removeprefix("http://"), "Origin": "http://evil.example"}
+        assert request(url + "/mcp", mcp_post, b"{}").status == 403  # a page elsewhere posting to /mcp
 
 
 def test_what_sources_say_is_escaped(fresh: KnowledgeBase) -> None:
@@ -144,6 +148,31 @@ def test_filed_answers_render_as_html(fresh: KnowledgeBase) -> None:
     with served(fresh) as url:
         page = request(url + f"/answers/{page_id}")
     assert page.status == 200 and "<p>" in page.text and 'href="/sources/' in page.text and "[[" not in page.text
+
+
+def test_saved_answers_show_in_their_forms(fresh: KnowledgeBase) -> None:
+    """A table as an HTML table, a chart as its image, a canvas as a download; the form's data unseen."""
+    pages = {}
+    for form, question in (("table", "Compare ENIAC and the Manchester Baby"),
+                           ("chart", "When were ENIAC, UNIVAC I and the Manchester Baby built?"),
+                           ("canvas", "Compare EDVAC and UNIVAC I")):
+        result = api.answer_question(fresh, question, mode="bm25", form=form)
+        assert result.form == form
+        pages[form] = api.save_answer_kb(fresh, result.answer, result.page_body())
+    with served(fresh) as url:
+        table = request(url + f"/answers/{pages['table']}")
+        chart = request(url + f"/answers/{pages['chart']}")
+        png = request(url + f"/answers/{pages['chart']}.png")
+        canvas = request(url + f"/answers/{pages['canvas']}.canvas")
+        missing = request(url + f"/answers/{pages['table']}.png")
+    assert table.status == 200 and "<table>" in table.text and 'href="/entities/eniac"' in table.text
+    assert "kg-form" not in table.text and "\\|" not in table.text
+    assert chart.status == 200 and f'src="/answers/{pages["chart"]}.png"' in chart.text
+    assert png.status == 200 and png.headers["content-type"] == "image/png"
+    assert png.body == (fresh.wiki / "answers" / f"{pages['chart']}.png").read_bytes()  # what kg render draws
+    assert canvas.status == 200 and "attachment" in canvas.headers["content-disposition"]
+    assert canvas.json()["nodes"] and canvas.body == (fresh.wiki / "answers" / f"{pages['canvas']}.canvas").read_bytes()
+    assert missing.status == 404
 
 
 def test_a_host_beyond_loopback_needs_a_token() -> None:

@@ -16,13 +16,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kg import api
+from kg.api.marks import Parts, Span, segments
 from kg.errors import ConfigError, DatabaseLocked
 from kg.graph import kept
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.serve.web.marks import Parts, Span, segments
+from kg.serve.vectors import Vectors, VectorsNotReady
 from kg.serve.web.render import link, markdown, pager, source_url
-from kg.serve.web.vectors import Vectors, VectorsNotReady
 
 TEXT = st.text(alphabet="ab \n", min_size=0, max_size=60)
 
@@ -216,3 +216,32 @@ def test_an_unknown_embedder_is_refused_before_the_server_starts(kb: KnowledgeBa
             build_app(kb, ServeOptions(port=0, embedder="bogus"))
         else:
             build_server(kb, embedder="bogus")
+
+
+# one wait for a writer, for every face (kg/serve/reading.py) ------------------------------------
+
+
+class LockedFor:
+    """A read pool whose graph a writer holds for the first `times` calls."""
+
+    def __init__(self, times: int) -> None:
+        self.times, self.calls = times, 0
+
+    def call(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
+        self.calls += 1
+        if self.calls <= self.times:
+            raise DatabaseLocked("kg compile holds the knowledge base; try again in a moment.")
+        return fn(*args, **kwargs)
+
+
+def test_a_read_waits_for_a_writer_as_long_as_its_face_allows() -> None:
+    from kg.serve.reading import PAGE_PATIENCE, RETRY_SECONDS, TOOL_PATIENCE, patient_read
+
+    assert PAGE_PATIENCE < TOOL_PATIENCE
+    pool = LockedFor(2)
+    assert patient_read(pool, 1.0, sum, [1, 2]) == 3 and pool.calls == 3  # the writer finished meanwhile
+    started = time.monotonic()
+    with pytest.raises(DatabaseLocked):
+        patient_read(LockedFor(10**6), 3 * RETRY_SECONDS, sum, [1])  # still held: the writer's message
+    assert 3 * RETRY_SECONDS <= time.monotonic() - started < 3 * RETRY_SECONDS + 2.0
+    assert patient_read(None, 1.0, sum, [4]) == 4  # no pool (tests, scripts): in this process

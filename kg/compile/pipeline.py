@@ -26,7 +26,13 @@ from kg.compile.chunk import chunk_text
 from kg.compile.contradict import ContradictionJudge, RuleJudge, detect
 from kg.compile.engine import Engine, LocalEngine
 from kg.compile.groups import KeyIndex, Regrouped, regroup
-from kg.compile.resolve import EntityJudge, Mention, SourceEntities, fast_name_key
+from kg.compile.resolve import (
+    EntityJudge,
+    Mention,
+    SourceEntities,
+    fast_name_key,
+    lone_family_names,
+)
 from kg.compile.sources import (
     in_selection,
     read_source,
@@ -52,7 +58,7 @@ from kg.graph.sources import (
 )
 from kg.graph.store import Store, WriteBatch, now_iso
 from kg.kb import KnowledgeBase
-from kg.models import Chunk, SourceDoc
+from kg.models import Chunk, ExtractedEntity, SourceDoc
 from kg.names import name_key, unique_slug
 
 Progress = Callable[[str, int], None]  # (source path just done, sources done so far)
@@ -301,12 +307,17 @@ class SourceWork:
         entities = SourceEntities()
         unverified = 0
         claims = out.claims
+        # "Karpathy" alone, in an article that names "Andrej Karpathy": an alias of that one person
+        family_names = lone_family_names(e for r in results for e in r.entities)
         for chunk, result in zip(chunks, results, strict=True):
             verifier = ChunkVerifier(chunk)
             label, version = result.maker or (self.extractor.label, self.extractor.version)
             out.fallbacks += result.maker is not None
             local: dict[str, str] = {}
             for entity in result.entities:
+                if (full_name := family_names.get(name_key(entity.name))) is not None:
+                    entity = ExtractedEntity(name=full_name, type="person", description=entity.description,
+                                             aliases=[entity.name, *entity.aliases])
                 entity_id = entities.add(entity)
                 if entity_id is None:
                     continue

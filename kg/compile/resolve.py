@@ -20,9 +20,10 @@ from __future__ import annotations
 import hashlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
+from kg.extract.vocab import SURNAME_PARTICLES
 from kg.models import ExtractedEntity
 from kg.names import MAX_SLUG, name_key, slugify
 
@@ -88,6 +89,41 @@ def fast_name_key(name: str) -> str:
 
 def specific(type_: str) -> bool:
     return type_ not in GENERIC_TYPES
+
+
+# A family name as a document writes it: capitalised, with a lowercase letter ("Karpathy", "McDonald",
+# "O'Brien"; not "RNA" or "BC1"), after any particles ("von Neumann").
+_FAMILY_NAME = re.compile(r"[A-Z][A-Za-z'’-]*[a-z][A-Za-z'’-]*")
+
+
+def _family_word(name: str) -> str | None:
+    """The family name `name` is when used alone ("Karpathy", "von Neumann" -> "Neumann"), else None."""
+    words = name.split()
+    if not words or not all(w.lower() in SURNAME_PARTICLES for w in words[:-1]):
+        return None
+    return words[-1] if _FAMILY_NAME.fullmatch(words[-1]) else None
+
+
+def lone_family_names(entities: Iterable[ExtractedEntity]) -> dict[str, str]:
+    """Family names one document uses alone, by key, each to the one person's full name in the same
+    document that ends in it: "Karpathy" -> "Andrej Karpathy" wherever the article names him in
+    full once. Two full names ending in it ("John Smith", "Jane Smith") leave "Smith" alone, and so
+    does a type other than a person's ("Ford" the company beside "Henry Ford")."""
+    found = list(entities)
+    full_names: dict[str, dict[str, str]] = {}  # family name key -> {full name key: full name}
+    for entity in found:
+        words = entity.name.split()
+        if entity.type == "person" and len(words) >= 2 and _FAMILY_NAME.fullmatch(words[-1]):
+            full_names.setdefault(name_key(words[-1]), {})[name_key(entity.name)] = entity.name
+    owners: dict[str, str] = {}
+    for entity in found:
+        family = _family_word(entity.name)
+        if family is None or (entity.type != "person" and specific(entity.type)):
+            continue
+        named = full_names.get(name_key(family), {})
+        if len(named) == 1 and name_key(entity.name) not in named:
+            owners[name_key(entity.name)] = next(iter(named.values()))
+    return owners
 
 
 # the LLM judge's interface (kg/llm/judges.py) ------------------------------------------------

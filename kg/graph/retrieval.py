@@ -45,9 +45,10 @@ def fts_rows(store: Store, table: str, words: str, top: int) -> list[Row]:
 
 # search: vectors ----------------------------------------------------------------------------
 
-# kind -> the texts vector search covers (columns id, text), in a fixed order
+# kind -> the texts vector search covers (columns id, text, and a claim's subject's name), in a fixed order
 _CORPUS = {
-    "claim": "MATCH (c:Claim) WHERE c.status = 'live' RETURN c.id AS id, c.text AS text ORDER BY id",
+    "claim": "MATCH (c:Claim) WHERE c.status = 'live' OPTIONAL MATCH (c)-[:ABOUT {role: 'subject'}]->(e:Entity) "
+             "RETURN c.id AS id, c.text AS text, coalesce(e.name, '') AS subject ORDER BY id",
     "chunk": "MATCH (s:Source)-[:HAS_CHUNK]->(k:Chunk) WHERE s.status = 'compiled' AND k.sha256 = s.sha256 "
              "RETURN k.id AS id, k.text AS text ORDER BY id",
     "page": "MATCH (p:Page) RETURN p.id AS id, p.title + '\n' + coalesce(p.body, '') AS text ORDER BY id",
@@ -56,8 +57,9 @@ CORPUS_KINDS = tuple(_CORPUS)
 
 
 def corpus_table(store: Store, kind: str) -> pa.Table:
-    """Ids and texts (columns id, text, by id) of one kind that vector search covers: live claims,
-    current chunks of compiled sources, or answer pages (title and body)."""
+    """Ids and texts (columns id, text, by id) of one kind that vector search covers: live claims
+    (and the name of each one's subject: column subject), current chunks of compiled sources, or
+    answer pages (title and body)."""
     return store.table(_CORPUS[kind])
 
 

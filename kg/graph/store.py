@@ -9,7 +9,8 @@ statements and `UNWIND ... MATCH (a), (b)` are orders of magnitude slower (measu
 from __future__ import annotations
 
 import contextlib
-import importlib.util  # noqa: F401  (kuzu's LOAD FROM on Arrow needs importlib.util loaded)
+import importlib.abc
+import importlib.util  # kuzu's LOAD FROM on Arrow needs importlib.util loaded
 import json
 import os
 import re
@@ -117,6 +118,36 @@ class WriteBatch:
 
     def relate(self, table: str, row: dict[str, Any]) -> None:
         self.rels.setdefault(table, []).append(row)
+
+
+class _NoPandas(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname == "pandas":
+            raise ModuleNotFoundError("pandas is not looked at while kg writes the graph", name="pandas")
+
+
+@contextlib.contextmanager
+def _pandas_unseen() -> Iterator[None]:
+    """pandas, unless something imported it already, looks absent to pyarrow and Kuzu while a batch
+    is written: both import it (a quarter of a second of CPU, a third of a one-edit compile's own
+    work) only to ask whether the lists and Arrow tables kg hands them are pandas objects, and kg
+    hands them none. pyarrow asks once per process and keeps the answer (its explicit pandas calls,
+    `to_pandas`, import pandas all the same); Kuzu asks importlib at each `LOAD FROM`."""
+    if "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        pa.array([], type=pa.null())  # pyarrow's question, answered
+    finally:
+        sys.meta_path.remove(finder)
+    sys.modules["pandas"] = None  # type: ignore[assignment]  # importlib.util.find_spec: not installed
+    try:
+        yield
+    finally:
+        if "pandas" in sys.modules and sys.modules["pandas"] is None:
+            del sys.modules["pandas"]
 
 
 def _value(value: Any, never_null: bool) -> Any:
@@ -473,7 +504,7 @@ class Store:
 
     def write(self, batch: WriteBatch) -> None:
         """Apply a batch in one transaction: all of it or none of it."""
-        with self.transaction():
+        with _pandas_unseen(), self.transaction():
             for cypher, params in batch.statements:
                 self._exec(cypher, params)
             for table, rows in batch.updates.items():

@@ -1,5 +1,6 @@
 """Exports of the compiled knowledge: an Anki deck (genanki), fine-tuning JSONL (OpenAI chat,
-Bedrock conversation, Alpaca) with a sidecar of claim ids per line, and Marp slides of a page.
+Bedrock conversation, Alpaca) with a sidecar of claim ids per line, Marp slides of a page, and a
+JSON Canvas of an entity's neighbourhood (exporters/canvas.py).
 
 Each export is a function of the knowledge base's state: the same state gives the same bytes
 (stable deck and model ids, a pinned timestamp, zip entries with a fixed date), and each says
@@ -19,8 +20,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from exporters.pages import WikiGraph
+from exporters import canvas as canvas_doc
+from exporters.pages import Aliases, WikiGraph, load_subgraph
+from exporters.slides import marp
 from kg.errors import KgError
+from kg.graph.store import Store
 from kg.learn.cards import Card, standalone
 
 ANKI_EPOCH = 1_700_000_000.0  # the pinned timestamp of every note and card (genanki's ids count from it)
@@ -66,7 +70,7 @@ def anki(cards: list[Card], deck_name: str, path: Path) -> ExportReport:
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / "deck.apkg"
         genanki.Package(deck).write_to_file(str(raw), timestamp=ANKI_EPOCH)
-        _write(path, _pinned_zip(raw.read_bytes()))
+        write_file(path, _pinned_zip(raw.read_bytes()))
     return report
 
 
@@ -83,7 +87,7 @@ def _pinned_zip(data: bytes) -> bytes:
     return out.getvalue()
 
 
-def _write(path: Path, data: bytes) -> None:
+def write_file(path: Path, data: bytes) -> None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(f".{path.name}.tmp")
@@ -139,9 +143,9 @@ def finetune(cards: list[Card], g: WikiGraph, path: Path, fmt: str, min_confiden
     for n, (question, answer, claim_ids, origin) in enumerate(examples, start=1):
         lines.append(json.dumps(_example(fmt, question, answer), ensure_ascii=False, sort_keys=True))
         sidecar.append(json.dumps({"line": n, "origin": origin, "claims": claim_ids}, ensure_ascii=False))
-    _write(path, "".join(line + "\n" for line in lines).encode("utf-8"))
+    write_file(path, "".join(line + "\n" for line in lines).encode("utf-8"))
     report.sidecar = path.with_name(path.name + ".claims.jsonl")
-    _write(report.sidecar, "".join(line + "\n" for line in sidecar).encode("utf-8"))
+    write_file(report.sidecar, "".join(line + "\n" for line in sidecar).encode("utf-8"))
     report.written = len(lines)
     return report
 
@@ -165,24 +169,26 @@ def _example(fmt: str, question: str, answer: str) -> dict[str, Any]:
 
 
 def slides(page_text: str, page: str, path: Path) -> ExportReport:
-    """Marp slides of a rendered entity or answer page: a title slide, then one slide per section,
-    its list items (claims with their citations) at most SLIDE_ITEMS to a slide."""
-    body = page_text.split("\n---\n", 1)[1] if page_text.startswith("---\n") else page_text
-    body = body.split("\n## Backlinks\n", 1)[0]
-    title = next((line[2:] for line in body.splitlines() if line.startswith("# ")), page)
-    out = ["---", "marp: true", "paginate: true", "---", "", f"# {title}", "", f"From `wiki/{page}.md`", ""]
-    report = ExportReport(path, 0)
-    for section in body.split("\n## ")[1:]:
-        heading, _, rest = section.partition("\n")
-        items = [line for line in rest.splitlines() if line.startswith("- ")]
-        prose = [line for line in rest.splitlines() if line.strip() and not line.startswith(("- ", "    "))]
-        chunks = [items[i:i + SLIDE_ITEMS] for i in range(0, len(items), SLIDE_ITEMS)] or [[]]
-        for n, chunk in enumerate(chunks, start=1):
-            suffix = f" ({n}/{len(chunks)})" if len(chunks) > 1 else ""
-            out += ["---", "", f"## {heading}{suffix}", ""] + (prose if n == 1 else []) + chunk + [""]
-            report.written += 1
-    _write(path, "\n".join(out).encode("utf-8"))
-    return report
+    """Marp slides of a rendered entity or answer page (exporters/slides.py)."""
+    deck, count = marp(page_text, page)
+    write_file(path, deck.encode("utf-8"))
+    return ExportReport(path, count)
 
 
-SLIDE_ITEMS = 5
+def canvas(store: Store, entity_id: str, hops: int, path: Path) -> ExportReport:
+    """The neighbourhood of an entity (`hops` related steps) as a JSON Canvas file; its file nodes
+    name pages relative to wiki/, so it opens from inside the vault."""
+    aliases = Aliases(store)
+    center = aliases.canon(entity_id)
+    wanted = {center}
+    graph = load_subgraph(store, wanted, [], aliases)
+    for hop in range(1, hops + 1):  # each ring's relations are loaded with the ring's own pages
+        hood = canvas_doc.neighbourhood(graph, center, hop)
+        reached = {e for ring in hood.rings for e in ring}
+        if reached == wanted:
+            break
+        wanted = reached
+        graph = load_subgraph(store, wanted, [], aliases)
+    document = canvas_doc.canvas(graph, canvas_doc.neighbourhood(graph, center, hops))
+    write_file(path, canvas_doc.dumps(document))
+    return ExportReport(path, len(document["nodes"]))

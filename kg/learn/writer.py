@@ -1,9 +1,9 @@
 """Cards written by an LLM (`kg cards` when one is configured): better questions than the
 offline templates, and the applied kind, which templates cannot write.
 
-One request per entity, through the one LLM client (kg/llm/client.py: retries with backoff, the
+One request per entity, through the one LLM client (kg/llm/client.py: re-asks, the SDKs' retries, the
 ledger), with the versioned prompt prompts/cards_v1.md.j2 and its reply model
-`kg.models.CardDrafts`: cited ids must be among the claims sent (instructor re-asks otherwise).
+`kg.models.CardDrafts`: cited ids must be among the claims sent (the client re-asks otherwise).
 Replies are cached in the reply cache under the prompt version, the model and the request, so
 recompiles and repeated `kg cards` make no requests for unchanged entities. A request that fails
 for good is reported and that entity keeps its template cards.

@@ -10,7 +10,7 @@ and the judges of a compile.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from kg.cache import ResponseCache
@@ -42,18 +42,18 @@ def extractor_name(config: Config, override: str | None = None, env: Mapping[str
     return name
 
 
-def make_client(config: LlmConfig, provider: str, env: Mapping[str, str] | None = None, ledger: Ledger | None = None,
-                sleep: Callable[[float], None] | None = None) -> LlmClient:
+def make_client(config: LlmConfig, provider: str, env: Mapping[str, str] | None = None,
+                ledger: Ledger | None = None) -> LlmClient:
     """The LLM client of `provider` ("anthropic" or "openai"). SDKs are imported here, lazily,
     never at `import kg` time. `ledger` defaults to the run's (kg/llm/ledger.py `run_ledger`)."""
     if provider == "anthropic":
         from kg.llm.anthropic_api import AnthropicClient
 
-        return AnthropicClient(config, ledger, sleep, env)
+        return AnthropicClient(config, ledger, env)
     if provider == "openai":
         from kg.llm.openai_api import OpenAIClient
 
-        return OpenAIClient(config, ledger, sleep, env)
+        return OpenAIClient(config, ledger, env)
     raise ConfigError(f"No LLM provider {provider!r}. Choose one of: {', '.join(LLM_BACKENDS)}.")
 
 

@@ -30,7 +30,7 @@ from kg.config import Config
 from kg.errors import ConfigError, ExtractionError, SourceError
 from kg.extract import ExtractionContext
 from kg.kb import KnowledgeBase
-from kg.llm.anthropic_api import AnthropicClient, message_params
+from kg.llm.anthropic_api import AnthropicClient, message_params, with_tool
 from kg.llm.client import describe
 from kg.llm.extractor import LlmExtractor, reply_budget
 from kg.llm.ledger import Usage
@@ -86,7 +86,7 @@ def run_batch(
             continue
         prompt = extractor.render(chunk, context)
         budget = reply_budget(chunk.text, client.config.max_tokens)
-        requests[key] = {"custom_id": key, "params": message_params(prompt, client.model, budget, with_tool=True)}
+        requests[key] = {"custom_id": key, "params": with_tool(message_params(prompt, client.model, budget))}
         chunks[key] = (chunk, context)
     if not requests:
         return report

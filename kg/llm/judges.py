@@ -1,7 +1,7 @@
 """LLM judges: contradictions between claims, and ambiguous entity-resolution cases.
 
 Both ask numbered pairs through the same `LlmClient` the extractor uses (kg/llm/client.py:
-`ask` through instructor, the `call` retry policy with backoff, the run's ledger), each with its
+the one structured-output path `ask`, the SDKs' retries, the run's ledger), each with its
 own versioned prompt in prompts/ (`contradict`, `entity`; see kg/llm/prompts.py):
 
 - batched: up to `batch_size` pairs per request, run `[llm] concurrency` at a time;
@@ -9,7 +9,7 @@ own versioned prompt in prompts/ (`contradict`, `entity`; see kg/llm/prompts.py)
   provider, model, the pair's texts as sent), so a recompile of unchanged input makes zero
   requests, and a pair seen in another batch is not asked again;
 - validated: the reply model rejects pair numbers that were not asked about (and repeats), so
-  instructor re-asks with the error; a pair left without a verdict counts as "unsure";
+  the client re-asks with the error; a pair left without a verdict counts as "unsure";
 - never fatal: a batch that still fails after the retries is logged and its pairs count as
   "unsure", so the compile goes on with the rules' findings.
 

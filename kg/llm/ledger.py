@@ -139,11 +139,6 @@ class Ledger:
             self.replies += 1
             self.invalid_replies += 0 if valid else 1
 
-    def unparsed(self) -> None:
-        """A reply counted by `reply(valid=True)` turned out not to parse (instructor's parse hook)."""
-        with self._lock:
-            self.invalid_replies += 1
-
     def held_by(self, model: str, mode: str) -> None:
         """The way `model`'s replies were held to the schema (the last one a server accepted)."""
         with self._lock:

@@ -1,8 +1,9 @@
 """Any OpenAI-compatible chat server (OpenAI, vLLM, LM Studio, llama.cpp's servers, Ollama).
 
-`OpenAIClient` is the `LlmClient` (kg/llm/client.py) for these servers, over the openai SDK. It
-sends the reply model's JSON schema so that the server can constrain generation to it, in the
-strongest form the server accepts (`[llm] structured`):
+`OpenAIClient` is the `LlmClient` (kg/llm/client.py) for these servers, over the openai SDK: its
+part of the one structured-output path (`LlmClient.ask`) is the request form. It sends the reply
+model's JSON schema so that the server can constrain generation to it, in the strongest form the
+server accepts (`[llm] structured`):
 
     json_schema          response_format {"type": "json_schema", "json_schema": {name, schema}}:
                          OpenAI, vLLM, LM Studio, llama.cpp's llama-server, Ollama's /v1
@@ -19,16 +20,12 @@ model's thinking off (`chat_template_kwargs: {"enable_thinking": false}`: vLLM, 
 llama.cpp's chat templates; `reasoning_effort: "none"`: Ollama, OpenAI), then with fewer of them.
 A server that refuses a request's form gets the next variant: HTTP 400, 415, 422 or 501, or
 another error whose message names a field kg varies (llama-cpp-python answers json_schema with
-HTTP 500 and "1 validation error: ... response_format"). The first variant a server answers is
-remembered per server, model and setting for the life of the process, so the steps down are paid
-once.
-
-The schema is also stated in the system prompt (servers do not show a grammar to the model).
-A reply is cleaned (`<think>` blocks, code fences), parsed and validated against the reply model;
-an empty or invalid one is re-asked with the validation errors, at most `[llm] validation_retries`
-times, then `ReplyUnusable` is raised. A reply that stops at its token limit (finish_reason
-"length") raises `ReplyCutOff` at once: the extractor splits the chunk instead of asking again.
-Every reply's tokens are counted, those of failed and cut-off requests included.
+HTTP 500 and "1 validation error: ... response_format"). Such a refusal is marked final for the
+SDK (`x-should-retry: false`, the header its retry obeys), which would otherwise retry a 5xx.
+The first variant a server answers is remembered per server, model and setting for the life of
+the process, so the steps down are paid once. The schema is also stated in the system prompt
+(servers do not show a grammar to the model); a re-ask sends the failed reply back with what was
+wrong with it.
 
 `base_url` and `model` come from kg.toml (`OPENAI_BASE_URL` is the SDK's fallback); the key
 from `OPENAI_API_KEY`. Local servers need no key: a placeholder is sent then.
@@ -40,29 +37,24 @@ import json
 import os
 import re
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from kg.config import LlmConfig
 from kg.errors import ConfigError
 from kg.llm.client import (
     COMPILE_ADVICE,
     Advice,
+    Completion,
     LlmClient,
-    M,
-    ReplyCutOff,
-    ReplyUnusable,
     describe,
-    root_cause,
+    schema_of,
     status_of,
 )
 from kg.llm.ledger import Ledger, Usage
 from kg.llm.prompts import RenderedPrompt
-
-_THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.S | re.I)
-_FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n?\s*```\s*$", re.S)
 
 #: The ways of holding a reply to the schema, strongest first, per `[llm] structured` setting.
 LADDERS: dict[str, tuple[str, ...]] = {
@@ -87,27 +79,8 @@ _accepted: dict[tuple[str, str, str], int] = {}  # (server, model, setting) -> i
 _accepted_lock = threading.Lock()
 
 
-def clean_reply(text: str | None) -> str:
-    """Drop <think> blocks and a surrounding code fence; keep the JSON object."""
-    if not text:
-        return ""
-    text = _THINK.sub("", text).strip()
-    fenced = _FENCE.match(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    elif "```" in text:
-        inner = re.search(r"```[\w-]*\s*\n(.*?)```", text, re.S)
-        if inner:
-            text = inner.group(1).strip()
-    if text and not text.startswith("{"):
-        start, end = text.find("{"), text.rfind("}")
-        if 0 <= start < end:
-            text = text[start : end + 1]
-    return text
-
-
-def sdk_client(config: LlmConfig, env: Mapping[str, str] | None = None) -> Any:
-    """The `openai.OpenAI` client (no SDK retries: kg's policy is the only one)."""
+def sdk_client(config: LlmConfig, hooks: Mapping[str, list[Any]], env: Mapping[str, str] | None = None) -> Any:
+    """The `openai.OpenAI` client: it retries transport failures itself; `hooks` watch its HTTP client."""
     import openai
 
     env = os.environ if env is None else env
@@ -118,15 +91,8 @@ def sdk_client(config: LlmConfig, env: Mapping[str, str] | None = None) -> Any:
         )
     base_url = config.base_url or env.get("OPENAI_BASE_URL") or None
     key = env.get("OPENAI_API_KEY") or "not-needed"  # local servers ignore it
-    return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout_seconds, max_retries=0)
-
-
-def schema_of(response_model: type[BaseModel]) -> dict[str, Any]:
-    """The reply model's JSON schema with every top-level field required: a server that constrains
-    decoding cannot then let a model answer `{}` (in Python the lists default to empty)."""
-    schema = response_model.model_json_schema()
-    schema["required"] = list(schema.get("properties", {}))
-    return schema
+    return openai.OpenAI(api_key=key, base_url=base_url, timeout=config.timeout_seconds,
+                         max_retries=config.max_retries, http_client=openai.DefaultHttpxClient(event_hooks=dict(hooks)))
 
 
 def structure(mode: str, response_model: type[BaseModel]) -> dict[str, Any]:
@@ -149,33 +115,27 @@ class RequestRefused(Exception):
     """The server refused every form of request the `[llm] structured` setting allows (not retried)."""
 
 
-def refused(exc: BaseException) -> bool:
-    """Whether the server refused the request's form (so that a weaker form may be accepted)."""
-    status = status_of(exc)
-    if status is None:
-        return False
-    return status in REJECTED or bool(_FORM_REFUSED.search(str(getattr(exc, "message", "") or exc)))
+def refusal(status: int | None, message: str) -> bool:
+    """Whether an error answer refuses the request's form (so that a weaker form may be accepted)."""
+    return status is not None and (status in REJECTED or bool(_FORM_REFUSED.search(message)))
 
 
-def validation_problems(exc: Exception, limit: int = 8) -> str:
-    """A short list of what was wrong with a reply, for the re-ask and for messages."""
-    if isinstance(exc, ValidationError):
-        errors = exc.errors(include_url=False)
-        if len(errors) == 1 and errors[0]["type"] == "json_invalid":
-            return f"it is not valid JSON ({errors[0]['msg']})"
-        lines = [f"{'.'.join(str(p) for p in e['loc']) or 'the object'}: {e['msg']}" for e in errors[:limit]]
-        more = f"; and {len(errors) - limit} more" if len(errors) > limit else ""
-        return "; ".join(lines) + more
-    return str(exc)
+def mark_refusal(response: Any) -> None:
+    """HTTP response hook: a refusal of the request's form is final for the SDK's retry."""
+    if response.status_code >= 400:
+        response.read()
+        if refusal(response.status_code, response.text):
+            response.headers["x-should-retry"] = "false"
 
 
 class OpenAIClient(LlmClient):
     name = "openai"
+    endpoint = "/chat/completions"
 
-    def __init__(self, config: LlmConfig, ledger: Ledger | None = None, sleep: Callable[[float], None] | None = None,
-                 env: Mapping[str, str] | None = None) -> None:
-        super().__init__(config, ledger, sleep)
-        self.raw_client = sdk_client(config, env)
+    def __init__(self, config: LlmConfig, ledger: Ledger | None = None, env: Mapping[str, str] | None = None) -> None:
+        super().__init__(config, ledger)
+        hooks = self.http_hooks()
+        self.raw_client = sdk_client(config, {**hooks, "response": [mark_refusal, *hooks["response"]]}, env)
         self.server = str(getattr(self.raw_client, "base_url", "") or config.base_url or "")
 
     # the request form a server accepts ----------------------------------------------------------
@@ -187,20 +147,19 @@ class OpenAIClient(LlmClient):
     def _memory_key(self) -> tuple[str, str, str]:
         return (self.server, self.model, self.config.structured)
 
-    def send(self, messages: list[dict[str, Any]], response_model: type[BaseModel]) -> tuple[Any, str]:
-        """One chat request in the strongest form the server accepts; returns (completion, mode)."""
+    def send(self, messages: list[dict[str, Any]], response_model: type[BaseModel]) -> Completion:
+        """One chat request in the strongest form the server accepts."""
         variants = self.variants()
         with _accepted_lock:
             first = _accepted.get(self._memory_key(), 0)
         for index in range(first, len(variants)):
             mode, extra = variants[index]
-            self.ledger.record(self.model, Usage(requests=1))
             try:
                 completion = self.raw_client.chat.completions.create(
                     model=self.model, max_tokens=self.config.max_tokens, messages=messages,
                     extra_body=extra or None, **structure(mode, response_model))
             except Exception as exc:
-                if not refused(exc):
+                if not refusal(status_of(exc), str(getattr(exc, "message", "") or exc)):
                     raise
                 if index + 1 < len(variants):
                     continue  # this form is refused: the next, weaker one
@@ -211,46 +170,20 @@ class OpenAIClient(LlmClient):
                 with _accepted_lock:
                     _accepted[self._memory_key()] = index
             self.ledger.held_by(self.model, mode)
-            return completion, mode
+            choice = completion.choices[0] if completion.choices else None
+            return Completion(self._text(choice, mode), getattr(choice, "finish_reason", "") == "length",
+                              Usage.from_response(getattr(completion, "usage", None), requests=0), completion)
         raise AssertionError("unreachable")  # pragma: no cover
 
-    # one call -----------------------------------------------------------------------------------
-
-    def ask(self, prompt: RenderedPrompt, response_model: type[M], context: dict[str, Any] | None = None) -> tuple[M, Usage]:
+    def conversation(self, prompt: RenderedPrompt, response_model: type[BaseModel]) -> list[dict[str, Any]]:
         schema = json.dumps(schema_of(response_model), separators=(",", ":"))
         system = f"{prompt.system}\n\nReply with one JSON object that matches this JSON schema:\n{schema}"
-        messages: list[dict[str, Any]] = [{"role": "system", "content": system}, {"role": "user", "content": prompt.user}]
-        spent = Usage(requests=0)
-        problems: list[str] = []
-        for _attempt in range(self.config.validation_retries + 1):
-            try:
-                completion, mode = self.send(messages, response_model)
-            except Exception as exc:
-                exc.total_usage = spent  # type: ignore[attr-defined]  # tokens of earlier replies
-                raise
-            spent.add(Usage.from_response(getattr(completion, "usage", None), requests=0))
-            choice = completion.choices[0] if completion.choices else None
-            text = self._text(choice, mode)
-            if choice is not None and choice.finish_reason == "length":
-                self.ledger.reply(valid=False)
-                raise ReplyCutOff(self.config.max_tokens, spent)
-            cleaned = clean_reply(text)
-            try:
-                if not cleaned:
-                    raise ValueError("the reply was empty")
-                reply = response_model.model_validate_json(cleaned, context=context)
-            except (ValidationError, ValueError) as exc:
-                self.ledger.reply(valid=False)
-                problems.append(validation_problems(exc))
-                messages = [*messages[:2], {"role": "assistant", "content": cleaned or "(an empty reply)"},
-                            {"role": "user", "content": f"That reply does not match the schema: {problems[-1]}. "
-                                                        "Reply again with the whole JSON object, corrected."}]
-                continue
-            self.ledger.reply(valid=True)
-            return reply, spent
-        empty = all(p == "the reply was empty" for p in problems)
-        raise ReplyUnusable(f"no reply matched the schema in {len(problems)} attempt(s) (last: {problems[-1]})",
-                            spent, empty=empty)
+        return [{"role": "system", "content": system}, {"role": "user", "content": prompt.user}]
+
+    def reask(self, completion: Completion, problem: str) -> list[dict[str, Any]]:
+        return [{"role": "assistant", "content": completion.text or "(an empty reply)"},
+                {"role": "user", "content": f"That reply does not match the schema: {problem}. "
+                                            "Reply again with the whole JSON object, corrected."}]
 
     @staticmethod
     def _text(choice: Any, mode: str) -> str:
@@ -265,14 +198,7 @@ class OpenAIClient(LlmClient):
         return str(message.content or "")
 
     def hint(self, exc: BaseException, advice: Advice = COMPILE_ADVICE) -> str:
-        cause = root_cause(exc)
-        if isinstance(cause, ReplyUnusable):
-            if cause.empty:
-                return ("the model kept returning empty replies; check that it is loaded and can answer in JSON, "
-                        "or try a larger model")
-            return ("the model's replies did not match the schema; try a larger model, raise [llm] validation_retries, "
-                    "or set [llm] fallback = \"heuristic\"")
-        if isinstance(cause, RequestRefused):
+        if isinstance(exc, RequestRefused):
             return (f"the server refused every form of request kg can send ([llm] structured = "
                     f"\"{self.config.structured}\"); check that base_url is an OpenAI-compatible chat server, "
                     "or set [llm] structured = \"auto\"")

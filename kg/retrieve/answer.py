@@ -4,8 +4,8 @@
   entity they are about, each with its citation. It says plainly that it is extractive.
 - With an LLM: the same `LlmClient` extraction uses (kg/llm/client.py) asks, with the versioned
   prompt prompts/answer_v1.md.j2, for a `SynthesisedAnswer` whose `claim_ids` are the claims it
-  relies on; its retry policy, backoff and ledger apply. An id that is not among the claims it
-  was given fails validation and instructor sends the error back (a re-ask); so every citation
+  relies on; its retries and ledger apply. An id that is not among the claims it was given
+  fails validation and the client sends the error back (a re-ask); so every citation
   resolves to a claim, its wiki page and its source span.
 - `save_answer` writes a `Page` (kind "answer") with CITES edges to the claims and PAGE_ABOUT
   edges to their entities (replacing an earlier answer to the same question, kg/graph/answers.py),
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -46,6 +46,8 @@ class Answer:
     tokens_read: int
     model: str = ""
     usage: dict[str, int] = field(default_factory=dict)
+    head: str = ""  # the note above the answer, when its form says more than extractive or llm does
+    fallback: str = ""  # why an LLM's reply was set aside for the extractive answer ("" when it was not)
 
     @property
     def entities(self) -> list[str]:
@@ -62,12 +64,13 @@ class Answer:
 
     def markdown(self) -> str:
         """The body saved in the Page and rendered to wiki/answers/<id>.md."""
-        head = "Synthesised by an LLM from the claims below." if self.mode == "llm" else EXTRACTIVE_NOTE
+        head = self.head or ("Synthesised by an LLM from the claims below." if self.mode == "llm" else EXTRACTIVE_NOTE)
         return f"> {head}\n\n{self.text.strip()}\n\n## Citations\n\n{self.sources_md() or '- none'}\n"
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "question": self.question, "mode": self.mode, "answer": self.text, "model": self.model,
+            "llm_reply_unusable": self.fallback or None,
             "tokens_read": self.tokens_read, "usage": self.usage,
             "citations": [{"n": n, "claim_id": c.id, "text": c.text, "page": f"entities/{c.subject}" if c.subject else "",
                            "link": c.link(), "sources": [{"path": s.source_path, "page": f"sources/{s.source_slug}",
@@ -139,9 +142,17 @@ class QueryResult:
     answer: Answer
     navigation: NavigationResult
     saved_page: str | None = None
+    form: str = "page"  # page | table | chart | canvas | slides (exporters/forms.py)
+    body: str = ""  # the page body of a form other than page: its markdown and the data its file is drawn from
+    fallback: str = ""  # the form asked for that the claims could not fill ("" when given)
+
+    def page_body(self) -> str:
+        """What a saved answer's page holds."""
+        return self.body or self.answer.markdown()
 
     def as_dict(self) -> dict[str, Any]:
-        return {**self.answer.as_dict(), "saved_page": f"answers/{self.saved_page}" if self.saved_page else None,
+        return {**self.answer.as_dict(), "form": self.form, "form_not_filled": self.fallback or None,
+                "saved_page": f"answers/{self.saved_page}" if self.saved_page else None,
                 "navigation": self.navigation.as_dict()}
 
 
@@ -163,16 +174,16 @@ def answer_prompt(nav: NavigationResult) -> RenderedPrompt:
 
 
 def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | None = None,
-                       ledger: Ledger | None = None, sleep: Callable[[float], None] | None = None) -> tuple[LlmClient, str]:
+                       ledger: Ledger | None = None) -> tuple[LlmClient, str]:
     """The LLM client of `provider` (the same one extraction and the judges use), and its model."""
-    client = make_client(config.llm, provider, env, ledger, sleep)
+    client = make_client(config.llm, provider, env, ledger)
     return client, client.model
 
 
 def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provider: str = "",
                max_retries: int | None = None, max_tokens: int = ANSWER_MAX_TOKENS) -> Answer:
-    """Synthesise through `client`: `ask` with the `answer` prompt, inside `call` (transient failures
-    retried with backoff, tokens in the ledger, a final failure raises `AnswerFailed`). Cited ids are
+    """Synthesise through `client`: `ask` with the `answer` prompt, inside `call` (the SDK retries transient
+    failures, tokens in the ledger, a final failure raises `AnswerFailed`). Cited ids are
     validated against the claims given (`max_retries` validation re-asks; default [llm]
     validation_retries). `model` and `provider`, when given, must be the client's own."""
     if (model and model != client.model) or (provider and provider != client.name):
@@ -189,7 +200,12 @@ def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provid
         spent.add(usage)
         return reply, usage
 
-    result = asker.call(request, "The LLM answer", AnswerFailed, ANSWER_ADVICE)
+    try:
+        result = asker.call(request, "The LLM answer", AnswerFailed, ANSWER_ADVICE)
+    except AnswerFailed as exc:
+        if exc.reason == "error":
+            raise  # the server failed, refused or could not be reached: the clear error stands
+        return unusable_reply_answer(nav, client.label, exc, spent)
     by_id = {c.id: c for c in nav.claims}
     cited = [by_id[i] for i in result.claim_ids]
     for i in re.findall(r"\[(c[0-9a-f]{6,})\]", result.answer):  # cited inline but not listed
@@ -201,6 +217,20 @@ def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provid
     return Answer(nav.question, "llm", text, cited, nav.tokens_read, model=client.model, usage=counts)
 
 
+def unusable_reply_answer(nav: NavigationResult, label: str, failure: AnswerFailed, spent: Usage) -> Answer:
+    """The extractive answer, when the model answered but never in the reply's form (prose instead
+    of the reply model, a reply cut off at its limit) after the re-asks: the claims found are still
+    worth showing, and the page says why nothing was synthesised."""
+    answer = extractive_answer(nav)
+    why = "cut off at its token limit" if failure.reason == "cut_off" else "not in the form asked for"
+    answer.head = (f"Extractive answer: the model ({label}) replied, but its reply was {why} after the re-asks. "
+                   "These are the wiki's own claims most relevant to the question, grouped by what they are about. "
+                   "Nothing here is synthesised.")
+    answer.fallback = str(failure).splitlines()[0]
+    answer.usage = {k: v for k, v in asdict(spent).items() if v and k != "requests"}
+    return answer
+
+
 # filing back ----------------------------------------------------------------------------------
 
 
@@ -209,9 +239,9 @@ def page_id(question: str) -> str:
     return slugify(question, max_length=60)
 
 
-def save_answer(store: Store, answer: Answer) -> str:
+def save_answer(store: Store, answer: Answer, body: str | None = None) -> str:
     pid = page_id(answer.question)
-    body = answer.markdown()
+    body = body or answer.markdown()
     now = now_iso()
     batch = WriteBatch()
     replace_page(batch, pid)

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any
 
-from kg.extract.gazetteer import is_demonym
 from kg.graph.retrieval import (
     claim_entity_and_citation_rows,
     contradiction_rows,
@@ -23,7 +22,7 @@ from kg.graph.retrieval import (
     source_slugs,
 )
 from kg.graph.store import Store
-from kg.names import name_key
+from kg.names import in_context, name_key
 from kg.retrieve.question import tokenize
 from kg.retrieve.results import Citation, ClaimRef
 from kg.retrieve.search import Searcher
@@ -55,7 +54,7 @@ class GraphContext:
                     continue  # a nationality named in a question is no entity to drill into (a hub)
                 for name in (row["name"], *(row["aliases"] or [])):
                     key = name_key(name)
-                    if is_demonym(name):
+                    if self.walk.is_demonym(name):
                         continue  # "American" in a question is no way into the United States' page (a hub)
                     if key and (len(key) >= 4 or (len(key) >= 2 and name.isupper())) and key not in QUESTION_STOPWORDS:
                         names[key].add(row["id"])
@@ -108,13 +107,23 @@ class GraphContext:
     # claims and sources -----------------------------------------------------------------------
 
     def entity_claims(self, entities: list[str]) -> list[Row]:
-        return entity_claim_rows(self.store, entities) if entities else []
+        return self._in_context(entity_claim_rows(self.store, entities)) if entities else []
+
+    def _in_context(self, rows: list[Row]) -> list[Row]:
+        """The rows with each claim's text as navigation weighs it: after its subject's name when the
+        sentence does not name it (kg.names.in_context: "It weighed ..." is found for "ENIAC")."""
+        about, _ = self.searcher.claim_entities(list({r["id"] for r in rows}))  # in memory once loaded
+        for row in rows:
+            subject = next((e for e, is_subject in about.get(row["id"], []) if is_subject), None)
+            if subject is not None:
+                row["text"] = in_context(row["text"], self.entity_name(subject))
+        return rows
 
     def titled_sources(self, name: str) -> list[str]:
         return self.walk.titled_sources(name) if name else []
 
     def source_claims(self, paths: list[str]) -> list[Row]:
-        return source_claim_rows(self.store, paths, set(), self.settings.whole_source_chunks) if paths else []
+        return self._in_context(source_claim_rows(self.store, paths, set(), self.settings.whole_source_chunks)) if paths else []
 
     def claim_origins(self, ids: list[str]) -> tuple[dict[str, list[tuple[str, bool]]], dict[str, tuple[str, str]]]:
         return self.searcher.claim_entities(ids)
@@ -124,7 +133,7 @@ class GraphContext:
         them for a short source (eid None for the others): path, eid, id, text, conf, type."""
         if not paths:
             return {}
-        rows = source_live_claim_rows(self.store, paths, self.settings.whole_source_chunks)
+        rows = self._in_context(source_live_claim_rows(self.store, paths, self.settings.whole_source_chunks))
         about, _ = self.searcher.claim_entities([r["id"] for r in rows])  # in memory once the searcher holds them
         out: dict[str, list[Row]] = defaultdict(list)
         for row in rows:
@@ -132,7 +141,7 @@ class GraphContext:
             out[row["path"]].extend([dict(row, eid=entity) for entity in reached] or [dict(row, eid=None)])
         # a long source (a book, a PDF): only its claims about the reached entities, filtered in the query
         long_paths = [p for p in paths if p not in out]
-        for row in source_claim_rows(self.store, long_paths, entities) if long_paths and entities else []:
+        for row in self._in_context(source_claim_rows(self.store, long_paths, entities)) if long_paths and entities else []:
             out[row["path"]].append(row)
         return dict(out)
 

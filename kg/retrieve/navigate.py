@@ -39,9 +39,10 @@ from kg.embed import Embedder
 from kg.graph.fts import indexed_store
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
+from kg.names import in_context
 from kg.retrieve.context import GraphContext
 from kg.retrieve.question import ParsedQuestion, parse_question, terms
-from kg.retrieve.results import Citation, ClaimRef, NavigationResult, Read
+from kg.retrieve.results import Citation, ClaimRef, Found, NavigationResult, Read
 from kg.retrieve.search import Hit, Searcher
 from kg.retrieve.settings import DEFAULT_MODE, DEFAULT_SETTINGS, NavigatorSettings
 from kg.retrieve.strategies import Bridged, Findings, Strategy, Verdict, default_strategies
@@ -100,6 +101,7 @@ class Candidates:
     texts: dict[str, str] = field(default_factory=dict)
     by_source: dict[str, list[Row]] = field(default_factory=dict)
     rows: list[Row] = field(default_factory=list)  # every candidate row
+    hops: dict[str, str] = field(default_factory=dict)  # a second hop's claim -> the first-hop claim that led there
 
 
 class Navigator:
@@ -129,7 +131,9 @@ class Navigator:
         reader = Reader(max(0, int(budget)))
         self.read_index(ranking, reader)
         claims = self.read_claims(asked, found, ranking, reader, verdict)
-        return self.result(asked, mode, ranking, claims, reader, verdict)
+        result = self.result(asked, mode, ranking, claims, reader, verdict)
+        result.found = explain(claims, found, ranking, mode, verdict)
+        return result
 
     # 1-3: link, search, rank -----------------------------------------------------------------
 
@@ -187,7 +191,11 @@ class Navigator:
             found.scores[row["id"]] = max(found.scores.get(row["id"], 0.0), score)
         for claim_id, rank in hit_rank.items():
             found.scores.setdefault(claim_id, 1.0 / (rank + s.hit_bonus_offset))
-        found.texts = {row["id"]: row["text"] for row in rows} | {h.id: h.text for h in ranking.hits if h.kind == "claim"}
+        # hits as the rows are (kg/retrieve/context.py `_in_context`): after their subject's name when
+        # the sentence does not name it (a claim hit's page is its subject's)
+        found.texts = {row["id"]: row["text"] for row in rows} | {
+            h.id: in_context(h.text, self.context.entity_name(h.page.removeprefix("entities/")) if h.page else "")
+            for h in ranking.hits if h.kind == "claim"}
         found.rows = rows
         return found
 
@@ -219,6 +227,7 @@ class Navigator:
         """Second-hop answers are read first, and their sources join the top 5 after the first hop's best."""
         s = self.settings
         for hop in bridged.answers:
+            found.hops.setdefault(hop.claim, hop.lead)
             found.scores[hop.claim] = max(found.scores.get(hop.claim, 0.0), hop.score)
             found.answering.add(hop.claim)
             found.relevant.add(hop.claim)
@@ -260,12 +269,13 @@ class Navigator:
         for claim_id in reading:
             ref = details.get(claim_id)
             cited = ref.citations[0].source_path if ref and ref.citations else ""
-            if ref is None or not reader.read("claim", claim_id, ref.text, source=cited):
+            # read with its subject's name when the sentence does not name it ("ENIAC: It weighed ...")
+            if ref is None or not reader.read("claim", claim_id, ref.in_context, source=cited):
                 continue
-            ref.answers = claim_id in found.answering or asked.answers(ref.text, ref.claim_type)  # search hits too
+            ref.answers = claim_id in found.answering or asked.answers(ref.in_context, ref.claim_type)  # search hits too
             kept.append(ref)
             for citation in ref.citations[:1]:  # the cited span, when it says more than the claim
-                if _says_more(citation.quote, ref.text):
+                if _says_more(citation.quote, ref.in_context):
                     reader.read("span", f"{citation.source_path}:{citation.char_start}-{citation.char_end}",
                                 citation.quote, source=citation.source_path)
             if len(kept) >= s.kept_claims:
@@ -290,7 +300,37 @@ class Navigator:
             asked.text, reader.budget, pages, ranking.sources, claims, reader.spent, reader.reads,
             {e: self.context.entity_name(e) for e in entities}, answer_kind=asked.kind, shape=asked.shape,
             search_mode=mode, contradictions=self.context.contradictions([c.id for c in claims]),
-            judged=asked.judged, verdict=verdict)
+            judged=asked.judged, verdict=verdict, linked=dict(ranking.linked))
+
+
+EXPLAINED_PAGES = 2  # the entity pages that weigh most in a claim's score; the others add little
+
+
+def explain(claims: list[ClaimRef], found: Candidates, ranking: Ranking, mode: str, verdict: Verdict | None) -> list[Found]:
+    """Each claim read, with every way the navigator came to it: a search hit, an entity page it
+    drilled into, a top source, a second hop, the verdict, and whether it answers."""
+    hit_rank = {h.id: r for r, h in enumerate(ranking.hits, 1) if h.kind == "claim"}
+    source_rank = {p: r for r, p in enumerate(ranking.sources, 1)}
+    rows: dict[str, list[Row]] = defaultdict(list)
+    for row in found.rows:
+        rows[row["id"]].append(row)
+    rested_on = set(verdict.claims) if verdict else set()
+    out = []
+    for claim in claims:
+        ways = [f"search hit {hit_rank[claim.id]} ({mode})"] if claim.id in hit_rank else []
+        its = rows.get(claim.id, [])
+        pages = sorted({r["eid"] for r in its if r.get("eid") in ranking.entity_score},
+                       key=lambda e: (-ranking.entity_score[e], e))
+        ways += [f"entity page {e} ({ranking.entity_score[e]:.2f})" for e in pages[:EXPLAINED_PAGES]]
+        ways += [f"source {source_rank[p]}: {p}" for p in sorted({r["path"] for r in its if r.get("path") in source_rank})]
+        if claim.id in found.hops:
+            ways.append(f"second hop from claim {found.hops[claim.id]}")
+        if claim.id in rested_on:
+            ways.append("the yes/no verdict rests on it")
+        if claim.answers:
+            ways.append("states what the question asks")
+        out.append(Found(claim.id, found.scores.get(claim.id, 0.0), list(dict.fromkeys(ways))))
+    return out
 
 
 @contextmanager
@@ -319,7 +359,7 @@ def promoted(ranked: list[str], paths: list[str], rank: int) -> list[str]:
 
 
 def _says_more(quote: str, text: str) -> bool:
-    """Whether an evidence quote has words the claim's text lacks (beyond a pronoun the standalone
-    text replaced: "It weighed ..." / "ENIAC weighed ...")."""
+    """Whether an evidence quote has words the claim's text lacks (an LLM's claim is a paraphrase; the
+    offline extractor's is the quote's own sentence)."""
     have = set(re.findall(r"\w+", text.casefold()))
     return sum(1 for w in re.findall(r"\w+", quote.casefold()) if w not in have) > 2

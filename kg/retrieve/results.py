@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from kg.names import in_context
 from kg.retrieve.strategies.base import Verdict
 
 COUNTING = "ceil(characters / 4) of every text the navigator read"
@@ -39,6 +40,11 @@ class ClaimRef:
     answers: bool = False  # states what the question asks (its words, and a value of the kind asked for)
     claim_type: str = ""
 
+    @property
+    def in_context(self) -> str:
+        """The text with its subject's name, when the sentence does not name it (kg.names.in_context)."""
+        return in_context(self.text, self.subject_name)
+
     def link(self) -> str:
         """The claim's block in its first source page (Obsidian block reference)."""
         if not self.citations:
@@ -53,6 +59,18 @@ class Read:
     ref: str
     tokens: int
     source: str = ""  # the source path the text came from (hits of chunks, claims, spans)
+
+
+@dataclass
+class Found:
+    """Why a claim was read (`kg query --explain`): its final score and each way it was found."""
+
+    claim: str
+    score: float
+    ways: list[str]  # "search hit 2 (bm25)", "entity page eniac (1.00)", "source 1: raw/eniac.md", ...
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"claim": self.claim, "score": round(self.score, 4), "found_by": self.ways}
 
 
 @dataclass
@@ -72,6 +90,8 @@ class NavigationResult:
     contradictions: list[tuple[str, str, float]] = field(default_factory=list)  # among the claims read
     judged: bool = True  # whether claims could be told to answer or not (a question with words or a kind)
     verdict: Verdict | None = None  # a yes/no question's answer, as far as the claims say
+    linked: dict[str, float] = field(default_factory=dict)  # entities the question names -> link weight
+    found: list[Found] = field(default_factory=list)  # why each claim read was read, in reading order
 
     @property
     def sources_read(self) -> list[str]:
@@ -85,7 +105,13 @@ class NavigationResult:
                 "search_mode": self.search_mode, "budget": self.budget, "tokens_read": self.tokens_read,
                 "counting": self.counting, "pages": self.pages, "source_paths": self.source_paths,
                 "verdict": self.verdict.as_dict() if self.verdict else None,
-                "contradictions": [list(c) for c in self.contradictions]}
+                "contradictions": [list(c) for c in self.contradictions],
+                "linked": [{"entity": e, "weight": round(w, 4)} for e, w in self.linked_order()],
+                "explain": [f.as_dict() for f in self.found]}
+
+    def linked_order(self) -> list[tuple[str, float]]:
+        """The entities the question names, the most strongly linked first."""
+        return sorted(self.linked.items(), key=lambda item: (-item[1], item[0]))
 
     def trace(self) -> dict[str, Any]:
         """Everything, reads and claims included (for comparing two runs)."""

@@ -41,6 +41,7 @@ from kg.graph.retrieval import (
     source_top_entity_ids,
 )
 from kg.graph.store import Store
+from kg.names import in_context
 from kg.retrieve.settings import DEFAULT_MODE, SEARCH_MODES
 
 MODES = SEARCH_MODES
@@ -167,6 +168,8 @@ class Searcher:
             table = corpus_table(self.store, kind)
             ids, values = table.column("id").to_pylist(), table.column("text").to_pylist()
             keys.extend((kind, i) for i in ids)
+            if "subject" in table.column_names:  # a claim is found by what it is about (kg.names.in_context)
+                values = [in_context(v or "", s) for v, s in zip(values, table.column("subject").to_pylist(), strict=True)]
             texts.extend(v or "" for v in values)
         return keys, texts
 

@@ -14,7 +14,6 @@ from typing import Any
 from kg import api
 from kg.compile.sources import is_supported
 from kg.errors import ConfigError, DatabaseLocked, KgError
-from kg.graph.store import Lock
 from kg.kb import KnowledgeBase
 
 WATCH_LOCK = "watch.pid"
@@ -84,7 +83,7 @@ def watch(kb: KnowledgeBase, on_compile: Callable[[WatchEvent], None], stop: thr
     round). Raises DatabaseLocked if another `kg watch` holds this knowledge base."""
     from watchdog.observers import Observer
 
-    holder = Lock(kb.state / WATCH_LOCK)
+    holder = api.writer_lock(kb, WATCH_LOCK)
     running = holder.holder()
     if running:
         raise DatabaseLocked(f"kg watch is already running on {kb.root} (process {running.get('pid')}, since "

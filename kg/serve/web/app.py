@@ -24,14 +24,15 @@ from kg.embed import check_embedder
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
 from kg.serve.mcp import build_server
-from kg.serve.tools import MODES
-from kg.serve.web import json_api, pages, reads
+from kg.serve.reading import MODES
+from kg.serve.web import json_api, pages
 from kg.serve.web.auth import (
     SESSION_COOKIE,
     SESSION_SECONDS,
     Gate,
     check_exposure,
     login_form,
+    mcp_security,
     safe_next,
     session_value,
 )
@@ -56,14 +57,14 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
     mcp = build_server(kb, options.allow_writes, options.embedder, options.timeout, reader=pool,
                        mode_for=site.vectors.mode_for)
     mcp_app = mcp.streamable_http_app(streamable_http_path="/mcp", stateless_http=True, json_response=True,
-                                      host=options.host)
+                                      host=options.host, transport_security=mcp_security(options.host))
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         try:
-            await anyio.to_thread.run_sync(pool.warm, reads.warm, kb)  # every worker up, the graph open
+            await anyio.to_thread.run_sync(pool.warm, api.open_graph, kb)  # every worker up, the graph open
             if site.vectors.needed:
-                site.vectors.start()  # embedded in the background (kg/serve/web/vectors.py)
+                site.vectors.start()  # embedded in the background (kg/serve/vectors.py)
             async with mcp.session_manager.run():
                 yield
         finally:

@@ -4,7 +4,8 @@ constant time. The token never travels in a URL (the login form posts it), so no
 
 The session cookie holds an HMAC of the token, not the token: changing the token signs everyone out.
 Without a token (loopback only) requests must name a loopback host, so a web page elsewhere cannot
-reach the server through a DNS name that resolves to 127.0.0.1 (DNS rebinding).
+reach the server through a DNS name that resolves to 127.0.0.1 (DNS rebinding). /mcp is checked by
+the MCP SDK's own transport security instead (`mcp_security`: Host, and Origin too).
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ import hmac
 import ipaddress
 import json
 from collections.abc import Awaitable, Callable, MutableMapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from kg.errors import ConfigError
+
+if TYPE_CHECKING:
+    from mcp.server.transport_security import TransportSecuritySettings
 
 SESSION_COOKIE = "kg_session"
 SESSION_SECONDS = 30 * 24 * 3600
@@ -25,6 +29,7 @@ MIN_TOKEN_CHARS = 16
 OPEN_PATHS = ("/login", "/static/")  # the login form and the package's own CSS and scripts
 MAX_LOGIN_BODY = 4096
 LOOPBACK_NAMES = ("localhost",)
+MCP_PATH = "/mcp"  # its Host and Origin are checked by the MCP SDK (mcp_security)
 SECURITY_HEADERS = [
     (b"x-content-type-options", b"nosniff"),
     (b"referrer-policy", b"no-referrer"),
@@ -61,6 +66,20 @@ def check_exposure(host: str, token: str | None) -> None:
                           "127.0.0.1 (the default).")
 
 
+def mcp_security(host: str) -> TransportSecuritySettings | None:
+    """The MCP SDK's DNS-rebinding check for /mcp on a loopback server: the Host a client reaches it
+    by, and the Origin of a browser page, must be loopback names. The SDK makes these settings itself
+    for 127.0.0.1, localhost and ::1; given here for any loopback address kg may bind."""
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    if not is_loopback(host):
+        return None  # served to the network: a token is required (check_exposure), any Host is fine
+    bound = f"[{host.strip('[]')}]" if ":" in host else host
+    names = sorted({"127.0.0.1", "localhost", "[::1]", bound})
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=[f"{n}:*" for n in names],
+                                     allowed_origins=[f"http://{n}:*" for n in names])
+
+
 def session_value(token: str) -> str:
     return hmac.new(token.encode("utf-8"), b"kg serve session v1", hashlib.sha256).hexdigest()
 
@@ -78,6 +97,10 @@ def _cookie(scope: Scope, name: str) -> str:
         if key == name:
             return value
     return ""
+
+
+def _is_mcp(path: str) -> bool:
+    return path == MCP_PATH or path.startswith(MCP_PATH + "/")
 
 
 def _host_name(scope: Scope) -> str:
@@ -106,7 +129,12 @@ class Gate:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.token is None and not is_loopback(_host_name(scope)):
+        # kg's own Host check rather than Starlette's TrustedHostMiddleware, which does not do the same:
+        # it answers 400 "Invalid host header", where a misdirected request is 421 (as the MCP SDK
+        # answers) with a message saying where the server answers; it takes a list of names, where
+        # any loopback address is one (127.0.0.0/8, ::1 however written); and it cannot be off for a
+        # server with a token. /mcp is left to the MCP SDK, which checks it already (mcp_security).
+        if self.token is None and not _is_mcp(scope["path"]) and not is_loopback(_host_name(scope)):
             await _plain(send, 421, "This server answers on a loopback address only (127.0.0.1 or localhost).")
             return
         if not self.allowed(scope) and not scope["path"].startswith(OPEN_PATHS):

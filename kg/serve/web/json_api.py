@@ -14,8 +14,7 @@ from starlette.routing import Route
 
 from kg import api
 from kg.errors import QueryError
-from kg.serve.tools import MAX_SEARCH_LIMIT, MODES
-from kg.serve.web.reads import NotFound
+from kg.serve.reading import MAX_SEARCH_LIMIT, MODES
 from kg.serve.web.site import Handler, Site, endpoint, json_response, name_param, text_param
 
 MAX_SOURCES = 1000  # /api/entity lists at most this many sources (then says how many there are)
@@ -41,7 +40,7 @@ def _number(request: Request, name: str, default: int, low: int, high: int) -> i
 
 
 def _mode(site: Site, request: Request) -> str:
-    """The mode asked for, else the server's (kg/serve/web/vectors.py: BM25 until the vectors are ready)."""
+    """The mode asked for, else the server's (kg/serve/vectors.py: BM25 until the vectors are ready)."""
     mode = request.query_params.get("mode")
     if mode is not None and mode not in MODES:
         raise QueryError(f"mode={mode!r} is not one of {', '.join(MODES)}.")
@@ -70,8 +69,11 @@ async def query(site: Site, request: Request) -> Response:
     question = text_param(request, "q", "The question")
     budget = _number(request, "budget", 2000, api.MIN_BUDGET, api.MAX_BUDGET)
     mode = _mode(site, request)
+    form = request.query_params.get("form", "page")
+    if form not in api.ANSWER_FORMS:
+        raise QueryError(f"form must be one of {', '.join(api.ANSWER_FORMS)} (got {form!r}).")
     result = await site.read(api.answer_question, site.kb, question, budget, site.options.embedder, mode=mode,
-                             **_embedding(mode))
+                             form=form, **_embedding(mode))
     return json_response(result.as_dict())
 
 
@@ -80,7 +82,7 @@ async def entity(site: Site, request: Request) -> Response:
     try:
         data = await site.read(api.entity_show, site.kb, ref)
     except QueryError as exc:
-        raise NotFound(str(exc)) if str(exc).startswith("No entity") else exc from None
+        raise api.NotFound(str(exc)) if str(exc).startswith("No entity") else exc from None
     if len(data["sources"]) > MAX_SOURCES:  # a hub of a large knowledge base: the reply stays bounded
         data["sources_total"], data["sources"] = len(data["sources"]), data["sources"][:MAX_SOURCES]
     return json_response(data)
@@ -91,5 +93,5 @@ async def claim(site: Site, request: Request) -> Response:
     try:
         report = await site.read(api.claim_show, site.kb, claim_id)
     except QueryError as exc:
-        raise NotFound(str(exc)) if str(exc).startswith("No claim") else exc from None
+        raise api.NotFound(str(exc)) if str(exc).startswith("No claim") else exc from None
     return json_response(report.as_dict())

@@ -11,7 +11,9 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
-from kg.serve.web import reads, render
+from kg import api
+from kg.api.browse import NEIGHBOURS
+from kg.serve.web import render
 from kg.serve.web.site import Handler, Site, endpoint, name_param, page_number, text_param
 
 
@@ -29,13 +31,13 @@ def routes(site: Site) -> list[Route]:
 
 
 async def home(site: Site, request: Request) -> Response:
-    data = await site.read_cached(reads.home)
+    data = await site.read_cached(api.home_page)
     return site.html(request, "home.html", data=data)
 
 
 async def search(site: Site, request: Request) -> Response:
     query = text_param(request, "q", "The search text", required=False)
-    data = await site.read_cached(reads.search, query) if query else {}
+    data = await site.read_cached(api.search_page, query) if query else {}
     return site.html(request, "search.html", query=query, data=data)
 
 
@@ -43,14 +45,14 @@ async def entity(site: Site, request: Request) -> Response:
     ref = name_param(request.path_params["entity_id"], "The entity")
     page = page_number(request)
     try:
-        data = await site.read_cached(reads.entity, ref, page)
-    except reads.NotFound:  # a name typed by hand: its entity's page, if the name is one
-        found = await site.read(reads.find_entity_id, site.kb, ref)
+        data = await site.read_cached(api.entity_page, ref, page)
+    except api.NotFound:  # a name typed by hand: its entity's page, if the name is one
+        found = await site.read(api.entity_id_named, site.kb, ref)
         target = render.link(f"entities/{found}") if found else f"/search?q={quote(ref, safe='')}"
         return RedirectResponse(target, 302)
     if "redirect" in data:
         return RedirectResponse(render.link(f"entities/{data['redirect']}"), 302)
-    return site.html(request, "entity.html", data=data, graph=_graph(data), neighbours_max=reads.NEIGHBOURS)
+    return site.html(request, "entity.html", data=data, graph=_graph(data), neighbours_max=NEIGHBOURS)
 
 
 def _graph(data: dict[str, Any]) -> dict[str, Any]:
@@ -67,13 +69,13 @@ def _graph(data: dict[str, Any]) -> dict[str, Any]:
 
 async def entity_list(site: Site, request: Request) -> Response:
     kind = name_param(request.query_params.get("type", ""), "The entity type (?type=)")
-    data = await site.read_cached(reads.entity_list, kind, page_number(request))
+    data = await site.read_cached(api.entity_list_page, kind, page_number(request))
     return site.html(request, "list.html", data=data, kind="entities", heading=f"Entities: {kind}",
                      base=f"?type={quote(kind, safe='')}&")
 
 
 async def source_list(site: Site, request: Request) -> Response:
-    data = await site.read_cached(reads.source_list, page_number(request))
+    data = await site.read_cached(api.source_list_page, page_number(request))
     return site.html(request, "list.html", data=data, kind="sources", heading="Sources", base="?")
 
 
@@ -81,28 +83,33 @@ async def source(site: Site, request: Request) -> Response:
     slug = name_param(request.path_params["slug"], "The source")
     part = page_number(request, "part", 100_000)
     at = request.query_params.get("at")
-    data = await site.read(reads.source, site.kb, slug, part, int(at) if at and at.isdigit() else None)
+    data = await site.read(api.source_page, site.kb, slug, part, int(at) if at and at.isdigit() else None)
     return site.html(request, "source.html", data=data)
 
 
 async def claim(site: Site, request: Request) -> Response:
     claim_id = name_param(request.path_params["claim_id"], "The claim id").lstrip("^")
-    data = await site.read(reads.claim, site.kb, claim_id)
+    data = await site.read(api.claim_page, site.kb, claim_id)
     return site.html(request, "claim.html", data=data)
 
 
 async def contradictions(site: Site, request: Request) -> Response:
-    data = await site.read_cached(reads.contradictions, page_number(request))
+    data = await site.read_cached(api.contradictions_page, page_number(request))
     return site.html(request, "contradictions.html", data=data)
 
 
 async def log(site: Site, request: Request) -> Response:
-    data = await site.read_cached(reads.log, page_number(request))
+    data = await site.read_cached(api.log_page, page_number(request))
     return site.html(request, "log.html", data=data)
 
 
 async def answer(site: Site, request: Request) -> Response:
     page_id = name_param(request.path_params["page_id"], "The answer")
-    data = await site.read_cached(reads.answer, page_id)
-    return site.html(request, "answer.html", data=data, body=render.markdown(data["body"]))
+    if page_id.endswith(tuple(api.ANSWER_FILES)):  # the chart, canvas or deck a saved answer's form draws
+        media, content = await site.read_cached(api.answer_file, page_id)
+        shown = "inline" if media == "image/png" else "attachment"
+        return Response(content, media_type=media,
+                        headers={"Content-Disposition": f'{shown}; filename="{page_id.rsplit("/", 1)[-1]}"'})
+    data = await site.read_cached(api.answer_page, page_id)
+    return site.html(request, "answer.html", data=data, body=render.markdown(render.without_form_data(data["body"])))
 

@@ -11,9 +11,11 @@ from urllib.parse import quote
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
 
-from kg.serve.web.marks import PART_CHARS
+from kg.api.marks import PART_CHARS
 
-_WIKILINK = re.compile(r"\[\[([^\]|#]+)(?:#\^?([^\]|]*))?(?:\|([^\]]*))?\]\]")
+# a "\|" before the label: a link inside a markdown table cell (answers in table form)
+_WIKILINK = re.compile(r"\[\[([^\]|#\\]+)(?:#\^?([^\]|\\]*))?(?:\\?\|([^\]]*))?\]\]")
+_FORM_DATA = re.compile(r"\n<!-- kg-form \w+ .*? -->\s*\Z", re.DOTALL)
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!<>|])")
 
 
@@ -59,6 +61,11 @@ def _markdown() -> Any:
     from markdown_it import MarkdownIt
 
     return MarkdownIt("commonmark", {"html": False}).enable("table")
+
+
+def without_form_data(body: str) -> str:
+    """A saved answer's body less the data its form's file is drawn from (a trailing comment)."""
+    return _FORM_DATA.sub("\n", body)
 
 
 def markdown(text: str) -> Markup:

@@ -1,12 +1,11 @@
 """The server's side of a request: every read goes to the ReadPool's worker processes (never Kuzu in
-this process), the knowledge base's errors become pages or JSON with a status, and a graph held by
-a compile gets 503 with Retry-After once a short wait has not freed it."""
+this process) through kg/serve/reading.py, the knowledge base's errors become pages or JSON with a
+status, and a graph held by a compile gets 503 with Retry-After once a short wait has not freed it."""
 
 from __future__ import annotations
 
 import functools
 import json
-import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -18,14 +17,12 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 
 from kg import api
 from kg.errors import ConfigError, DatabaseLocked, KgError, QueryError, StoreError
-from kg.graph.guard import ReadTimeout, ReadTooLarge
 from kg.kb import KnowledgeBase
+from kg.serve.reading import PAGE_PATIENCE, patient_read
+from kg.serve.vectors import Vectors, VectorsNotReady
 from kg.serve.web import render
 from kg.serve.web.auth import SESSION_COOKIE
-from kg.serve.web.reads import NotFound
-from kg.serve.web.vectors import Vectors, VectorsNotReady
 
-LOCKED_PATIENCE = 2.0  # seconds a read waits for a writer (an index rebuild, a short compile) before 503
 RETRY_AFTER = 5
 MAX_PAGE = 10_000
 CACHED = 256  # page reads kept in memory while the graph is unchanged (see Site.read_cached)
@@ -58,9 +55,9 @@ def endpoint(site: Site, handler: Handler, as_json: bool) -> Callable[[Request],
 
 
 def status_of(exc: KgError) -> int:
-    if isinstance(exc, NotFound):
+    if isinstance(exc, api.NotFound):
         return 404
-    if isinstance(exc, DatabaseLocked | StoreError | ReadTimeout | ReadTooLarge | VectorsNotReady):
+    if isinstance(exc, DatabaseLocked | StoreError | api.ReadTimeout | api.ReadTooLarge | VectorsNotReady):
         return 503
     if isinstance(exc, QueryError | ConfigError):
         return 400
@@ -80,23 +77,14 @@ class Site:
         self._stamp: tuple[Any, ...] = ()
 
     async def read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        """`fn(*args, **kwargs)` in a read worker, waiting up to LOCKED_PATIENCE for a writer."""
-        give_up = time.monotonic() + LOCKED_PATIENCE
-        while True:
-            try:
-                return await anyio.to_thread.run_sync(functools.partial(self.pool.call, fn, *args, **kwargs))
-            except DatabaseLocked:
-                if time.monotonic() >= give_up:
-                    raise
-                await anyio.sleep(0.2)
+        """`fn(*args, **kwargs)` in a read worker, waiting up to PAGE_PATIENCE for a writer."""
+        return await anyio.to_thread.run_sync(functools.partial(patient_read, self.pool, PAGE_PATIENCE, fn, *args, **kwargs))
 
     async def read_cached(self, fn: Callable[..., Any], *args: Any) -> Any:
         """`fn(kb, *args)`, a read that depends on the graph alone (not on raw/ or the clock): answered
         again from memory while the graph's files are unchanged (a writer changes them), the CACHED
         latest kept."""
-        from kg.graph.kept import stamp
-
-        now = stamp(self.kb.db_path)
+        now = api.graph_stamp(self.kb)
         if now != self._stamp:
             self._cached.clear()
             self._stamp = now
@@ -105,7 +93,7 @@ class Site:
             self._cached.move_to_end(key)
             return self._cached[key]
         value = await self.read(fn, self.kb, *args)
-        if stamp(self.kb.db_path) == now:  # not when a writer came in meanwhile
+        if api.graph_stamp(self.kb) == now:  # not when a writer came in meanwhile
             self._cached[key] = value
             while len(self._cached) > CACHED:
                 self._cached.popitem(last=False)

@@ -8,41 +8,33 @@ down; the reply is shaped here, from results already bounded in the worker. With
 
 Each call opens the graph and closes it (Kuzu 0.11.3: while any process holds the graph open, no
 other can open it to write), so `kg compile` runs between calls; a call that meets a compile gets
-DatabaseLocked naming it. Errors are KgError with a message for the model (kg/serve/mcp.py turns
-them into tool errors)."""
+DatabaseLocked naming it. Errors are KgError with a message for the model (kg/serve/mcp/server.py
+turns them into tool errors)."""
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from kg import api
-from kg.errors import ConfigError, DatabaseLocked, KgError, QueryError
+from kg.errors import ConfigError, KgError, QueryError
 from kg.kb import KnowledgeBase
-from kg.names import name_key
-from kg.retrieve.settings import SEARCH_MODES
+from kg.serve.reading import MAX_SEARCH_LIMIT, MODES, TOOL_PATIENCE, patient_read
 
 # Claude Code warns above 10k tokens and cuts at 25k: 40,000 characters (~10k tokens) per reply.
 MAX_REPLY_CHARS = 40_000
-MAX_SEARCH_LIMIT = 50
 MAX_SNIPPET = 300
 MAX_CYPHER_ROWS = 1000
 MAX_PAGE_LINES = 400
 MAX_OFFSET = 10_000  # how far a cursor may page into search hits or an entity's claims
-# Seconds a read waits for a writer before it says so: another worker rebuilding the search indexes
-# after a small compile (seconds on a large graph), a short compile.
-LOCKED_PATIENCE = 5.0
-MODES = SEARCH_MODES
 
 
 def _size(value: Any) -> int:
-    return len(json.dumps(value, ensure_ascii=False, default=str))  # as kg/serve/mcp.py sends it
+    return len(json.dumps(value, ensure_ascii=False, default=str))  # as kg/serve/mcp/server.py sends it
 
 
 def _offset(cursor: str | None) -> int:
@@ -85,16 +77,7 @@ class KgTools:
     mode_for: Callable[[str | None], str | None] | None = None
 
     def _read(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
-        if self.reader is None:
-            return fn(*args, **kwargs)
-        give_up = time.monotonic() + LOCKED_PATIENCE
-        while True:
-            try:
-                return self.reader.call(fn, *args, **kwargs)
-            except DatabaseLocked:
-                if time.monotonic() >= give_up:
-                    raise
-                time.sleep(0.2)
+        return patient_read(self.reader, TOOL_PATIENCE, fn, *args, **kwargs)
 
     # reading -----------------------------------------------------------------------------------
 
@@ -114,18 +97,21 @@ class KgTools:
         more = cut or len(result.hits) == offset + limit
         return {**data, "hits": kept, "truncated": cut, "next_cursor": str(offset + len(kept)) if more and kept else None}
 
-    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None) -> dict[str, Any]:
+    def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None,
+              form: str = "page") -> dict[str, Any]:
         if not question.strip():
             raise QueryError("question is empty: ask something in plain words.")
+        if form not in api.ANSWER_FORMS:
+            raise QueryError(f"form must be one of {', '.join(api.ANSWER_FORMS)} (got {form!r}).")
         if not api.MIN_BUDGET <= budget <= api.MAX_BUDGET:
             raise QueryError(f"budget must be between {api.MIN_BUDGET} and {api.MAX_BUDGET} tokens (got {budget}).")
         if save:
             self._writable("saving an answer")
         mode = self.mode_for(mode) if self.mode_for is not None else mode
         result = self._read(api.answer_question, self.kb, question, budget, self.embedder, mode=mode,
-                            progress=_keep_alive)
+                            progress=_keep_alive, form=form)
         if save:
-            result.saved_page = api.save_answer_kb(self.kb, result.answer)
+            result.saved_page = api.save_answer_kb(self.kb, result.answer, result.page_body())
         reply = result.as_dict()
         reply["answer"], cut = _clip_text(reply["answer"], MAX_REPLY_CHARS // 2)
         reply["citations"], cut_citations = _fit(reply["citations"], MAX_REPLY_CHARS // 2 - 2000)
@@ -139,7 +125,7 @@ class KgTools:
         if not 1 <= max_claims <= 200:
             raise QueryError(f"max_claims must be between 1 and 200 (got {max_claims}).")
         offset = _offset(cursor)
-        entity, sources, total, claims, neighbours = self._read(_entity_parts, self.kb, name, offset, max_claims)
+        entity, sources, total, claims, neighbours = self._read(api.entity_with_claims, self.kb, name, offset, max_claims)
         reply = {"entity": entity, "sources": sources[:100], "sources_total": len(sources),
                  "page": f"entities/{entity['alias_of'][0]['id'] if entity['alias_of'] else entity['id']}.md",
                  "claims_total": total, "neighbours": neighbours}
@@ -270,42 +256,6 @@ def _file_access(query: str) -> str | None:
 def _keep_alive(done: int, total: int, embedded: int) -> None:
     """A first vector search reports its embedding here: each report restarts the call's clock
     (kg/graph/guard.py), so embedding the knowledge base once is not stopped as a slow read."""
-
-
-def _entity_parts(kb: KnowledgeBase, name: str, offset: int, max_claims: int) -> tuple[Any, ...]:
-    """What kg_entity reads, in one open of the graph: (entity, sources, claims total, a page of
-    claims, neighbours); an unknown name suggests close ones."""
-    from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
-    from kg.maintain.entities import show
-
-    with api.open_store(kb, read_only=True) as store:
-        try:
-            entity = show(store, name)
-        except QueryError as exc:
-            if "No entity" not in str(exc):
-                raise
-            close = _close_names(store, name)
-            hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
-            raise QueryError(f"No entity named {name!r}.{hint}") from exc
-        group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
-        total = count_live_claims_about(store, group)
-        claims = live_claims_about(store, group, offset, max_claims)
-        neighbours = neighbour_entities(store, group, 20)
-    sources = entity.pop("sources")
-    entity.pop("claims")
-    return entity, sources, total, claims, neighbours
-
-
-def _close_names(store: Any, name: str, n: int = 5) -> list[str]:
-    """Names of live entities close to `name` (sharing a word with it when any do)."""
-    from kg.graph.entities import live_entity_names
-
-    rows = live_entity_names(store)
-    key = name_key(name)
-    words = {w for w in key.split() if len(w) >= 3}
-    pool = [r for r in rows if words & set(r["key"].split())] or rows
-    keys = {r["key"]: r["name"] for r in pool}
-    return [keys[k] for k in difflib.get_close_matches(key, sorted(keys), n=n, cutoff=0.5)]
 
 
 def instructions(tools: KgTools) -> str:

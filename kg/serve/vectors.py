@@ -49,9 +49,7 @@ class Vectors:
     def ready(self) -> bool:
         """True when the vectors cover the graph as it is now; otherwise starts embedding them (once
         per state of the graph: a failure is not tried again until a writer changes it)."""
-        from kg.graph.kept import stamp
-
-        now = stamp(self.kb.db_path)
+        now = api.graph_stamp(self.kb)
         if self.covered == now:
             return True
         if self.failed_for != now:
@@ -65,9 +63,7 @@ class Vectors:
                 self._running.start()
 
     def _prepare(self) -> None:
-        from kg.graph.kept import stamp
-
-        before = stamp(self.kb.db_path)
+        before = api.graph_stamp(self.kb)
         started = time.monotonic()
         try:
             embedded = self.pool.call(api.prepare_vectors, self.kb, self.embedder, timeout_seconds=PREPARE_SECONDS,

@@ -1,6 +1,7 @@
-"""What the web pages read: module-level functions a read worker runs (kg/graph/guard.py), each
-opening the graph read-only (the worker keeps it open between calls: kg/graph/kept.py), reading
-a bounded page of it and returning plain data. Nothing here runs in the server's process.
+"""What the web pages of `kg serve` show, read from the graph (kg/graph/browse.py): each call opens
+the graph read-only (a read worker keeps it open between calls: kg/graph/kept.py), reads a bounded
+page of it and returns plain data. The pages run them in a read worker (api.reader), as the other
+faces do their reads; `entity_with_claims` is what the MCP tool kg_entity reads.
 
 Every list is bounded: a page of claims, sources, entities or log entries at a time, the most
 connected neighbours of an entity, a part of a source's text. Names not found raise NotFound.
@@ -8,16 +9,15 @@ connected neighbours of an entity, a part of a source's text. Names not found ra
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
-from kg import api
-from kg.compile.sources import sha256_bytes, source_text
+from kg.api.marks import Parts, Span, segments
+from kg.api.reads import claim_show, search_kb
+from kg.api.stores import open_store
 from kg.errors import QueryError, SourceError
-from kg.graph import browse
-from kg.graph.entities import alias_target_ids, aliases_of, entity_by_id
-from kg.graph.retrieval import source_slugs
 from kg.kb import KnowledgeBase
-from kg.serve.web.marks import Parts, Span, segments
+from kg.names import name_key
 
 PAGE_SIZE = 50  # claims, contradictions and log entries per page
 LIST_SIZE = 100  # entities or sources per page of a list
@@ -36,20 +36,22 @@ class NotFound(QueryError):
 
 
 def _store(kb: KnowledgeBase) -> Any:
-    return api.open_store(kb, read_only=True)
+    return open_store(kb, read_only=True)
 
 
 def _skip(page: int, size: int) -> int:
     return (max(1, page) - 1) * size
 
 
-def warm(kb: KnowledgeBase) -> None:
+def open_graph(kb: KnowledgeBase) -> None:
     """Open the graph (a read worker keeps it open): run once by each worker as the server starts."""
     with _store(kb) as store:
         store.counts()
 
 
-def home(kb: KnowledgeBase) -> dict[str, Any]:
+def home_page(kb: KnowledgeBase) -> dict[str, Any]:
+    from kg.graph import browse
+
     with _store(kb) as store:
         counts = store.counts()
         types = browse.entity_type_counts(store)
@@ -63,21 +65,28 @@ def home(kb: KnowledgeBase) -> dict[str, Any]:
             "answers": answers}
 
 
-def entity_list(kb: KnowledgeBase, entity_type: str, page: int) -> dict[str, Any]:
+def entity_list_page(kb: KnowledgeBase, entity_type: str, page: int) -> dict[str, Any]:
+    from kg.graph import browse
+
     with _store(kb) as store:
         total, rows = browse.entities_of_type(store, entity_type, _skip(page, LIST_SIZE), LIST_SIZE)
     return {"type": entity_type, "total": total, "rows": rows, "page": page, "size": LIST_SIZE}
 
 
-def source_list(kb: KnowledgeBase, page: int) -> dict[str, Any]:
+def source_list_page(kb: KnowledgeBase, page: int) -> dict[str, Any]:
+    from kg.graph import browse
+
     with _store(kb) as store:
         total, rows = browse.source_list(store, _skip(page, LIST_SIZE), LIST_SIZE)
     return {"total": total, "rows": rows, "page": page, "size": LIST_SIZE}
 
 
-def entity(kb: KnowledgeBase, entity_id: str, page: int) -> dict[str, Any]:
+def entity_page(kb: KnowledgeBase, entity_id: str, page: int) -> dict[str, Any]:
     """An entity's page: the entity, a page of its group's live claims with their evidence, the
     neighbourhood to draw, its sources. {"redirect": id} for an entity merged into another."""
+    from kg.graph import browse
+    from kg.graph.entities import alias_target_ids, aliases_of, entity_by_id
+
     with _store(kb) as store:
         row = entity_by_id(store, entity_id)
         if row is None:
@@ -101,7 +110,7 @@ def entity(kb: KnowledgeBase, entity_id: str, page: int) -> dict[str, Any]:
             "neighbours": near, "links": links, "sources": sources, "sources_total": sources_total}
 
 
-def find_entity_id(kb: KnowledgeBase, name: str) -> str | None:
+def entity_id_named(kb: KnowledgeBase, name: str) -> str | None:
     """The id of the entity a name or alias names (for /entities/<name> typed by hand); None when
     it names several (the search page lists them)."""
     from kg.maintain.entities import find_entity
@@ -115,10 +124,12 @@ def find_entity_id(kb: KnowledgeBase, name: str) -> str | None:
             return None
 
 
-def source(kb: KnowledgeBase, slug: str, part: int, at: int | None = None) -> dict[str, Any]:
+def source_page(kb: KnowledgeBase, slug: str, part: int, at: int | None = None) -> dict[str, Any]:
     """A source's page: a part of its text (the one holding character `at` when given) cut into
     segments its evidence spans cover, the claims whose evidence starts in that part, and the
     entities it mentions."""
+    from kg.graph import browse
+
     with _store(kb) as store:
         row = browse.source_by_slug(store, slug)
         if row is None:
@@ -138,6 +149,8 @@ def source(kb: KnowledgeBase, slug: str, part: int, at: int | None = None) -> di
 def _text_of(kb: KnowledgeBase, row: dict[str, Any]) -> tuple[str, str]:
     """The compiled text of a source, and a notice when raw/ no longer holds it as compiled (then
     no span is marked: the offsets point into the text as it was)."""
+    from kg.compile.sources import sha256_bytes, source_text
+
     path = kb.raw / row["path"]
     if not path.is_file():
         return "", f"raw/{row['path']} is no longer there: the claims below were compiled from it."
@@ -152,10 +165,13 @@ def _text_of(kb: KnowledgeBase, row: dict[str, Any]) -> tuple[str, str]:
     return text, ""
 
 
-def search(kb: KnowledgeBase, text: str) -> dict[str, Any]:
+def search_page(kb: KnowledgeBase, text: str) -> dict[str, Any]:
     """The search page: BM25 hits (claims, passages, answers), entities named like the words, the
     entities of the claims found, and the sources of the hits or titled like the words."""
-    found = api.search_kb(kb, text, "bm25", SEARCH_HITS)
+    from kg.graph import browse
+    from kg.graph.retrieval import source_slugs
+
+    found = search_kb(kb, text, "bm25", SEARCH_HITS)
     words = " ".join(text.casefold().split())
     with _store(kb) as store:
         named = browse.entities_named(store, words, 200) if words else []
@@ -178,7 +194,9 @@ def search(kb: KnowledgeBase, text: str) -> dict[str, Any]:
     return {"query": text, "hits": hits, "entities": entities, "sources": sources}
 
 
-def contradictions(kb: KnowledgeBase, page: int) -> dict[str, Any]:
+def contradictions_page(kb: KnowledgeBase, page: int) -> dict[str, Any]:
+    from kg.graph import browse
+
     with _store(kb) as store:
         total, rows = browse.open_contradictions(store, _skip(page, PAGE_SIZE), PAGE_SIZE)
         ids = sorted({r["a_id"] for r in rows} | {r["b_id"] for r in rows})
@@ -191,13 +209,17 @@ def contradictions(kb: KnowledgeBase, page: int) -> dict[str, Any]:
     return {"total": total, "rows": rows, "page": page, "size": PAGE_SIZE}
 
 
-def log(kb: KnowledgeBase, page: int) -> dict[str, Any]:
+def log_page(kb: KnowledgeBase, page: int) -> dict[str, Any]:
+    from kg.graph import browse
+
     with _store(kb) as store:
         total, rows = browse.log_page(store, _skip(page, PAGE_SIZE), PAGE_SIZE)
     return {"total": total, "rows": rows, "page": page, "size": PAGE_SIZE}
 
 
-def answer(kb: KnowledgeBase, page_id: str) -> dict[str, Any]:
+def answer_page(kb: KnowledgeBase, page_id: str) -> dict[str, Any]:
+    from kg.graph import browse
+
     with _store(kb) as store:
         row = browse.answer_by_id(store, page_id)
     if row is None:
@@ -205,10 +227,30 @@ def answer(kb: KnowledgeBase, page_id: str) -> dict[str, Any]:
     return row
 
 
-def claim(kb: KnowledgeBase, claim_id: str) -> dict[str, Any]:
+ANSWER_FILES = {".png": "image/png", ".canvas": "application/json", ".slides.md": "text/markdown; charset=utf-8"}
+
+
+def answer_file(kb: KnowledgeBase, name: str) -> tuple[str, bytes]:
+    """(media type, bytes) of the file a saved answer's form draws (answers/<id>.png, .canvas,
+    .slides.md), drawn from its page as `kg render` draws it."""
+    from exporters.answers import companion_files
+
+    suffix = next((s for s in ANSWER_FILES if name.endswith(s)), "")
+    page_id = name.removesuffix(suffix)
+    row = answer_page(kb, page_id)
+    text = f"# {row.get('title', '')}\n\n{row.get('body') or ''}"
+    content = companion_files(page_id, row.get("body") or "", text).get(f"answers/{name}")
+    if not suffix or content is None:
+        raise NotFound(f"The answer {page_id!r} draws no {suffix or name!r}: save it with `kg query --form chart|canvas|slides --save`.")
+    return ANSWER_FILES[suffix], content.encode("utf-8") if isinstance(content, str) else content
+
+
+def claim_page(kb: KnowledgeBase, claim_id: str) -> dict[str, Any]:
     """A claim with its evidence checked against raw/ (as `kg claim show`), and its sources' slugs."""
+    from kg.graph.retrieval import source_slugs
+
     try:
-        report = api.claim_show(kb, claim_id).as_dict()
+        report = claim_show(kb, claim_id).as_dict()
     except QueryError as exc:
         if str(exc).startswith("No claim"):
             raise NotFound(str(exc)) from exc
@@ -216,3 +258,39 @@ def claim(kb: KnowledgeBase, claim_id: str) -> dict[str, Any]:
     with _store(kb) as store:
         report["slugs"] = source_slugs(store, sorted({e["source_path"] for e in report["evidence"]}))
     return report
+
+
+def entity_with_claims(kb: KnowledgeBase, name: str, offset: int, max_claims: int) -> tuple[Any, ...]:
+    """What the MCP tool kg_entity reads, in one open of the graph: (entity, sources, claims total,
+    a page of claims, neighbours); an unknown name suggests close ones."""
+    from kg.graph.entities import count_live_claims_about, live_claims_about, neighbour_entities
+    from kg.maintain.entities import show
+
+    with _store(kb) as store:
+        try:
+            entity = show(store, name)
+        except QueryError as exc:
+            if "No entity" not in str(exc):
+                raise
+            close = _close_names(store, name)
+            hint = f" Close names: {', '.join(close)}." if close else " Try kg_search to find it."
+            raise QueryError(f"No entity named {name!r}.{hint}") from exc
+        group = [entity["id"], *(m["id"] for m in entity["merged_here"])]
+        total = count_live_claims_about(store, group)
+        claims = live_claims_about(store, group, offset, max_claims)
+        neighbours = neighbour_entities(store, group, 20)
+    sources = entity.pop("sources")
+    entity.pop("claims")
+    return entity, sources, total, claims, neighbours
+
+
+def _close_names(store: Any, name: str, n: int = 5) -> list[str]:
+    """Names of live entities close to `name` (sharing a word with it when any do)."""
+    from kg.graph.entities import live_entity_names
+
+    rows = live_entity_names(store)
+    key = name_key(name)
+    words = {w for w in key.split() if len(w) >= 3}
+    pool = [r for r in rows if words & set(r["key"].split())] or rows
+    keys = {r["key"]: r["name"] for r in pool}
+    return [keys[k] for k in difflib.get_close_matches(key, sorted(keys), n=n, cutoff=0.5)]

@@ -16,9 +16,9 @@ from kg import api
 from kg.embed import check_embedder
 from kg.errors import ConfigError, KgError
 from kg.kb import KnowledgeBase
-from kg.retrieve.search import DEFAULT_MODE
-from kg.serve.tools import KgTools, instructions
-from kg.serve.web.vectors import Vectors
+from kg.retrieve.settings import DEFAULT_MODE
+from kg.serve.mcp.tools import KgTools, instructions
+from kg.serve.vectors import Vectors
 
 READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
 
@@ -39,7 +39,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     own = reader is None
     if own:
         # Two workers: one may spend minutes embedding the knowledge base for vector search, in the
-        # background (kg/serve/web/vectors.py), while the other answers; searches run as BM25 until then.
+        # background (kg/serve/vectors.py), while the other answers; searches run as BM25 until then.
         reader = api.reader(kb, served=True, timeout=timeout, size=2)
         if mode_for is None:
             mode_for = Vectors(kb, reader, embedder, DEFAULT_MODE).mode_for
@@ -85,11 +85,13 @@ def _add_read_tools(server: Any, tools: KgTools, call: _Caller, reads: Any) -> N
         return call(tools.search, query, mode, limit, cursor)
 
     @server.tool(name="kg_query", annotations=reads if not tools.allow_writes else None, structured_output=False)
-    def kg_query(question: str, budget: int = 2000, save: bool = False) -> str:
+    def kg_query(question: str, budget: int = 2000, save: bool = False, form: str = "page") -> str:
         """Answer a question from the knowledge base with citations (what `kg query --json` prints):
         the answer text with [n] markers and, per citation, the claim, its page and source spans.
-        budget: tokens the navigator may read. save: file the answer into the wiki (needs --allow-writes)."""
-        return call(tools.query, question, budget, save, writes=save)
+        budget: tokens the navigator may read. save: file the answer into the wiki (needs --allow-writes).
+        form: page | table (a markdown comparison table) | chart (the plotted values as a table; the PNG
+        is drawn beside a saved answer) | canvas | slides | auto (picked from the question)."""
+        return call(tools.query, question, budget, save, None, form, writes=save)
 
     @server.tool(name="kg_entity", annotations=reads, structured_output=False)
     def kg_entity(name: str, max_claims: int = 20, cursor: str | None = None) -> str:

@@ -1,0 +1,135 @@
+"""Whether a sentence denies its own main predicate: the polarity of the offline extractor's claims.
+
+A negation word alone says little about what a sentence asserts. "ENIAC was not a stored-program
+machine" and "No association was found" deny what they state; these do not:
+
+- an imperative: "Clean early, don't let the library grow rotten.", "Never commit secrets."
+- what others said: "Karpathy said the model doesn't generalise.", "According to Smith, it is not
+  ..." (the source reports a saying; its own finding is asserted: "We found that X did not ...")
+- a new state: "The library is no longer maintained." asserts that it is unmaintained now
+- a subordinate or relative clause, a quote or an aside: "A protein that does not bind ...",
+  "If the cache is not warm, the first query waits.", '"It won't scale," he wrote.', "(not shown)"
+- a contrast or a bound: "not only ... but", "memory, not compute", "no more than 5 ms",
+  "whether or not", "It was not until 1950 that ...".
+
+Read from the words alone (no parser): each negation word counts unless one of the cases above
+holds for it, and the sentence denies its predicate when one counts.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kg.extract.name_rules import is_verb
+from kg.extract.vocab import AUXILIARIES
+
+_CUE = re.compile(r"\b(?:not|never|no|neither|nor|cannot|none|nobody|nothing|nowhere)\b|n[’']t\b", re.IGNORECASE)
+# Spans whose words are not the sentence's own assertion: quotes and bracketed asides.
+_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|\([^()]*\)|\[[^\[\]]*\]|(?<!\w)‘[^’]*’(?!\w)')
+# Fixed phrases with a negation word that assert, contrast or bound rather than deny.
+_NOT_DENIAL = re.compile(
+    r"\b(?:no longer|not only|not just|not merely|not simply|whether or not|or not|if not|not until|no sooner|"
+    r"no doubt|no wonder|no matter|no more than|no less than|no fewer than|not more than|not less than|no later than|"
+    r"no earlier than|not least|nothing but|none other than|not to mention|not surprisingly|not unlike|"
+    r"not uncommon|not unusual|not infrequently|not long before|not long after)\b|\bno\.\s*\d",
+    re.IGNORECASE,
+)
+# Negations that open an imperative when nothing but an adverb comes before them in their clause.
+_IMPERATIVE_CUE = re.compile(r"(?:do\s+not|don[’']t|dont|never)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:—–]|\s-\s|\b(?:and|but|or|so|then)\b", re.IGNORECASE)
+_OPENING_WORDS = frozenset("""please just so and but or then also always simply really instead therefore thus
+periodically first finally also again now today yet still""".split())
+# Subordinators: a clause they open before the main one ("If ..., ...") or after a noun.
+_FRONTED = re.compile(r"^(?:if|when|whenever|although|though|while|because|since|unless|whether|even if|even though|"
+                      r"as long as|once|until|whereas|where|after|before|as)\b[^,;]*,", re.IGNORECASE)
+_RELATIVE = frozenset({"which", "who", "whom", "whose", "where", "when", "whereby", "because", "since", "although",
+                       "though", "unless", "if", "whereas", "while", "until", "once"})
+# Verbs that take a "that" clause: the clause is what the sentence says (own) or reports (others').
+# (Not the plurals that are as often nouns: "notes", "claims", "states", "posts", "comments".)
+_SAYING = frozenset("""say says said tell tells told argue argues argued claimed suggest suggests suggested agree agrees
+agreed warn warns warned write writes wrote insist insists insisted added reply replies replied admit admits admitted
+tweeted posted announce announces announced explain explains explained believe believes believed think thinks thought
+recall recalls recalled commented stated mention mentions mentioned joked complain complains complained pointed
+assert asserts asserted contend contends contended report reported""".split())
+_FINDING = frozenset("""find finds found show shows showed shown demonstrate demonstrates demonstrated indicate
+indicates indicated reveal reveals revealed report reports reported conclude concludes concluded confirm confirms
+confirmed establish establishes established prove proves proved proven mean means meant imply implies implied
+observe observes observed notice noticed learn learned learnt realise realised realize realized know knows knew
+known clear evident apparent likely unlikely possible true certain obvious hypothesise hypothesised hypothesize
+hypothesized predict predicts predicted assume assumed ensure ensures ensured note emphasise emphasize emphasises
+emphasizes stress stresses remember acknowledge acknowledges acknowledged recognise recognize recognised recognized
+understand understood seem seems seemed appear appears appeared""".split()) | _SAYING
+# Who says it, when it is the source itself: its authors, its study and what the study found.
+_OWN = frozenset("""i we our us my me this these study studies paper article analysis analyses trial trials
+results result data findings finding experiments experiment evidence authors work survey review model models
+simulations observations measurements""".split())
+_PREPOSITIONS = "with|of|for|in|among|to|from|by|at|on|under|after|than|as|between|into"
+_COORDINATED = re.compile(r";\s|,\s+(?:and|but|yet|so)\s", re.IGNORECASE)
+_ACCORDING = re.compile(r"^according to\b[^,]*,", re.IGNORECASE)
+_WORD = re.compile(r"[\w’'-]+")
+
+
+def denies(sentence: str) -> bool:
+    """Whether `sentence` denies its own main predicate (see the module's docstring)."""
+    whole = re.fullmatch(r"\s*\((.*)\)[.!]?\s*", sentence)  # "(He is not related to ...)": an aside, all of it
+    text = _QUOTED.sub(lambda m: " " * len(m.group(0)), whole.group(1) if whole else sentence)
+    masked = _NOT_DENIAL.sub(lambda m: " " * len(m.group(0)), text)
+    according = _ACCORDING.match(text.strip())
+    if according and not _owned(according.group(0)[len("according to"):]):
+        return False  # "According to Smith, ...", not "According to our data, ..."
+    fronted = _FRONTED.match(text.lstrip())
+    fronted_end = (len(text) - len(text.lstrip()) + fronted.end()) if fronted else 0
+    return any(_counts(text, cue.start(), fronted_end) for cue in _CUE.finditer(masked))
+
+
+def _counts(text: str, at: int, fronted_end: int) -> bool:
+    """Whether the negation at `at` is in the sentence's main clause, said by the source itself."""
+    if at < fronted_end:
+        return False  # "If the cache is not warm, ..."
+    while at and text[at - 1].isalpha():
+        at -= 1  # the start of "don't", "isn't"
+    if do := re.search(r"\bdo\s+$", text[:at], re.IGNORECASE):
+        at = do.start()  # "Do not run ..."
+    before = text[:at]
+    clause = _CLAUSE_END.split(before)[-1]
+    if _IMPERATIVE_CUE.match(text, at) and all(w.lower() in _OPENING_WORDS for w in _WORD.findall(clause)):
+        return False  # "Clean early, don't let ...", "Never commit secrets."
+    if re.search(r"(?:,|\bbut|\band)\s*$", before) and re.match(r"not\b", text[at:], re.IGNORECASE):
+        return False  # "memory, not compute", "A but not B", "IL-10 and not TGF-β": a contrast
+    if re.search(rf"\b(?:{_PREPOSITIONS})\s+$", before, re.IGNORECASE) and re.match(r"no\b", text[at:], re.IGNORECASE):
+        return False  # "patients with no previous disease": what a noun phrase says of a thing
+    # a main clause coordinated after another starts the scan afresh: "X was observed when ..., and no Y was found"
+    boundaries = [m.end() for m in _COORDINATED.finditer(before, fronted_end) if not before.startswith("that ", m.end())]
+    tokens = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(before, max([fronted_end, *boundaries]))]
+    words = [w for _, w in tokens]
+    for i in range(len(words) - 1, -1, -1):
+        word, where = words[i], tokens[i][0]
+        if word in _RELATIVE or (word == "that" and (i == 0 or words[i - 1] not in _FINDING | {"and", "or", "but"})):
+            if _closed(before, where, words[:i], words[i + 1 :]):
+                continue  # "ENIAC, which was large, did not ...", "Users who try it don't ..."
+            return False  # "a protein that does not bind", "..., because it is not ...": about something else
+        if word == "that" and words[i - 1] in ("and", "or", "but"):
+            continue  # "we show that X ..., and that Y has not ...": the first "that" says whose
+        if word == "that":  # "We found that ...", "Smith argued that ..."
+            return not (words[i - 1] in _SAYING and not _owned(" ".join(words[: i - 1])))
+        if word in _SAYING and i + 1 < len(words) and not _owned(" ".join(words[:i])):
+            return False  # "Karpathy said the model doesn't ...": someone else's saying
+    return True
+
+
+def _closed(before: str, where: int, ahead: list[str], inside: list[str]) -> bool:
+    """Whether a relative clause opened at `where` has ended before the negation: an aside closed by
+    a comma (", which was large, did not"), or a clause inside the subject, whose own verb comes
+    before the negation ("Users who try it don't ...")."""
+    if before[:where].rstrip().endswith(",") and "," in before[where:]:
+        return True
+    if inside and inside[-1] in AUXILIARIES:
+        inside = inside[:-1]  # the negation's own auxiliary ("that does not")
+    return bool(ahead) and not any(is_verb(w) for w in ahead) and any(is_verb(w) for w in inside)
+
+
+def _owned(speaker: str) -> bool:
+    """Whether the words before a verb of saying name the source itself ("We", "Our results")
+    or nobody in particular (a sentence that opens with the verb)."""
+    found = [w.lower() for w in _WORD.findall(speaker)]
+    return not found or any(w in _OWN for w in found[-4:])
