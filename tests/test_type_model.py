@@ -106,3 +106,9 @@ def test_the_examples_index_lists_no_machine_among_people_or_bodies(compiled) ->
     bodies = _index_section(index, "Organization")  # "the ALU" still reads as a body's acronym: not pinned
     assert not [m for m in machines if f"|{m}" in bodies], bodies
     assert "Alan Turing" in _index_section(index, "Person")
+
+
+def test_the_rules_keep_the_kinds_no_data_labels_and_nothing_else() -> None:
+    assert type_model.final_type("organization", "religion") == "religion"  # "Lutherans": WordNet's faithful
+    assert type_model.final_type("concept", "work") == "concept"  # the model abstains: no fallback to the rules
+    assert type_model.final_type("person", "place") == "person"
