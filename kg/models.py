@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, Field, PrivateAttr, ValidationInfo, field_validator, model_validator
 
@@ -24,9 +24,18 @@ class ClaimType(StrEnum):
     fact = "fact"
 
 
+# The entity types of both extractors (issue 46): the LLM's reply schema lists them as an enum, the
+# offline extractor's type model predicts them (kg/extract/type_model.py). "product": software,
+# services, models, platforms, programming languages, devices and machines. "concept": none of these.
+EntityType = Literal["person", "organization", "place", "product", "work", "event", "nationality", "language",
+                     "religion", "office", "disease", "gene or protein", "cell type", "organism", "chemical",
+                     "concept"]
+ENTITY_TYPES: tuple[str, ...] = get_args(EntityType)
+
+
 class ExtractedEntity(BaseModel):
     name: str = Field(min_length=1, max_length=200, description="Canonical name as written in the text")
-    type: str = Field(default="concept", description="person, organization, place, work, event, concept, thing...")
+    type: EntityType = Field(default="concept", description="What kind of thing it is; concept when none of the others fits")
     aliases: list[str] = Field(default_factory=list, description="Other names used in the text, acronyms included")
     description: str = Field(default="", description="One line saying what it is, from the text")
 
@@ -37,6 +46,15 @@ class ExtractedEntity(BaseModel):
         if not value:
             raise ValueError("entity name is blank")
         return value
+
+    @field_validator("type", mode="before")
+    @classmethod
+    def _known_type(cls, value: object) -> object:
+        """A type outside the vocabulary (an old reply's "thing", a model's "software") reads as concept."""
+        lowered = " ".join(str(value).lower().replace("_", " ").split()) if isinstance(value, str) else value
+        if lowered == "organisation":
+            return "organization"
+        return lowered if lowered in ENTITY_TYPES else "concept"
 
 
 class ExtractedClaim(BaseModel):

@@ -389,9 +389,17 @@ TYPED_PROSE = [
 ]
 
 
+class _RuleTypes(HeuristicExtractor):
+    """The rules' decision, which the type model reads as a feature (kg/extract/type_model.py): these
+    rows pin the rules; the stored type is the model's (tests/test_type_model.py)."""
+
+    def final_type(self, entity: Entity, features: dict[str, float]) -> str:
+        return entity.type
+
+
 def _extract(text: str) -> ExtractionResult:
     chunk = Chunk(source_path="t.md", index=0, text=text, start=0, end=len(text))
-    return HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    return _RuleTypes(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
 
 
 @pytest.mark.parametrize(("text", "expected"), TYPED_PROSE)

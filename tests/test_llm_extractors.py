@@ -74,7 +74,7 @@ def test_valid_reply_and_what_was_sent(anthropic_server: FakeAnthropic) -> None:
     assert body["tool_choice"]["type"] == "tool" and body["tool_choice"]["name"] == "ExtractionResult"
     user = body["messages"][0]["content"]
     assert TEXT in user and "Source title: ENIAC" in user and "University of Pennsylvania" in user
-    assert ex.version.startswith("extract_v1-") and ex.version == get_prompt().version
+    assert ex.version.startswith("extract_v2-") and ex.version == get_prompt().version
     t = ex.client.ledger.total
     assert (t.requests, t.output_tokens) == (1, estimate_tokens(json.dumps(GOOD, separators=(",", ":"))))
     assert t.cache_write_tokens > 0 and t.input_tokens > 0

@@ -357,8 +357,8 @@ def _ask(judge: EntityJudge | None, nodes: dict[str, Node], pairs: Sequence[tupl
     asked = []
     for a, b in pairs:
         first, second = nodes[a].attributes(), nodes[b].attributes()
-        asked.append((ExtractedEntity(name=str(first["name"]), type=str(first["type"]),
-                                      description=str(first["summary"])),
+        asked.append((ExtractedEntity.model_validate({"name": str(first["name"]), "type": str(first["type"]),
+                                                      "description": str(first["summary"])}),  # an old type: concept
                       EntityRecord(b, str(second["name"]), str(second["type"]), list(second["aliases"]),  # type: ignore[call-overload]
                                    str(second["summary"]))))
     return dict(zip(pairs, judge.judge(asked), strict=True))

@@ -19,7 +19,7 @@ from kg.extract import gazetteer
 from kg.extract import vocab as V
 
 # Types a reader can navigate by, in the order ties are broken; anything else is a concept.
-TYPES = ("organization", "place", "person", "event", "work", "nationality", "language", "religion", "office",
+TYPES = ("organization", "place", "person", "event", "work", "product", "nationality", "language", "religion", "office",
          "disease", "gene or protein", "cell type", "organism", "chemical")
 SCIENCE_KINDS = frozenset({"disease", "gene or protein", "cell type", "organism", "chemical"})
 UNTYPED = frozenset({"concept", "thing", "named", "other", ""})  # "named": graphs from before heuristic-4

@@ -1,9 +1,10 @@
-"""The offline extractor: deterministic rules, no model, no network.
+"""The offline extractor: deterministic rules and a small shipped type model, no network.
 
 Pass 1 discovers entities in a chunk (headings, [[links]], bold terms, acronym definitions,
 capitalised multi-word names, defined lowercase terms). Pass 2 finds every mention of
 them sentence by sentence and turns each substantive sentence into one typed claim whose
-evidence quote is the sentence itself, cut verbatim from the markdown.
+evidence quote is the sentence itself, cut verbatim from the markdown. The rules' type votes are
+features of the type model (kg/extract/type_model.py), which gives each entity its stored type.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ import functools
 import re
 from collections import Counter
 from dataclasses import dataclass
+from typing import cast
 
-from kg.extract import ExtractionContext, Extractor, gazetteer
+from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
     ACRONYM_RULES,
@@ -53,8 +55,15 @@ from kg.extract.name_rules import (
 )
 from kg.extract.negation import denies
 from kg.extract.reference import Reference, fit, reference_at_start, referent
-from kg.extract.registry import Registry
-from kg.models import Chunk, ClaimType, ExtractedClaim, ExtractedEntity, ExtractionResult
+from kg.extract.registry import Entity, Registry
+from kg.models import (
+    Chunk,
+    ClaimType,
+    EntityType,
+    ExtractedClaim,
+    ExtractedEntity,
+    ExtractionResult,
+)
 from kg.names import name_key
 from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
@@ -211,12 +220,33 @@ class HeuristicExtractor(Extractor):
         claims.extend(self._table_claims(chunk.text, plain, registry, finder))
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= {key for _, _, key in headings if key}
+        kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
+        types = self._final_types(kept, registry, scientific(plain.text))
         entities = [
-            ExtractedEntity(name=e.name, type=e.type, aliases=e.declared_aliases(), description=e.description)
-            for key, e in registry.entities.items()
-            if key in used or key in registry.kept or e.aliases or e.description
+            ExtractedEntity(name=e.name, type=cast(EntityType, type_), aliases=e.declared_aliases(), description=e.description)
+            for e, type_ in zip(kept, types, strict=True)
         ]
         return ExtractionResult(entities=entities, claims=claims)
+
+    def _final_types(self, kept: list[Entity], registry: Registry, science: bool) -> list[str]:
+        """Each kept entity's type from the type model over its features (kg/extract/type_model.py);
+        the rules' decision is one of them (`type_model.final_type`: which kinds stay the rules')."""
+        typed_by_word: dict[str, list[Entity]] = {}  # a capitalised word -> the rule-typed names holding it
+        for entity in registry.entities.values():
+            if typed(entity.type):
+                for word in set(entity.name.split()):
+                    if word[:1].isupper() and len(word) > 2:
+                        typed_by_word.setdefault(word, []).append(entity)
+        types = []
+        for entity in kept:
+            related = {other.type for word in set(entity.name.split()) for other in typed_by_word.get(word, ())
+                       if other is not entity}
+            features = type_model.entity_features(entity.name, entity.evidence, entity.around, entity.type, related, science)
+            types.append(self.final_type(entity, features))
+        return types
+
+    def final_type(self, entity: Entity, features: dict[str, float]) -> str:
+        return type_model.final_type(type_model.shipped().classify(features)[0], entity.type)
 
     # pass 1: discovery ---------------------------------------------------------------------
 
@@ -352,7 +382,7 @@ class HeuristicExtractor(Extractor):
             fitting = referent(reference, [(k, registry.entities[k].type, registry.entities[k].name) for k in referents])
             topic = fitting or topic  # nothing at hand fits ("He" after a band): the topic stays the subject
             if fitting and reference.wants == "person":
-                registry.entities[fitting].vote("person", PRONOUN_WEIGHT)  # "He ..." after "Kipling": a person
+                registry.entities[fitting].vote("person", PRONOUN_WEIGHT, "pronoun")  # "He ..." after "Kipling": a person
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
@@ -482,6 +512,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             if possessive:  # "Kipling's wife": the possessive belongs to what follows
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
+            entity.around |= type_model.around(sentence[: mention.start], after)
             for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
                 if rule in GENERAL_PROSE_RULES and science:
                     continue  # "the BBB", "produced by Penicillium" in an abstract
@@ -490,7 +521,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)
                 else:
-                    entity.vote(type_, weight)
+                    entity.vote(type_, weight, rule)
     # Names listed together are of a kind ("Nokia, Intel and Taito"): the typed ones vote for the others.
     for (start, end), found in zip(spans, mentions, strict=True):
         sentence = text[start:end]
@@ -499,7 +530,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             said = list_kind(sentence[: found[run[0]].start], sentence[found[run[-1]].end :])
             if said:  # "bands such as A, B and C", "the Oder and Olza rivers": what they all are
                 for member in members:
-                    member.vote(said, LIST_KIND_WEIGHT)
+                    member.vote(said, LIST_KIND_WEIGHT, "list_kind")
                 continue
             with_acronyms = not all(listable_name(m.name) for m in members)
             if with_acronyms and (science or not all(listable_name(m.name, acronyms=True) for m in members)):
@@ -518,7 +549,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 if abbreviated(text, start + found[i].start, start + found[i].end):
                     continue  # "R.P. Hausinger, Proc. Natl. Acad. Sci.": a journal's abbreviation ends the list
                 if not typed(member.type) and (alike or (kind == "person" and person_shaped(member.name))):
-                    member.vote(kind, LIST_WEIGHT * count)  # one person: only to names that read as people's
+                    member.vote(kind, LIST_WEIGHT * count, "listed_with")  # one person: only to names that read as people's
     vote_by_name_parts(registry.entities.values(), general_prose=not science)
 
 

@@ -52,7 +52,7 @@ def vote_by_name_parts(entities: Iterable[Entity], general_prose: bool) -> None:
         if len(kinds) == 1:
             found.append((entity, kinds.pop()))
     for entity, kind in found:  # the indexes hold the names typed before: a type taken here passes on no further
-        entity.vote(kind, PART_WEIGHT)
+        entity.vote(kind, PART_WEIGHT, "name_part")
 
 
 def _kinds(words: tuple[str, ...], by_tail: dict[tuple[str, ...], list[Entity]], by_word: dict[str, list[Entity]],

@@ -30,6 +30,10 @@ class Entity:
     votes: dict[str, float] = field(default_factory=dict)  # type -> weight of the rules voting for it
     voted: set[tuple[str, str]] = field(default_factory=set)  # (name, rule) pairs counted once
     demonym: bool = False  # found as a nationality ("American"): never a claim's subject
+    # what the type model reads (kg/extract/type_model.py): "rule=type" -> summed weight of the
+    # rules' votes, and the words around each mention ("L1:by", "R2:was born")
+    evidence: dict[str, float] = field(default_factory=dict)
+    around: set[str] = field(default_factory=set)
 
     def declared_aliases(self) -> list[str]:
         """Its aliases, and the country a demonym used as a place names ("American" -> "United
@@ -37,7 +41,10 @@ class Entity:
         country = gazetteer.demonym_country(self.name) if self.demonym and self.type == DEMONYM_TYPE else None
         return sorted(self.aliases | {country} if country and name_key(country) != name_key(self.name) else self.aliases)
 
-    def vote(self, type_: str, weight: float) -> None:
+    def vote(self, type_: str, weight: float, rule: str = "other") -> None:
+        if typed(type_):
+            feature = f"{rule}={type_}"
+            self.evidence[feature] = self.evidence.get(feature, 0.0) + weight
         if type_ == "organization" and common_head(self.name):
             return  # "DNA damage response is a network of ...": a body's name ends in a proper word
         if typed(type_):
@@ -48,12 +55,15 @@ class Entity:
         """A vote that a name earns once, however often it is added: its form says the same each time."""
         if (name, rule) not in self.voted:
             self.voted.add((name, rule))
-            self.vote(type_, weight)
+            self.vote(type_, weight, rule)
 
     def absorb(self, other: Entity) -> None:
         """Take the votes of an entity folded into this one."""
         for type_, weight in sorted(other.votes.items()):
-            self.vote(type_, weight)
+            self.vote(type_, weight, "folded")
+        for feature, weight in other.evidence.items():
+            self.evidence[feature] = self.evidence.get(feature, 0.0) + weight
+        self.around |= other.around
 
 
 class Registry:
@@ -100,8 +110,8 @@ class Registry:
         entity.vote_once(name, "found as", type_, weight)
         if (name, "") not in entity.voted:
             entity.voted.add((name, ""))
-            for _rule, voted_type, weight in name_votes(name):
-                entity.vote(voted_type, weight)
+            for rule, voted_type, weight in name_votes(name):
+                entity.vote(voted_type, weight, rule)
         if alias and name_key(alias) and name_key(alias) != existing:
             entity.aliases.add(" ".join(alias.split()))
             self.alias_to_key.setdefault(name_key(alias), existing)

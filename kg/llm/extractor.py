@@ -2,7 +2,7 @@
 happens when a model gives nothing usable.
 
 `LlmExtractor` is the compiler's `Extractor` for every provider: it renders the versioned
-extraction prompt (prompts/extract_v1.md.j2) for a chunk and sends it through an `LlmClient`
+extraction prompt (prompts/extract_v2.md.j2) for a chunk and sends it through an `LlmClient`
 (kg/llm/client.py), whose `call` retries transient failures and records the ledger. Quote
 verification stays in kg/compile/verify.py. A chunk's answer (`extract_chunk`):
 

@@ -33,7 +33,7 @@ from kg.models import (
 
 #: prompt name -> (template file, the pydantic model the reply must validate against)
 REGISTRY: dict[str, tuple[str, type[BaseModel]]] = {
-    "extract": ("extract_v1.md.j2", ExtractionResult),
+    "extract": ("extract_v2.md.j2", ExtractionResult),
     "contradict": ("contradict_v1.md.j2", ContradictionVerdicts),  # kg/llm/judges.py
     "entity": ("entity_v1.md.j2", EntityVerdicts),  # kg/llm/judges.py
     "answer": ("answer_v1.md.j2", SynthesisedAnswer),  # kg/retrieve/answer.py

@@ -1,0 +1,114 @@
+"""The offline extractor's learned entity types (kg/extract/type_model.py, benchmarks/train_types.py)."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import numpy as np
+import pytest
+from conftest import load_benchmark
+
+from kg.extract import type_model
+from kg.extract.heuristic import HeuristicExtractor
+from kg.models import ENTITY_TYPES, ExtractedEntity
+
+
+def test_shipped_weights_load_quickly_with_the_vocabulary_and_a_fingerprint() -> None:
+    started = time.perf_counter()
+    model = type_model.load(type_model.WEIGHTS)
+    assert time.perf_counter() - started < 0.1
+    assert set(model.classes) <= set(ENTITY_TYPES) and {"person", "organization", "place", "product", "concept"} <= set(model.classes)
+    assert set(model.thresholds) == set(model.classes) - {"concept"}
+    assert all(0.0 < t <= 1.0 for t in model.thresholds.values())
+    assert len(model.fingerprint) == 16
+
+
+def test_the_weights_were_trained_on_the_data_beside_the_checkout() -> None:
+    train_types = load_benchmark("train_types")
+    base = train_types.REPO.parent / "shared" / "data"
+    if not (base / "crossner").is_dir():
+        pytest.skip("../shared/data is not beside this checkout")
+    assert type_model.shipped().fingerprint == train_types.fingerprint(base)
+
+
+def _examples(train_types) -> list:  # type: ignore[no-untyped-def]
+    rows = [("person", {"bias": 1.0, "gaz:first-name": 1.0, "L1:mr": 1.0}),
+            ("person", {"bias": 1.0, "gaz:first-name": 1.0, "R1:was": 1.0}),
+            ("product", {"bias": 1.0, "version-like": 1.0, "L1:using": 1.0}),
+            ("product", {"bias": 1.0, "camel": 1.0, "L1:using": 1.0}),
+            ("concept", {"bias": 1.0, "common-word": 1.0}),
+            ("concept", {"bias": 1.0, "common-word": 1.0, "R1:was": 1.0})]
+    return [train_types.Example("g", {f"n{i}"}, features, "concept", label, True) for i, (label, features) in enumerate(rows)]
+
+
+def test_training_on_a_tiny_fixture_is_deterministic() -> None:
+    train_types = load_benchmark("train_types")
+    classes = ["concept", "person", "product"]
+    first = train_types.fit(_examples(train_types), classes, size=64)
+    second = train_types.fit(_examples(train_types), classes, size=64)
+    assert np.array_equal(first[0], second[0]) and np.array_equal(first[1], second[1])
+    probabilities = train_types.probabilities(_examples(train_types), *first, size=64)
+    assert [classes[j] for j in probabilities.argmax(axis=1)] == [e.label for e in _examples(train_types)]
+
+
+def test_a_type_below_its_threshold_is_a_concept() -> None:
+    size = 8
+    weights = np.zeros((size, 2), dtype=np.float32)
+    weights[type_model.bucket("strong", size), 1] = 5.0
+    weights[type_model.bucket("weak", size), 1] = 0.5
+    model = type_model.TypeModel(("concept", "person"), weights, np.zeros(2, dtype=np.float32), {"person": 0.9}, "x")
+    assert model.classify({"strong": 1.0})[0] == "person"
+    assert model.classify({"weak": 1.0}) == ("concept", pytest.approx(1 / (1 + np.exp(-0.5))))
+
+
+def test_a_saved_model_reads_back(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    weights = np.zeros((16, 2), dtype=np.float32)
+    weights[3] = [0.5, -0.25]
+    model = type_model.TypeModel(("concept", "place"), weights, np.array([0.1, -0.1], dtype=np.float32), {"place": 0.8}, "abc")
+    type_model.save(model, tmp_path / "m.npz")
+    back = type_model.load(tmp_path / "m.npz")
+    assert back.classes == model.classes and back.thresholds == model.thresholds and back.fingerprint == "abc"
+    assert np.array_equal(back.weights, weights) and np.allclose(back.bias, model.bias)
+
+
+def test_an_unknown_type_reads_as_concept() -> None:
+    assert ExtractedEntity(name="X", type="thing").type == "concept"
+    assert ExtractedEntity(name="X", type="Organisation").type == "organization"
+    assert ExtractedEntity(name="X", type="product").type == "product"
+
+
+def test_the_offline_extractor_gives_only_the_vocabulary() -> None:
+    from kg.extract import ExtractionContext
+    from kg.models import Chunk
+
+    text = ("Alan Turing worked at Bletchley Park in England. Colossus was a computer built by Tommy Flowers. "
+            "Python is a programming language; the team wrote it in Python 3.12.")
+    chunk = Chunk(source_path="a.md", index=0, text=text, start=0, end=len(text))
+    result = HeuristicExtractor().extract_chunk(chunk, ExtractionContext("a.md", "a"))
+    types = {e.name: e.type for e in result.entities}
+    assert set(types.values()) <= set(ENTITY_TYPES)
+    assert types.get("Alan Turing") == "person"
+
+
+def _index_section(index: str, title: str) -> str:
+    """The lines under one type's heading of index.md ('### [[indexes/...|Person]] (7)')."""
+    match = re.search(rf"^### \[\[[^|\]]+\|{title}\]\][^\n]*\n(.*?)(?=^##)", index, re.MULTILINE | re.DOTALL)
+    return match.group(1) if match else ""
+
+
+def test_the_examples_index_lists_no_machine_among_people_or_bodies(compiled) -> None:  # type: ignore[no-untyped-def]
+    index = (compiled.wiki / "index.md").read_text()
+    machines = ("Colossus", "EDVAC", "ENIAC", "Manchester Baby", "UNIVAC", "Harvard Mark", "Automatic Computing Engine",
+                "Intel 4004")
+    people = _index_section(index, "Person")
+    assert not [m for m in (*machines, "CPU", "ALU") if f"|{m}" in people], people
+    bodies = _index_section(index, "Organization")  # "the ALU" still reads as a body's acronym: not pinned
+    assert not [m for m in machines if f"|{m}" in bodies], bodies
+    assert "Alan Turing" in _index_section(index, "Person")
+
+
+def test_the_rules_keep_the_kinds_no_data_labels_and_nothing_else() -> None:
+    assert type_model.final_type("organization", "religion") == "religion"  # "Lutherans": WordNet's faithful
+    assert type_model.final_type("concept", "work") == "concept"  # the model abstains: no fallback to the rules
+    assert type_model.final_type("person", "place") == "person"
