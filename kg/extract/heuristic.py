@@ -180,7 +180,9 @@ class HeuristicExtractor(Extractor):
     # 8: a list's majority kind; types from the parts of typed names (kg/extract/name_parts.py);
     # WordNet's peoples and faithful; towns of 1,000; acronyms spelt inside a proper long form
     # 9: a claim's text is its sentence (no subject glued on); polarity -1 only where the sentence
-    # denies its own predicate (kg/extract/negation.py); CJK sentences, names and bigram keys
+    # denies its own predicate (kg/extract/negation.py); CJK sentences, names and bigram keys; the
+    # stored type is a learned model's over the rules' votes, a concept below its threshold
+    # (kg/extract/type_model.py)
     version = "heuristic-9"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
