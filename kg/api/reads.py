@@ -292,6 +292,8 @@ def save_answer_kb(kb: KnowledgeBase, answer: Any, body: str | None = None) -> s
 
 def form_file(result: Any) -> tuple[str, str | bytes] | None:
     """(suffix, content) of the file an answer's form draws (chart PNG, canvas, Marp deck), or None."""
+    if not result.body:  # a page draws no file: nothing to import (a read command starts fast)
+        return None
     from exporters.answers import companion_files
     from kg.retrieve.answer import page_id
 
