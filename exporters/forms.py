@@ -133,7 +133,8 @@ class Shaped:
         """The page body: the answer's markdown, with the form's data as a trailing comment."""
         text = self.answer.markdown()
         if self.form != "page":
-            text += f"\n<!-- kg-form {self.form} {json.dumps(self.spec, sort_keys=True, ensure_ascii=False)} -->\n"
+            data = json.dumps(self.spec, sort_keys=True, ensure_ascii=False).replace("--", "-\\u002d")  # no "-->" inside
+            text += f"\n<!-- kg-form {self.form} {data} -->\n"
         return text
 
 
@@ -244,7 +245,7 @@ def chart(graph: WikiGraph, entities: list[str], answer: Answer, question_words:
     numbers = Numbers()
     lines = ["| | value | unit | claim |", "|---|---|---|---|"]
     for label, value, claim_id in points:
-        lines.append(f"| {_cell_text(label)} | {value:g} | {unit} | [{numbers(claim_id)}] |")
+        lines.append(f"| {_cell_text(label)} | {value:.12g} | {unit} | [{numbers(claim_id)}] |")
     spec = {"title": answer.question, "unit": unit, "points": [[label, value] for label, value, _ in points]}
     text = f"![[answers/{page_id(answer.question)}.png]]\n\n" + "\n".join(lines) + "\n"
     return Shaped("chart", _cited(answer, text, graph, numbers.order, note), spec)

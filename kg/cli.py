@@ -146,8 +146,6 @@ def compile_command(
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Estimate LLM tokens and cost; send nothing, change nothing.")] = False,
     batch: Annotated[bool, typer.Option("--batch", help="Extract through the Anthropic Message Batches API (half price; waits for the batch).")] = False,
-    form: Annotated[str, typer.Option("--form", "-f", help="page | table | chart | canvas | slides, or auto: a table for two or more named entities, a chart for amounts or dates over them or over time, else a page.")] = "page",
-    out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the file the form draws (chart PNG, .canvas, Marp deck) here.")] = None,
     explain: Annotated[bool, typer.Option("--explain", help="Print what would be compiled and which pages rewritten; change nothing.")] = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build a new graph from all of raw/ (LLM replies from the cache), "
                                           "then restore merges, answers and the log; the old graph is moved to .kg/broken/.")] = False,

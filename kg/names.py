@@ -24,6 +24,9 @@ MAX_SLUG = 80
 def strip_accents(text: str) -> str:
     if text.isascii():  # the common case, and much faster than normalising
         return text
+    # one encoding of each letter first: a decomposed ガ (カ + U+3099, as macOS writes it) or a
+    # half-width ｶﾞ is the ガ of the same name (NFKD below would drop its voicing mark as an accent)
+    text = unicodedata.normalize("NFKC", text)
     if CJK_RUN.search(text):  # kana's voicing marks and Hangul's syllables are letters, not accents: ガ is not カ
         return outside_cjk(text, strip_accents)
     return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
@@ -66,10 +69,12 @@ def slugify(text: str, max_length: int = MAX_SLUG) -> str:
     Never empty, never `.`/`..`, no path separators, not a Windows reserved name, bounded length.
     Long names are cut and given a short hash so that distinct names stay distinct.
     """
-    slug = _NOT_SLUG.sub("-", outside_cjk(text, _ascii_words)).strip("-")
+    plain = text if text.isascii() else unicodedata.normalize("NFKC", text)  # as name_key reads it
+    slug = _NOT_SLUG.sub("-", outside_cjk(plain, _ascii_words)).strip("-")
     if not slug:
         slug = "x-" + hashlib.sha256(text.encode("utf-8")).hexdigest()[:10]
-    if len(slug) > max_length:
+    if len(slug) > max_length or any(ord(c) > 0xFFFF for c in plain if CJK_RUN.match(c)):
+        # cut, or a CJK letter beyond the BMP left out ("𠮷野家"): a hash keeps the names apart
         digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
         slug = slug[: max_length - 9].rstrip("-") + "-" + digest
     if slug.split("-")[0] in RESERVED_NAMES or slug in RESERVED_NAMES:

@@ -153,3 +153,25 @@ def test_an_unreachable_model_keeps_its_clear_error(fresh: KnowledgeBase) -> Non
                                  "max_retries = 0\n", encoding="utf-8")
     result = runner.invoke(app, ["query", "Who built ENIAC?", "--mode", "bm25", "--kb", str(fresh.root)])
     assert result.exit_code == 1 and "--offline" in result.output
+
+
+def test_form_data_survives_a_comment_closer_in_the_question() -> None:
+    from exporters.forms import Shaped
+    from kg.retrieve.answer import Answer
+
+    shaped = Shaped("chart", Answer("Is a --> b?", "extractive", "text", [], 0), {"title": "Is a --> b? ---", "points": []})
+    body = shaped.body()
+    assert body.count("-->") == 1 and body.rstrip().endswith("-->")  # only the comment's own closer
+    assert form_spec(body) == ("chart", {"title": "Is a --> b? ---", "points": []})
+
+
+def test_a_deck_is_the_same_bytes_from_the_cli_and_from_the_wiki(fresh: KnowledgeBase, tmp_path: Path) -> None:
+    question = "Compare *ENIAC* and the Manchester Baby [again]"
+    deck = tmp_path / "deck.md"
+    data = _query(fresh, question, "--form", "slides", "--save", "--out", str(deck))
+    assert deck.read_bytes() == (fresh.wiki / f"{data['saved_page']}.slides.md").read_bytes()
+
+
+def test_kg_compile_takes_no_answer_options() -> None:
+    result = runner.invoke(app, ["compile", "--help"])
+    assert result.exit_code == 0 and "--form" not in result.output and "--explain" in result.output

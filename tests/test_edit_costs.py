@@ -77,3 +77,20 @@ def test_continuation_parts_listed_once_are_the_parts_listed_each_time(tmp_path:
         (folder / "c.2.md").write_text("")  # not seen until the block ends (renders write after it)
         assert continuation_files(tmp_path, "entities/c") == []
     assert continuation_files(tmp_path, "entities/c") == [folder / "c.2.md"]
+
+
+def test_pandas_stays_visible_while_another_thread_runs() -> None:
+    """kg serve's and kg watch's threads may import pandas during a write: it is hidden only when
+    no other thread (a progress bar's redraw aside) runs."""
+    import threading
+
+    from kg.graph.store import _other_threads
+
+    stop = threading.Event()
+    worker = threading.Thread(target=stop.wait, daemon=True)
+    worker.start()
+    try:
+        assert _other_threads()
+    finally:
+        stop.set()
+        worker.join()

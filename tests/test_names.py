@@ -78,3 +78,15 @@ def test_in_context_names_the_subject_only_when_the_sentence_does_not() -> None:
     assert in_context("ENIAC weighed about 27 tonnes.", "ENIAC") == "ENIAC weighed about 27 tonnes."
     assert in_context("Karpathy argued that agents need memory.", "Andrej Karpathy").startswith("Karpathy")
     assert in_context("It weighed a lot.", "") == "It weighed a lot."
+
+
+def test_one_encoding_of_a_kana_name_one_key_and_slug() -> None:
+    """Decomposed (macOS) and half-width kana are the same name as the composed full-width one."""
+    composed, decomposed, half_width = "ガンダム", "カ\u3099ンダム", "ｶﾞﾝﾀﾞﾑ"
+    assert name_key(decomposed) == name_key(half_width) == name_key(composed) != name_key("カンダム")
+    assert slugify(decomposed) == slugify(half_width) == slugify(composed) == "ガンダム"
+    assert name_key("Café Noir") == "cafe noir" and slugify("Café ﬁve") == "cafe-five"  # Latin as before
+
+
+def test_a_cjk_letter_beyond_the_bmp_keeps_names_apart_in_slugs() -> None:
+    assert slugify("𠮷野家") != slugify("野家") and slugify("𠮷野家").startswith("野家-")

@@ -8,6 +8,8 @@ import time
 import numpy as np
 import pytest
 from conftest import load_benchmark
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kg.extract import type_model
 from kg.extract.heuristic import HeuristicExtractor
@@ -112,3 +114,12 @@ def test_the_rules_keep_the_kinds_no_data_labels_and_nothing_else() -> None:
     assert type_model.final_type("organization", "religion") == "religion"  # "Lutherans": WordNet's faithful
     assert type_model.final_type("concept", "work") == "concept"  # the model abstains: no fallback to the rules
     assert type_model.final_type("person", "place") == "person"
+
+
+@given(st.permutations([f"w:{i}" for i in range(17)]), st.lists(st.floats(0.1, 3.0), min_size=17, max_size=17))
+def test_probabilities_do_not_depend_on_the_order_features_come_in(order: list[str], values: list[float]) -> None:
+    """A set's order (a mention's neighbours) changes from one process to the next: the type must not."""
+    model = type_model.shipped()
+    features = dict(zip(sorted(order), values, strict=True))
+    shuffled = {name: features[name] for name in order}
+    assert model.probabilities(features).tobytes() == model.probabilities(shuffled).tobytes()

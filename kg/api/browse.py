@@ -233,13 +233,12 @@ ANSWER_FILES = {".png": "image/png", ".canvas": "application/json", ".slides.md"
 def answer_file(kb: KnowledgeBase, name: str) -> tuple[str, bytes]:
     """(media type, bytes) of the file a saved answer's form draws (answers/<id>.png, .canvas,
     .slides.md), drawn from its page as `kg render` draws it."""
-    from exporters.answers import companion_files
+    from exporters.answers import drawn_files
 
     suffix = next((s for s in ANSWER_FILES if name.endswith(s)), "")
     page_id = name.removesuffix(suffix)
     row = answer_page(kb, page_id)
-    text = f"# {row.get('title', '')}\n\n{row.get('body') or ''}"
-    content = companion_files(page_id, row.get("body") or "", text).get(f"answers/{name}")
+    content = drawn_files({**row, "id": page_id}).get(f"answers/{name}")
     if not suffix or content is None:
         raise NotFound(f"The answer {page_id!r} draws no {suffix or name!r}: save it with `kg query --form chart|canvas|slides --save`.")
     return ANSWER_FILES[suffix], content.encode("utf-8") if isinstance(content, str) else content

@@ -294,11 +294,11 @@ def form_file(result: Any) -> tuple[str, str | bytes] | None:
     """(suffix, content) of the file an answer's form draws (chart PNG, canvas, Marp deck), or None."""
     if not result.body:  # a page draws no file: nothing to import (a read command starts fast)
         return None
-    from exporters.answers import companion_files
+    from exporters.answers import drawn_files
     from kg.retrieve.answer import page_id
 
     pid = page_id(result.answer.question)
-    drawn = companion_files(pid, result.body, f"# {result.answer.question}\n\n{result.page_body()}")
+    drawn = drawn_files({"id": pid, "kind": "answer", "title": result.answer.question, "body": result.page_body()})
     for rel, content in drawn.items():
         return rel.removeprefix(f"answers/{pid}"), content
     return None

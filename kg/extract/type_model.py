@@ -121,8 +121,10 @@ class TypeModel:
 
     def probabilities(self, features: Mapping[str, float]) -> np.ndarray:
         size = self.weights.shape[0]
-        rows = [bucket(f, size) for f in features]
-        logits = self.bias + np.asarray(list(features.values()), dtype=np.float32) @ self.weights[rows]
+        ordered = sorted(features.items())  # a sum in a fixed order: the same features, the same bits
+        rows = [bucket(f, size) for f, _ in ordered]
+        values = np.asarray([v for _, v in ordered], dtype=np.float64)
+        logits = self.bias.astype(np.float64) + values @ self.weights[rows].astype(np.float64)
         exp = np.exp(logits - logits.max())
         return exp / exp.sum()
 

@@ -15,6 +15,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 import warnings
 from collections.abc import Iterable, Iterator, Sequence
@@ -135,7 +136,7 @@ def _pandas_unseen() -> Iterator[None]:
     work) only to ask whether the lists and Arrow tables kg hands them are pandas objects, and kg
     hands them none. pyarrow asks once per process and keeps the answer (its explicit pandas calls,
     `to_pandas`, import pandas all the same); Kuzu asks importlib at each `LOAD FROM`."""
-    if "pandas" in sys.modules:
+    if "pandas" in sys.modules or _other_threads():
         yield
         return
     finder = _NoPandas()
@@ -150,6 +151,13 @@ def _pandas_unseen() -> Iterator[None]:
     finally:
         if "pandas" in sys.modules and sys.modules["pandas"] is None:
             del sys.modules["pandas"]
+
+
+def _other_threads() -> bool:
+    """Whether a thread besides this one (and a progress bar's redraw) runs: kg serve, kg watch or
+    an embedder's load might import pandas during the write, and must find it."""
+    me = threading.current_thread()
+    return any(t is not me and not type(t).__module__.startswith("rich.") for t in threading.enumerate())
 
 
 def _value(value: Any, never_null: bool) -> Any:
