@@ -30,15 +30,6 @@ def answer_pages(env: Environment, pages: list[dict[str, Any]], companions: bool
     return out
 
 
-def drawn_files(page: dict[str, Any]) -> dict[str, str | bytes]:
-    """The files an answer's form draws, from its page as the wiki renders it (the same bytes as
-    `kg render` writes, wherever they are asked for)."""
-    from exporters.wiki import environment
-
-    text = environment().get_template("answer.md.j2").render(page=page)
-    return companion_files(page["id"], page.get("body") or "", text)
-
-
 def companion_files(page_id: str, body: str, page_text: str) -> dict[str, str | bytes]:
     """The chart, canvas or deck an answer's form draws from its page (nothing for a plain page)."""
     from exporters.forms import form_spec

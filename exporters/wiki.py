@@ -21,7 +21,7 @@ import jinja2
 from jinja2 import Environment, FileSystemBytecodeCache, FileSystemLoader, StrictUndefined
 from jinja2.bccache import Bucket
 
-from exporters.answers import answer_links, answer_pages
+from exporters.answers import answer_links, answer_pages, companion_files
 from exporters.indexes import contradiction_pages, index_pages
 from exporters.logpages import log_pages
 from exporters.pages import (
@@ -473,3 +473,10 @@ def render_full(store: Store, wiki: Path) -> RenderReport:
     finally:
         gc.unfreeze()
     return RenderReport(pages=count, bytes=size, path=wiki, written=count)
+
+
+def drawn_files(page: dict[str, Any]) -> dict[str, str | bytes]:
+    """The files an answer's form draws, from its page as the wiki renders it (the same bytes as
+    `kg render` writes, wherever they are asked for)."""
+    text = environment().get_template("answer.md.j2").render(page=page)
+    return companion_files(page["id"], page.get("body") or "", text)

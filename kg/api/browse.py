@@ -233,7 +233,7 @@ ANSWER_FILES = {".png": "image/png", ".canvas": "application/json", ".slides.md"
 def answer_file(kb: KnowledgeBase, name: str) -> tuple[str, bytes]:
     """(media type, bytes) of the file a saved answer's form draws (answers/<id>.png, .canvas,
     .slides.md), drawn from its page as `kg render` draws it."""
-    from exporters.answers import drawn_files
+    from exporters.wiki import drawn_files
 
     suffix = next((s for s in ANSWER_FILES if name.endswith(s)), "")
     page_id = name.removesuffix(suffix)

@@ -294,7 +294,7 @@ def form_file(result: Any) -> tuple[str, str | bytes] | None:
     """(suffix, content) of the file an answer's form draws (chart PNG, canvas, Marp deck), or None."""
     if not result.body:  # a page draws no file: nothing to import (a read command starts fast)
         return None
-    from exporters.answers import drawn_files
+    from exporters.wiki import drawn_files
     from kg.retrieve.answer import page_id
 
     pid = page_id(result.answer.question)
