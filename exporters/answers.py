@@ -9,10 +9,13 @@ companion file is drawn: answers/<id>.png (chart), .canvas (canvas) or .slides.m
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from jinja2 import Environment
+if TYPE_CHECKING:
+    from jinja2 import Environment
 
+# the files an answer's form draws beside its page, and their media types (kg serve sends them)
+ANSWER_FILES = {".png": "image/png", ".canvas": "application/json", ".slides.md": "text/markdown; charset=utf-8"}
 _LINK = re.compile(r"\[\[([^\]|#\n]+)")
 
 

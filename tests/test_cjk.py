@@ -155,3 +155,12 @@ def test_a_schema_7_graph_is_copied_with_the_terms_of_its_cjk_text(tmp_path: Pat
 def test_a_latin_sentence_with_a_cjk_name_is_read_as_latin() -> None:
     result = extract("# Wangliang\n\nWangliang (望梁) is a town in Guangdong. 望梁是广东的一个镇。\n")
     assert [c.subject for c in result.claims] == ["Wangliang", "Wangliang"]
+
+
+@given(st.text(alphabet=st.sampled_from(" \n\t三体ab.「」"), max_size=40))
+def test_a_chunk_that_opens_with_white_space_is_verified_like_any_other(text: str) -> None:
+    """A chunk may open with blank lines (a README's second chunk did): its quotes are still found."""
+    verifier = ChunkVerifier(Chunk("a.md", 0, text, 0, len(text)))
+    stripped = text.strip()
+    if len("".join(stripped.split())) >= 3:  # shorter quotes are never located, by design
+        assert verifier.locate(stripped) is not None

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from typing import Any
 
+from exporters.answers import ANSWER_FILES
 from kg.api.marks import Parts, Span, segments
 from kg.api.reads import claim_show, search_kb
 from kg.api.stores import open_store
@@ -225,9 +226,6 @@ def answer_page(kb: KnowledgeBase, page_id: str) -> dict[str, Any]:
     if row is None:
         raise NotFound(f"No filed answer {page_id!r}. Answers are filed with `kg query --save`.")
     return row
-
-
-ANSWER_FILES = {".png": "image/png", ".canvas": "application/json", ".slides.md": "text/markdown; charset=utf-8"}
 
 
 def answer_file(kb: KnowledgeBase, name: str) -> tuple[str, bytes]:

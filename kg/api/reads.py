@@ -273,8 +273,9 @@ def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedd
 def save_answer_kb(kb: KnowledgeBase, answer: Any, body: str | None = None) -> str:
     """File an answer back (`kg query --save`): its page (`body`: the page of its form, see
     QueryResult.page_body) and the file its form draws, index.md, log.md. Returns the page id."""
-    from exporters.answers import companion_files
+    from exporters.answers import ANSWER_FILES
     from exporters.incremental import write_in_place
+    from exporters.wiki import drawn_files
     from kg.api.build import render_kb_wiki
     from kg.graph.fts import indexed_store
     from kg.retrieve.answer import save_answer
@@ -282,10 +283,9 @@ def save_answer_kb(kb: KnowledgeBase, answer: Any, body: str | None = None) -> s
     with indexed_store(kb.db_path, writable=True, journal=kb.journal_path) as store:
         page = save_answer(store, answer, body)
         render_kb_wiki(store, kb, {s.source_path for c in answer.claims for s in c.citations})
-    # the form's file: drawn from the page just rendered, any other form's file of this page removed
-    page_file = kb.wiki / "answers" / f"{page}.md"
-    drawn = companion_files(page, body or "", page_file.read_text(encoding="utf-8")) if page_file.is_file() else {}
-    stale = [rel for suffix in (".png", ".canvas", ".slides.md") if (rel := f"answers/{page}{suffix}") not in drawn]
+    # the form's file (a render draws none for an edit), any other form's file of this page removed
+    drawn = drawn_files({"id": page, "kind": "answer", "title": answer.question, "body": body or answer.markdown()})
+    stale = [rel for suffix in ANSWER_FILES if (rel := f"answers/{page}{suffix}") not in drawn]
     write_in_place(drawn, kb.wiki, remove=[rel for rel in stale if (kb.wiki / rel).exists()])
     return page
 

@@ -32,10 +32,10 @@ def _normalise(text: str) -> tuple[str, list[int]]:
     in_space = False
     for i, ch in enumerate(text.translate(_QUOTE_CHARS)):
         if ch.isspace():
-            if not in_space and out:
+            if not in_space and out:  # in_space: the space just written is out[-1], a letter before it
                 out.append(" ")
                 offsets.append(i)
-            in_space = True
+                in_space = True
             continue
         if in_space and (CJK_RUN.match(ch) or CJK_RUN.match(out[-2])):  # no space beside a CJK letter
             out.pop()
