@@ -26,6 +26,15 @@ CrossNER, so its held-out figures per CrossNER domain and Re-DocRED half (type p
 right, untyped, name precision, recall, extraction CPU time) come from the leave-one-group-out
 folds of benchmarks/train_types.py; the Re-DocRED typing printed here is in-sample since then.
 
+Entity types on technical prose (issue 46), `--dataset tech`: benchmarks/fixtures/tech_entities.jsonl,
+82 excerpts of READMEs and docs with hand-labelled names in CrossNER's format (tech_entities.md);
+`--dataset crossner --corpus PATH` for any file in that format. Each text alone is one source
+(`kg_document`); scored as benchmarks/train_types.py scores its groups, overall and by halves
+(alternate documents): type precision, named things (person, organization, place, product) typed
+right and untyped, name precision, recall.
+
+    .venv/bin/python benchmarks/extractor_quality.py --dataset tech --misses 25
+
 Entity quality on Re-DocRED (issue 18), `--dataset redocred`: ../shared/data/redocred-dev/docs.jsonl,
 500 Wikipedia documents with gold entities (PER, ORG, LOC, MISC, TIME, NUM; each with the names it
 is mentioned by) and gold relations between them. Each document is one source, by default
