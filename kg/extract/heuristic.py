@@ -31,7 +31,6 @@ from kg.extract.entity_types import (
     typed,
 )
 from kg.extract.facets import (
-    CONJUNCTIONS,
     NUMBER,
     first_date,
     inside_year,
@@ -76,7 +75,6 @@ _ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
 _DEFINED_TERM = re.compile(
     r"^(?:The|A|An)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})\s+(?:is|are|was|were)\s+(?:a|an|the)\b"
 )
-_GENERIC_NOUNS = set(["machine", "system", "device", "computer", "process", "method", "result", "study", "paper", "team", "work", "way", "thing", "one", "idea", "approach", "problem"])
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
 _COMPARATIVE = re.compile(r"\b((?:more|less|fewer)\s+\w+|\w+er)\s+than\b", re.IGNORECASE)
 _QUALIFIER = re.compile(r"^(.*?)\s*\(([^()]+)\)$")
@@ -101,9 +99,6 @@ class _Mention:
     key: str
 
 
-_ACRONYM_SKIPS = frozenset({"and", "of", "the", "for", "in", "on", "to", "a"})
-
-
 def _acronym_matches(words: list[str], acronym: str) -> int:
     """How many trailing `words` spell `acronym` by initials (0 when they do not), or, for a proper
     name and an acronym in capitals, by initials and letters inside its words in order ("Saint Lucia
@@ -117,7 +112,7 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
         initial = word[0].lower()
         if initial == letters[i]:
             i -= 1
-        elif word.lower() not in _ACRONYM_SKIPS:
+        elif word.lower() not in V.ACRONYM_SKIPS:
             break  # no initials: perhaps letters inside the words
         used += 1
     if i < 0:
@@ -135,7 +130,7 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
         if end == 0 or len(words) - end > len(letters) + 2:
             return None
         word = words[end - 1]
-        if word.lower() in _ACRONYM_SKIPS and (rest := spell(end - 1, upto)) is not None:
+        if word.lower() in V.ACRONYM_SKIPS and (rest := spell(end - 1, upto)) is not None:
             return rest + 1
         if not word[:1].isupper():
             return None
@@ -351,7 +346,7 @@ class HeuristicExtractor(Extractor):
                     capitalised.add(name_key(name))  # "Colossus was ..." is a name
                 candidates.append((name, at_start))
             defined = _DEFINED_TERM.match(sentence)
-            if defined and defined.group(1).split()[-1] not in _GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
+            if defined and defined.group(1).split()[-1] not in V.GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
                 registry.add(defined.group(1), "concept")
         return candidates, capitalised
 
@@ -635,7 +630,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     # The window is the phrase's own first six words and a seventh for its verb: its determiners
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").
-    lead = next((i for i, word in enumerate(words) if word.lower() not in _DETERMINERS), len(words))
+    lead = next((i for i, word in enumerate(words) if word.lower() not in V.DETERMINERS), len(words))
     modifier = _opening_modifier(words[lead : lead + 2])
     ended = False  # at a verb or a clause's end
     in_clause = False  # right after "who", "which", "that", or in the verb that follows it
@@ -644,7 +639,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
         if verb and in_clause:
             phrase.append(word)  # "Cells that express CD4 | are ...": the relative clause's verb
             continue
-        in_clause = i > lead and word.lower() in _RELATIVE_WORDS
+        in_clause = i > lead and word.lower() in V.RELATIVE_WORDS
         if verb or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")) or (i > lead and _aside(words[i:])):
             if word.endswith((",", ";", ":")) and not is_verb(word) and not _aside(words[i:]):
                 if modifier:
@@ -655,7 +650,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
-    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _LOOSE_ENDS):
+    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in V.LOOSE_ENDS):
         # a group ("Students who ...") only where the subject is seen to end, and not after a
         # fronted phrase ("In order to ...")
         phrase = _head(phrase, ended and not (lead < len(words) and words[lead].lower() in V.STOP_CAPS))
@@ -676,17 +671,8 @@ def _aside(words: list[str]) -> bool:
             if not re.fullmatch(r".*[)\]][,;:.]?", word):
                 return False  # "(ER)-positive": part of a word
             after = words[i + 1].lower() if i + 1 < len(words) else ""
-            return after not in _CUT_WORDS and after not in CONJUNCTIONS
+            return after not in V.CUT_WORDS and after not in V.CONJUNCTIONS
     return False
-
-
-_RELATIVE_WORDS = {"who", "which", "that", "whose", "whom"}
-_DETERMINERS = {"a", "an", "the", "this", "these", "those", "that", "its", "their", "his", "her", "our", "my", "your",
-                "some", "many", "most", "all", "both", "each", "every", "such", "no", "any", "other", "another"}
-_CUT_WORDS = {"in", "on", "at", "by", "for", "from", "with", "without", "into", "to", "via", "among", "upon", "during",
-              "after", "before", "under", "over", "between", "through", "of"} | _RELATIVE_WORDS
-_LOOSE_ENDS = frozenset(_CUT_WORDS | CONJUNCTIONS)  # words a subject never ends with
-_NOT_MODIFIED = frozenset(_CUT_WORDS | V.FUNCTION_WORDS | V.PRONOUN_STARTS | CONJUNCTIONS)  # no modifier's noun
 
 
 def _opening_modifier(words: list[str]) -> bool:
@@ -697,14 +683,14 @@ def _opening_modifier(words: list[str]) -> bool:
             words[0].endswith((",", ";", ":")):
         return False
     after = words[1].lower().strip(",;:")
-    return bool(re.match(r"[a-z]", after)) and after not in _NOT_MODIFIED and not is_verb(after)
+    return bool(re.match(r"[a-z]", after)) and after not in V.NOT_MODIFIED and not is_verb(after)
 
 
 def _head(phrase: list[str], group: bool = False) -> list[str]:
     """The head of a subject too long to be a name: "Differentiation of progenitor cells | to myeloid
     cells". Cut before the first preposition, relative word or bracket (a first "of" stays when
     what it leaves is short)."""
-    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in _CUT_WORDS or word[:1] in ("(", "["))]
+    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in V.CUT_WORDS or word[:1] in ("(", "["))]
     later = [i for i in cuts if phrase[i].lower() != "of" or i > 4]
     cut = later[0] if later and later[0] <= 6 else (cuts[0] if cuts else len(phrase))
     if cut >= 2:
@@ -718,7 +704,7 @@ def _head(phrase: list[str], group: bool = False) -> list[str]:
 
 def _predicate(words: list[str]) -> str:
     kept = [w.lower().strip(".,;:'’\"()") for w in words]
-    kept = [w for w in kept if w and w.isalpha() and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in CONJUNCTIONS][:3]
+    kept = [w for w in kept if w and w.isalpha() and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in V.CONJUNCTIONS][:3]
     return "_".join(kept)
 
 
@@ -733,9 +719,6 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
         type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else ""
         return registry.add(qualified.group(1), type_, alias=text)
     return registry.add(text, "")
-
-
-_PRONOUN_OPENERS = {"i", "we", "you", "he", "she", "it", "they", "this", "that", "there", "what", "how", "why"}
 
 
 _FRONTED = re.compile(r"^(?:Unlike|Like|Apart from|Besides|After|Before|Despite|As with|Compared with|Compared to|"
@@ -769,7 +752,7 @@ def _quoted_title(inner: str) -> str | None:
     if not 1 <= len(words) <= 8 or not inner[:1].isupper() or re.search(r"[.!?;:]\s", inner):
         return None
     title_case = all(w[:1].isupper() or len(w) <= 3 for w in words)
-    if not title_case and (words[0].lower() in _PRONOUN_OPENERS or len(words) > 4):
+    if not title_case and (words[0].lower() in V.PRONOUN_OPENERS or len(words) > 4):
         return None
     if len(words) == 1 and words[0].lower() in V.STOP_CAPS:
         return None

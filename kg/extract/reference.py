@@ -14,34 +14,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kg.extract import vocab as V
 from kg.extract.entity_types import UNTYPED
 
-PERSONAL = {"he", "she", "his", "her"}
-NEUTER = {"it", "its"}
-POSSESSIVE = {"its", "his", "her", "their"}
-DEMONSTRATIVE = {"this", "that", "these", "those", "the"}
-# Nouns that describe an entity instead of naming it, and the entity type they expect ("" any).
-DESCRIPTIONS: dict[str, str] = {
-    **dict.fromkeys(["man", "woman", "boy", "girl", "actor", "actress", "singer", "player", "writer", "author",
-                     "artist", "poet", "politician", "composer", "musician", "scientist", "director", "producer",
-                     "painter", "novelist", "journalist", "footballer", "athlete", "inventor", "engineer",
-                     "mathematician", "physicist", "philosopher", "rapper", "comedian", "king", "queen", "emperor"],
-                    "person"),
-    **dict.fromkeys(["city", "town", "village", "country", "state", "province", "county", "region", "district",
-                     "island", "river", "lake", "mountain", "municipality", "suburb", "neighbourhood",
-                     "neighborhood", "capital", "area", "park"], "place"),
-    **dict.fromkeys(["company", "firm", "corporation", "band", "group", "team", "club", "university", "college",
-                     "school", "party", "organisation", "organization", "agency", "label", "network", "society",
-                     "institute", "airline", "manufacturer", "brand", "church", "museum", "newspaper", "magazine"],
-                    "organization"),
-    **dict.fromkeys(["film", "movie", "album", "song", "single", "book", "novel", "series", "show", "game",
-                     "play", "opera", "poem", "episode", "sitcom", "documentary", "musical", "painting"], "work"),
-    **dict.fromkeys(["machine", "computer", "device", "system", "thing", "chip", "processor", "design", "vehicle",
-                     "car", "aircraft", "ship", "engine", "building", "station", "bridge", "tower", "species",
-                     "plant", "drug", "protein", "gene", "language", "technique", "method", "process",
-                     "program", "programme", "project", "product", "event", "war", "battle", "festival",
-                     "tournament", "competition", "election", "award", "prize"], ""),
-}
 # "It is believed that ...", "It was not until 1950 that ...": "it" refers to nothing. ("It is
 # known as ..." and "It was designed to ..." do refer.)
 _EXPLETIVE = re.compile(
@@ -71,20 +46,20 @@ def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> 
     if first in ("it", "he", "she", "they"):
         if first == "it" and _EXPLETIVE.match(" ".join(words[:6])):
             return None
-        wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
+        wants = "person" if first in V.PERSONAL_PRONOUNS else "thing" if first in V.NEUTER_PRONOUNS else ""
         return Reference("pronoun", 1, wants)
-    if first in POSSESSIVE:
-        wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
+    if first in V.POSSESSIVE_PRONOUNS:
+        wants = "person" if first in V.PERSONAL_PRONOUNS else "thing" if first in V.NEUTER_PRONOUNS else ""
         return Reference("possessive", 1, wants)
     noun = re.sub(r"['’]s$", "", second)
-    if first in DEMONSTRATIVE and noun in DESCRIPTIONS and not words[1][:1].isupper():
+    if first in V.DEMONSTRATIVES and noun in V.DESCRIPTIONS and not words[1][:1].isupper():
         following = words[2] if len(words) > 2 else ""
         if following.lower() == "of" or following[:1].isupper():
             return None  # "The city of Paris", "The band Queen": a name follows
         if noun != second:  # "The film's director ..."
-            return Reference("possessive", 2, DESCRIPTIONS[noun] or "thing")
+            return Reference("possessive", 2, V.DESCRIPTIONS[noun] or "thing")
         # "the machine", "the program": not a person, whatever else it may be
-        return Reference("description", 2, DESCRIPTIONS[noun] or "thing")
+        return Reference("description", 2, V.DESCRIPTIONS[noun] or "thing")
     if first in ("this", "these", "that", "those") and (not second or is_verb(second)):
         return Reference("pronoun", 1, "")  # "This led to ...": the paragraph's subject, loosely
     return None
