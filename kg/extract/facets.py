@@ -7,21 +7,17 @@ import functools
 import re
 from dataclasses import dataclass
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 
-NUMBER = re.compile(
-    r"(?<![\w.,])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<mult>thousand|million|billion|trillion)\b)?"
-    r"(?:\s*(?P<unit>%|[A-Za-zµμ°²]+(?:\s+[A-Za-z]+)?))?"
-)
-_MONTH = "|".join(m.capitalize() for m in V.MONTHS)
-_DATE_MDY = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
-_DATE_DMY = re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\s+(\d{{4}})\b")
-_DATE_MY = re.compile(rf"\b({_MONTH})\s+(\d{{4}})\b")
-_YEAR = re.compile(r"(?<![\w,.$€£])(1[0-9]{3}|20[0-9]{2})(s?)(?![\w,]|\.\d)")
-_RANGE = re.compile(r"\b(?:from|between)\s+(\d{4})\s+(?:to|and|until|-|–)\s+(\d{4})\b")
-_SINCE = re.compile(r"\bsince\s+(\d{4})\b")
-_UNTIL = re.compile(r"\b(?:until|till)\s+(\d{4})\b")
+NUMBER = P.pattern("number")
+_DATE_MDY = P.pattern("date_mdy")
+_DATE_DMY = P.pattern("date_dmy")
+_DATE_MY = P.pattern("date_my")
+_YEAR = P.pattern("year")
+_RANGE = P.pattern("year_range")
+_SINCE = P.pattern("since_year")
+_UNTIL = P.pattern("until_year")
 
 
 def parse_number(match: re.Match[str]) -> float:
@@ -138,7 +134,7 @@ def _tolerance(text: str, match: re.Match[str], value: float) -> float:
     return max(step * scale / 2, 0.1 * abs(value) if approximate else 0.0)
 
 
-_STOP_AFTER = re.compile(r"[,.;:()\[\]]|\b(?:and|or|but|which|that|while|whereas|when|where)\b")
+_STOP_AFTER = P.pattern("stop_after")
 
 
 def _words_after(text: str, end: int, window: int = 3) -> tuple[str, ...]:
@@ -148,7 +144,7 @@ def _words_after(text: str, end: int, window: int = 3) -> tuple[str, ...]:
                  and w not in V.CONJUNCTIONS)[:window]
 
 
-_STATISTIC = re.compile(r"\s*(?:CI|confidence interval|credible interval)\b", re.IGNORECASE)
+_STATISTIC = P.pattern("statistic")
 
 
 def _aside(text: str, match: re.Match[str]) -> bool:
@@ -160,13 +156,11 @@ def _aside(text: str, match: re.Match[str]) -> bool:
     return match.group("unit") == "%" and bool(_STATISTIC.match(text, match.end()))
 
 
-_RANGE_START = re.compile(r"(?:\d\s*[-–]|\d\s+(?:to|and)|\bbetween\s+\S+\s+and)\s*$")
+_RANGE_START = P.pattern("range_start")
 
 
-_BOUND_BEFORE = re.compile(r"(?:(?:more|less|fewer|greater|older|younger|higher|lower|longer|shorter)\s+than|at\s+(?:least|most)"
-                           r"|up\s+to|[<>≤≥]=?)\s*$", re.IGNORECASE)
-_BOUND_AFTER = re.compile(r"(?:/\w+)?\s*(?:or|and)\s+(?:more|less|fewer|greater|older|younger|higher|lower|above|below|over|under)\b",
-                          re.IGNORECASE)
+_BOUND_BEFORE = P.pattern("bound_before")
+_BOUND_AFTER = P.pattern("bound_after")
 
 
 def _bound(text: str, match: re.Match[str]) -> bool:

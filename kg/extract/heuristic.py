@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import cast
 
 from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
     ACRONYM_RULES,
@@ -68,17 +69,15 @@ from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 TITLE_WORDS = 6  # a heading of this many words with function words among them is a document's title, a work
 
-_COMMA_QUALIFIED = re.compile(rf"([{UPPER}][^,()]{{0,60}}?), ((?:[{UPPER}][\w.’'-]*)(?: [{UPPER}][\w.’'-]*){{0,2}})")
-_QUOTED = re.compile(r'(?:"([^"\n]{1,80})"|“([^”\n]{1,80})”)')
-_CJK_QUOTED = re.compile(r"([「『《])([^」』》\n]{1,40})[」』》]")
-_ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
-_DEFINED_TERM = re.compile(
-    r"^(?:The|A|An)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})\s+(?:is|are|was|were)\s+(?:a|an|the)\b"
-)
+_COMMA_QUALIFIED = P.pattern("comma_qualified")
+_QUOTED = P.pattern("quoted")
+_CJK_QUOTED = P.pattern("cjk_quoted")
+_ACRONYM = P.pattern("acronym")
+_DEFINED_TERM = P.pattern("defined_term")
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
-_COMPARATIVE = re.compile(r"\b((?:more|less|fewer)\s+\w+|\w+er)\s+than\b", re.IGNORECASE)
-_QUALIFIER = re.compile(r"^(.*?)\s*\(([^()]+)\)$")
-_HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_COMPARATIVE = P.pattern("comparative")
+_QUALIFIER = P.pattern("qualifier")
+_HEADING_LINE = P.pattern("heading_line")
 
 
 @functools.lru_cache(maxsize=64)
@@ -721,8 +720,7 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
     return registry.add(text, "")
 
 
-_FRONTED = re.compile(r"^(?:Unlike|Like|Apart from|Besides|After|Before|Despite|As with|Compared with|Compared to|"
-                      r"Following|Alongside)\b[^,;]{1,80},\s+(it|he|she|they|its|his|her|their)\s")
+_FRONTED = P.pattern("fronted_pronoun")
 
 
 def _fronted_pronoun(sentence: str) -> Reference | None:

@@ -25,6 +25,7 @@ from kg.extract import gazetteer
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract.entity_types import abstract_noun, reads_as_person
+from kg.extract.patterns import UPPER
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -38,8 +39,6 @@ def _phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
     return register
 
 
-# Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
-UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
 # A name's words: an abbreviation ("U.S. Route 20", "St. Louis River"), a possessive that is part
 # of a name ("People's Republic"; otherwise 's ends a name: "Cambridge's EDSAC" is two), an
 # initial ("Bruce R. Lindsey") or a capitalised word.

@@ -20,29 +20,23 @@ from __future__ import annotations
 
 import re
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.name_rules import is_verb
 
-_CUE = re.compile(r"\b(?:not|never|no|neither|nor|cannot|none|nobody|nothing|nowhere)\b|n[’']t\b", re.IGNORECASE)
+_CUE = P.pattern("negation_cue")
 # Spans whose words are not the sentence's own assertion: quotes and bracketed asides.
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|\([^()]*\)|\[[^\[\]]*\]|(?<!\w)‘[^’]*’(?!\w)')
+_QUOTED = P.pattern("negation_quoted")
 # Fixed phrases with a negation word that assert, contrast or bound rather than deny.
-_NOT_DENIAL = re.compile(
-    r"\b(?:no longer|not only|not just|not merely|not simply|whether or not|or not|if not|not until|no sooner|"
-    r"no doubt|no wonder|no matter|no more than|no less than|no fewer than|not more than|not less than|no later than|"
-    r"no earlier than|not least|nothing but|none other than|not to mention|not surprisingly|not unlike|"
-    r"not uncommon|not unusual|not infrequently|not long before|not long after)\b|\bno\.\s*\d",
-    re.IGNORECASE,
-)
+_NOT_DENIAL = P.pattern("not_denial")
 # Negations that open an imperative when nothing but an adverb comes before them in their clause.
-_IMPERATIVE_CUE = re.compile(r"(?:do\s+not|don[’']t|dont|never)\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[,;:—–]|\s-\s|\b(?:and|but|or|so|then)\b", re.IGNORECASE)
+_IMPERATIVE_CUE = P.pattern("imperative_cue")
+_CLAUSE_END = P.pattern("clause_end")
 # Subordinators: a clause they open before the main one ("If ..., ...") or after a noun.
-_FRONTED = re.compile(r"^(?:if|when|whenever|although|though|while|because|since|unless|whether|even if|even though|"
-                      r"as long as|once|until|whereas|where|after|before|as)\b[^,;]*,", re.IGNORECASE)
+_FRONTED = P.pattern("fronted_clause")
 _PREPOSITIONS = "with|of|for|in|among|to|from|by|at|on|under|after|than|as|between|into"
-_COORDINATED = re.compile(r";\s|,\s+(?:and|but|yet|so)\s", re.IGNORECASE)
-_ACCORDING = re.compile(r"^according to\b[^,]*,", re.IGNORECASE)
+_COORDINATED = P.pattern("coordinated")
+_ACCORDING = P.pattern("according_to")
 _WORD = re.compile(r"[\w’'-]+")
 
 

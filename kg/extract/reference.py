@@ -14,18 +14,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import UNTYPED
 
 # "It is believed that ...", "It was not until 1950 that ...": "it" refers to nothing. ("It is
 # known as ..." and "It was designed to ..." do refer.)
-_EXPLETIVE = re.compile(
-    r"^it\s+(?:is|was|has been|had been|will be|would be|seems|seemed|appears|appeared|remains|became)\s+"
-    r"(?:not\s+until\b|(?:\w+\s+)?(?:possible|likely|unlikely|believed|thought|said|known|estimated|reported|clear|"
-    r"unclear|important|necessary|difficult|easy|true|hard|common|rare|argued|suggested|assumed|expected|obvious|"
-    r"evident|apparent|unknown|uncertain|worth|time)\s+(?:that|to|whether|if)\b)",
-    re.IGNORECASE,
-)
+_EXPLETIVE = P.pattern("expletive_it")
 
 
 @dataclass(frozen=True)
@@ -65,10 +60,10 @@ def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> 
     return None
 
 
-_PERSON_NAME = re.compile(r"(?!(?:The|A|An) )(?:[A-Z][a-z'’-]+|[A-Z]\.)(?: (?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|da|di|du|bin|al)){1,3}")
+_PERSON_NAME = P.pattern("person_name")
 
 
-_SINGLE_NAME = re.compile(r"[A-Z][a-z'’-]+")  # "Aurangzeb", "Palestrina": may be a person's name
+_SINGLE_NAME = P.pattern("single_name")  # "Aurangzeb", "Palestrina": may be a person's name
 
 
 def fit(reference: Reference, entity_type: str, name: str = "") -> int:
