@@ -266,13 +266,6 @@ def date_alone(words: list[str], where: Where) -> list[str]:
     return words
 
 
-@trim_rule
-def possessive(words: list[str], where: Where) -> list[str]:
-    """"Cambridge's EDSAC": the possessive's "'s" ends the owner's name."""
-    last = re.sub(r"'s?$", "", words[-1])
-    return [*words[:-1], last] if last else words[:-1]
-
-
 # split -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
