@@ -14,10 +14,11 @@ KG = Path(V.__file__).resolve().parent.parent
 DERIVED_ONLY = {"kinds", "kind_nouns", "kind_heads", "kind_heads_not", "units"}  # read through vocab.words()
 
 
-def test_every_list_is_read_by_the_code_or_another_list() -> None:
+def test_every_list_is_read_by_the_code_a_pattern_or_another_list() -> None:
     data = tomllib.loads(V.WORDS.read_text(encoding="utf-8"))
     code = "\n".join(p.read_text(encoding="utf-8") for p in KG.rglob("*.py"))
     included = set(re.findall(r"@(\w+)", V.WORDS.read_text(encoding="utf-8")))
+    included |= set(re.findall(r"\{\{(\w+)", (V.WORDS.parent / "patterns.toml").read_text(encoding="utf-8")))
     unread = [key for key in data if key not in DERIVED_ONLY and key not in included
               and not re.search(rf"\b{key.upper()}\b", code)]
     assert unread == []

@@ -42,7 +42,6 @@ from kg.extract.facets import (
 from kg.extract.name_parts import vote_by_name_parts
 from kg.extract.name_rules import (
     SPLIT_RULES,
-    UPPER,
     Candidate,
     Where,
     candidate_verdict,
@@ -54,6 +53,7 @@ from kg.extract.name_rules import (
     trim_name,
 )
 from kg.extract.negation import denies
+from kg.extract.patterns import UPPER
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.models import (

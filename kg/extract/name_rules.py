@@ -11,7 +11,8 @@ type    what kind of thing it is                                kg/extract/entit
 Each rule is a named function registered in its phase's list, with its word data beside it or in
 vocab.py; tests/test_name_rules.py holds a row (text in, names out) per rule name, so removing a
 rule is one function and one row. The capitalised spans themselves come from one regex
-(`CAP_SEQ`) assembled from vocab sets: particles, nicknames and spaced hyphens join words there.
+(`cap_seq` in data/patterns.toml) filled from word lists: particles, nicknames and spaced hyphens
+join words there.
 """
 
 from __future__ import annotations
@@ -22,10 +23,10 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from kg.extract import gazetteer
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract.entity_types import abstract_noun, reads_as_person
-from kg.extract.patterns import UPPER
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -39,36 +40,10 @@ def _phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
     return register
 
 
-# A name's words: an abbreviation ("U.S. Route 20", "St. Louis River"), a possessive that is part
-# of a name ("People's Republic"; otherwise 's ends a name: "Cambridge's EDSAC" is two), an
-# initial ("Bruce R. Lindsey") or a capitalised word.
-_CAP_TOKEN = (
-    rf"(?:(?:[{UPPER}]\.){{2,}}|(?:St|Mt|Ft|Jr|Sr|Co|Bros|Inc|Ltd)\.|"
-    rf"(?:{'|'.join(sorted(V.NAMING_POSSESSORS))})['’]s(?=[ \t]+[{UPPER}])|"
-    rf"[{UPPER}]\.(?=\s)|[{UPPER}][\w&-]*(?:['’](?!s\b)\w+)*"
-    # a hyphen written with spaces around it, as tokenised text has it, continues a name through a
-    # lowercase word that another hyphen or a capital follows ("Book - of - the - Month Club", "Blu -
-    # ray Disc") or through a short last syllable ("Kim Jong - un"); a dash does not ("FK Teleoptik - a")
-    rf"(?:[ \t]+-[ \t]+(?!(?:{'|'.join(sorted(V.HYPHEN_SUFFIXES))})\b)"
-    rf"(?:[a-z]\w*(?=[ \t]+-[ \t]+\w)|(?!(?:{'|'.join(sorted(V.HYPHEN_STOPS))})\b)"
-    rf"(?:[a-z]\w*(?=[ \t]+[{UPPER}])|[a-z]\w{{0,3}}(?=[ \t]*[.,;:()]|[ \t]*$))))*)"
-)
-# Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
-# ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
-# A quoted nickname between a person's names: 'Wilfried "Willi" Schneider' (not 'to Mary "Hello" Then').
-_NICKNAME = rf"[\"“][{UPPER}][\w.'’-]*[\"”](?=[ \t\xa0]+(?!(?:{'|'.join(sorted(w.capitalize() for w in V.STOP_CAPS))})\b))"
-_JOIN = (rf"(?:[ \t\xa0]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&|{_NICKNAME})[ \t\xa0]+)*"
-         r"|[ \t\xa0]+[-–][ \t\xa0]+)")
-_MONTH_NAMES = "|".join(m.capitalize() for m in V.MONTHS)
-# A date is no part of a name: "Uerdingen – November 14", "the Storting 31 July", "Anoia 800 m"
-_NOT_JOINED = rf"(?!(?:{_MONTH_NAMES})[ \t]+\d)"
-_NUMBER_ENDS = rf"(?![ \t]+(?:{_MONTH_NAMES}|m|km|mi|ft|kg|t|MW|GW|kW|km2|sq|per|percent|%)(?![\w-]))"
-CAP_SEQ = re.compile(
-    rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_NOT_JOINED}{_CAP_TOKEN})*"  # "20th Century Fox"
-    # "Intel 4004", "Mark 1": a number only at the end, and not a year ("Sweden 1994" is two things)
-    rf"(?:[ \t]+(?!(?:1[0-9]{{3}}|20[0-9]{{2}})(?![\w]))\d+(?!\d)[A-Za-z]?(?![\w,.]\d){_NUMBER_ENDS})?"
-)
-_YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}(?:[–-]\d{{2,4}})?[ \t]+(?={_CAP_TOKEN})")  # "2016–17 Ranji Trophy"
+# The capitalised runs of a sentence (patterns.toml: cap_seq, from cap_token, name_join, ...), and a
+# year before one ("2016–17 Ranji Trophy").
+CAP_SEQ = P.pattern("cap_seq")
+_YEAR_FIRST = P.pattern("year_first")
 
 
 # join --------------------------------------------------------------------------------------
@@ -123,7 +98,7 @@ def joined_by_for_or_on(pair: Pair) -> bool:
         re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", pair.gap))
 
 
-_CORPORATE = re.compile(r"(?:Inc|Ltd|LLC|Corp|Co|PLC|plc|AG|GmbH|LLP|L\.P|S\.A|D\.C)\.?")  # and "Washington, D.C."
+_CORPORATE = P.pattern("corporate_suffix")  # and "Washington, D.C."
 
 
 @join_rule
@@ -161,7 +136,7 @@ def naming_possessive(pair: Pair) -> bool:
 
 EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
 extend_rule = _phase(EXTEND_RULES)
-_TRAILING_YEAR = re.compile(r"[ \t]+(?:1[5-9][0-9]{2}|20[0-9]{2})(?![\w'’-]|[.,]\d)")
+_TRAILING_YEAR = P.pattern("trailing_year")
 
 
 @extend_rule
@@ -282,7 +257,7 @@ class Split:
 
 SPLIT_RULES: list[tuple[str, Callable[[str], Split]]] = []
 split_rule = _phase(SPLIT_RULES)
-_REGNAL = re.compile(r"[IVX]{1,5}")
+_REGNAL = P.pattern("regnal_number")
 
 
 @split_rule
@@ -436,7 +411,7 @@ def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
 
 FOLD_RULES: list[tuple[str, Callable[[Registry, dict[str, list[str]]], None]]] = []
 fold_rule = _phase(FOLD_RULES)
-_SURNAME = re.compile(r"[A-Z][A-Za-z'’.-]*[a-z.][A-Za-z'’.-]*")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
+_SURNAME = P.pattern("surname")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
 
 
 def fold_names(registry: Registry) -> None:

@@ -27,9 +27,26 @@ def specs() -> dict[str, dict[str, Any]]:
 @functools.cache
 def pattern(name: str) -> re.Pattern[str]:
     spec = specs()[name]
-    templates = {"upper": UPPER, "months": "|".join(m.capitalize() for m in V.MONTHS)}
-    regex = re.sub(r"\{\{(\w+)\}\}", lambda m: templates[m.group(1)], spec["regex"])
     flags = 0
     for flag in spec.get("flags", ""):
         flags |= _FLAGS[flag]
-    return re.compile(regex, flags)
+    return re.compile(regex(name), flags)
+
+
+def regex(name: str) -> str:
+    """A pattern's regex with its templates filled: {{upper}}, {{months}}, {{@other}} (another
+    pattern's regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as
+    alternatives)."""
+
+    def fill(found: re.Match[str]) -> str:
+        ref, key, form = found.groups()
+        if ref:
+            return regex(key)
+        if key == "upper":
+            return UPPER
+        if key == "months":
+            return "|".join(m.capitalize() for m in V.MONTHS)
+        words = getattr(V, key.upper())
+        return "|".join(sorted(w.capitalize() for w in words) if form == "capitalized" else sorted(words))
+
+    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, specs()[name]["regex"])
