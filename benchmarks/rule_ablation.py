@@ -1,7 +1,8 @@
 """What each name rule of the offline extractor adds (issue 46): every rule switched off in turn.
 
 The name rules are the registered phases of kg/extract/name_rules.py (join, extend, trim, split,
-candidate, fold) and the filters of kg/extract/filters.py. With one rule removed from its phase's
+candidate, fold), the filters of kg/extract/filters.py and the marked-up names of
+kg/extract/heuristic.py (MARKED_RULES: links, bold, acronym definitions, quoted titles). With one rule removed from its phase's
 list, the heuristic extractor runs over held-out groups and the name figures are compared with all
 rules on:
 - Re-DocRED's two halves by id (../shared/data/redocred-dev/docs.jsonl, "# title" then text, as
@@ -80,9 +81,9 @@ def measure(groups: dict[str, list[tuple[str, str, list[set[str]]]]]) -> dict[st
 
 
 def phases() -> dict[str, list[tuple[str, Any]]]:
-    from kg.extract import filters, name_rules
+    from kg.extract import filters, heuristic, name_rules
 
-    return {"join": name_rules.JOIN_RULES, "extend": name_rules.EXTEND_RULES, "trim": name_rules.TRIM_RULES,
+    return {"marked": heuristic.MARKED_RULES, "join": name_rules.JOIN_RULES, "extend": name_rules.EXTEND_RULES, "trim": name_rules.TRIM_RULES,
             "split": name_rules.SPLIT_RULES, "candidate": name_rules.CANDIDATE_RULES, "fold": name_rules.FOLD_RULES,
             "filter": filters.FILTERS}
 

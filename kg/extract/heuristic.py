@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
@@ -50,6 +51,7 @@ from kg.extract.name_rules import (
     is_verb,
     name_spans,
     participle_phrase,
+    phase,
     trim_name,
 )
 from kg.extract.negation import denies
@@ -271,7 +273,8 @@ class HeuristicExtractor(Extractor):
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
         through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms."""
         in_code = _CodeSpans(plain.code)
-        self._marked_terms(plain, registry, in_code)
+        for _, rule in MARKED_RULES:
+            rule(plain, registry, in_code)
         candidates, capitalised = self._capitalised_names(plain.text, spans, registry, in_code)
         lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", plain.text))
         for name, at_start in candidates:
@@ -279,40 +282,6 @@ class HeuristicExtractor(Extractor):
             for kept_name, type_ in candidate_verdict(found):
                 registry.add(kept_name, type_)
         fold_names(registry)
-
-    @staticmethod
-    def _marked_terms(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
-        text = plain.text
-        for start, end, target in plain.links:
-            shown = text[start:end]
-            key = _add_term(target, registry, text[max(0, start - 20) : start])
-            if key and name_key(shown) != key:
-                registry.add(registry.entities[key].name, registry.entities[key].type, alias=shown)
-        for start, end in plain.strong:
-            term = text[start:end].strip()
-            if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
-                _add_term(term, registry, text[max(0, start - 20) : start])
-        for match in _ACRONYM.finditer(text):
-            acronym = match.group(1)
-            if sum(c.isupper() for c in acronym) < 2:
-                continue
-            words = _WORD.findall(text[max(0, match.start() - 120) : match.start()])
-            used = _acronym_matches(words[-(len(acronym) + 3) :], acronym)
-            if used:
-                long_form = " ".join(words[-used:])
-                registry.add(long_form, "", alias=acronym)
-        for match in _CJK_QUOTED.finditer(text):  # 《三体》, 「東京タワー」, 『源氏物語』
-            if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
-                registry.add(title, "work" if match.group(1) == "《" else "")
-        for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
-            title = _quoted_title(match.group(1) or match.group(2) or "")
-            if not title or in_code(match.start(), match.end()):
-                continue
-            nickname = " " not in title and bool(
-                re.search(rf"[{UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
-                and re.match(rf"[ \t][{UPPER}]", text[match.end() : match.end() + 2]))
-            if not nickname:  # 'Jon "Bowzer" Bauman': a nickname, part of the name around it
-                registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
 
     @staticmethod
     def _capitalised_names(text: str, spans: list[tuple[int, int]], registry: Registry, in_code: _CodeSpans
@@ -547,6 +516,71 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 if not typed(member.type) and (alike or (kind == "person" and person_shaped(member.name))):
                     member.vote(kind, LIST_WEIGHT * count, "listed_with")  # one person: only to names that read as people's
     vote_by_name_parts(registry.entities.values(), general_prose=not science)
+
+
+# Names the text marks up, in the order they are read: links, bold, acronym definitions, CJK and
+# quoted titles (a phase of its own, as name_rules' are: benchmarks/rule_ablation.py switches each off).
+MARKED_RULES: list[tuple[str, Callable[[PlainText, Registry, _CodeSpans], None]]] = []
+marked_rule = phase(MARKED_RULES)
+
+
+@marked_rule
+def link(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """[[ENIAC]], [the machine](ENIAC.md): the target is a name, the text shown an alias."""
+    text = plain.text
+    for start, end, target in plain.links:
+        shown = text[start:end]
+        key = _add_term(target, registry, text[max(0, start - 20) : start])
+        if key and name_key(shown) != key:
+            registry.add(registry.entities[key].name, registry.entities[key].type, alias=shown)
+
+
+@marked_rule
+def bold(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """**Program counter**: a bold term of one to eight words."""
+    text = plain.text
+    for start, end in plain.strong:
+        term = text[start:end].strip()
+        if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
+            _add_term(term, registry, text[max(0, start - 20) : start])
+
+
+@marked_rule
+def acronym_definition(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """"Electronic Numerical Integrator and Computer (ENIAC)": the long form, the acronym its alias."""
+    text = plain.text
+    for match in _ACRONYM.finditer(text):
+        acronym = match.group(1)
+        if sum(c.isupper() for c in acronym) < 2:
+            continue
+        words = _WORD.findall(text[max(0, match.start() - 120) : match.start()])
+        used = _acronym_matches(words[-(len(acronym) + 3) :], acronym)
+        if used:
+            registry.add(" ".join(words[-used:]), "", alias=acronym)
+
+
+@marked_rule
+def cjk_quoted(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """《三体》, 「東京タワー」, 『源氏物語』: a CJK title (in 《》 a work's)."""
+    for match in _CJK_QUOTED.finditer(plain.text):
+        if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
+            registry.add(title, "work" if match.group(1) == "《" else "")
+
+
+@marked_rule
+def quoted_title(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """"I Understand", "Aprite le finestre": a quoted title (of several words, a work's); not
+    'Jon "Bowzer" Bauman', a nickname, part of the name around it."""
+    text = plain.text
+    for match in _QUOTED.finditer(text):
+        title = _quoted_title(match.group(1) or match.group(2) or "")
+        if not title or in_code(match.start(), match.end()):
+            continue
+        nickname = " " not in title and bool(
+            re.search(rf"[{UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
+            and re.match(rf"[ \t][{UPPER}]", text[match.end() : match.end() + 2]))
+        if not nickname:
+            registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
 
 
 PRONOUN_WEIGHT = 2.0

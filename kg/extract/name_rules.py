@@ -33,7 +33,7 @@ from kg.names import name_key
 F = TypeVar("F", bound=Callable[..., object])
 
 
-def _phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
+def phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
     def register(fn: F) -> F:
         rules.append((fn.__name__, fn))
         return fn
@@ -70,7 +70,7 @@ class Pair:
 
 
 JOIN_RULES: list[tuple[str, Callable[[Pair], bool]]] = []
-join_rule = _phase(JOIN_RULES)
+join_rule = phase(JOIN_RULES)
 
 
 def name_spans(sentence: str) -> list[tuple[int, int]]:
@@ -135,7 +135,7 @@ def naming_possessive(pair: Pair) -> bool:
 
 
 EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
-extend_rule = _phase(EXTEND_RULES)
+extend_rule = phase(EXTEND_RULES)
 _TRAILING_YEAR = P.pattern("trailing_year")
 
 
@@ -163,7 +163,7 @@ class Where:
 
 
 TRIM_RULES: list[tuple[str, Callable[[list[str], Where], list[str]]]] = []
-trim_rule = _phase(TRIM_RULES)
+trim_rule = phase(TRIM_RULES)
 
 
 def trim_name(name: str, where: Where = Where()) -> str:
@@ -256,7 +256,7 @@ class Split:
 
 
 SPLIT_RULES: list[tuple[str, Callable[[str], Split]]] = []
-split_rule = _phase(SPLIT_RULES)
+split_rule = phase(SPLIT_RULES)
 _REGNAL = P.pattern("regnal_number")
 
 
@@ -335,7 +335,7 @@ class Candidate:
 # A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
 Verdict = list[tuple[str, str]] | None
 CANDIDATE_RULES: list[tuple[str, Callable[[Candidate], Verdict]]] = []
-candidate_rule = _phase(CANDIDATE_RULES)
+candidate_rule = phase(CANDIDATE_RULES)
 
 
 @candidate_rule
@@ -410,7 +410,7 @@ def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
 # fold --------------------------------------------------------------------------------------
 
 FOLD_RULES: list[tuple[str, Callable[[Registry, dict[str, list[str]]], None]]] = []
-fold_rule = _phase(FOLD_RULES)
+fold_rule = phase(FOLD_RULES)
 _SURNAME = P.pattern("surname")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
 
 
