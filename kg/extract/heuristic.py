@@ -56,6 +56,7 @@ from kg.extract.name_rules import (
 from kg.extract.negation import denies
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
+from kg.extract.tech_names import prose, soften_line_breaks, technical_names
 from kg.models import (
     Chunk,
     ClaimType,
@@ -186,11 +187,11 @@ class HeuristicExtractor(Extractor):
     version = "heuristic-9"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
-        plain = to_plain(chunk.text)
+        plain = soften_line_breaks(to_plain(chunk.text), chunk.text)
         spans = sentences(plain.text)
         registry = Registry()
         headings = self._headings(chunk, registry)
-        self._discover(plain, spans, registry)
+        self._discover(plain, spans, registry, chunk.text)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
         _vote_by_context(plain.text, spans, mentions, registry)
@@ -273,13 +274,17 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
-    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry) -> None:
+    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> None:
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
-        through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms."""
+        through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms, names
+        that technical prose writes in code or lower case (kg/extract/tech_names.py)."""
         in_code = _CodeSpans(plain.code)
         self._marked_terms(plain, registry, in_code)
         candidates, capitalised = self._capitalised_names(plain.text, spans, registry, in_code)
-        lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", plain.text))
+        for name in technical_names(plain, markdown):
+            if key := registry.add(name):
+                registry.kept.add(key)
+        lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
         for name, at_start in candidates:
             found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words)
             for kept_name, type_ in candidate_verdict(found):

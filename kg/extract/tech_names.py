@@ -1,0 +1,187 @@
+"""Names in technical prose (issue 46): what READMEs, docs and release notes write in lower case or
+in code, which the capitalised-name rules never see.
+
+- A line wrapped inside a paragraph is a space ("Mateusz\\nPaprocki" is one name), as markdown
+  renders it (`soften_line_breaks`).
+- A code span holding one identifier-like word names software where the text says so: a kind word
+  beside it ("the `distro` package", "`asyncio` and `trio` backends"), an install command
+  ("`pip install websocket-client`": the installer and the package), a link whose target ends in it
+  (`[lxml](https://github.com/lxml/lxml)`, reStructuredText's `` `pip <https://pip.pypa.io/>`_ ``).
+- A lowercase word in prose does when a kind word follows it and WordNet does not list it ("the
+  fsspec suite"; never "the standard library").
+- An account handle ("[@tiangolo](https://github.com/tiangolo)", "by @tinche") names its owner.
+
+Each pattern returns names only; what they are is the type model's (kg/extract/type_model.py).
+Code expressions (calls, options, paths, assignments, constants) are never names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kg.extract import vocab as V
+from kg.text import PlainText
+
+# A wrapped line is this long at least (hard wraps fall at 60-80 columns); shorter lines stand alone
+# (a list of names, one a line, in a note that renders its line breaks).
+WRAPPED_LINE = 40
+
+# Words that say the word before them names software (singular and plural).
+KIND_WORDS = frozenset(
+    "library libraries package packages module modules tool tools command commands cli framework frameworks "
+    "backend backends plugin plugins extension extensions app application server client utility program "
+    "binary daemon compiler interpreter driver drivers sdk toolkit wrapper project suite distribution "
+    "implementation port fork".split()
+)
+# The kind words that make a lowercase word of prose a name ("the fsspec suite"): those that name
+# no project, port or application of other fields ("the water project", "the iron port").
+SOFTWARE_KINDS = frozenset("library libraries package packages module modules plugin plugins extension extensions "
+                           "framework frameworks backend backends toolkit sdk cli command suite binary wrapper".split())
+# An installer's command and the package it installs ("pip install -U selenium", "npm i express").
+_INSTALL = re.compile(r"(?<![\w.-])([a-z][\w-]*)[ \t]+(?:install|add|i)[ \t]+((?:-{1,2}[\w-]+(?:[ \t=]+\S+)?[ \t]+)*)"
+                      r"([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?:\[[\w,-]+\])?(?=[ \t]|[<>=!~;@]|$)")
+# One identifier-like word: "asyncio", "pkg-config", "concurrent.futures", "lxml_html_clean", "h11";
+# not "--verbose", "load_dotenv()", "PYINSTRUMENT_PROFILE_DIR", "/etc/os-release", "x = 1".
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._+-][A-Za-z0-9]+)*\+*")
+_ENV_CONSTANT = re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)+")
+_FILE_NAME = re.compile(r".+\.(?:py|md|rst|txt|toml|cfg|ini|json|ya?ml|sh|html?|xml|csv|lock|env)",
+                        re.IGNORECASE)
+_RST_LINK = re.compile(r"^(.+?)\s*<(?:https?://|\./|/)[^>]*>$")
+_MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@-]|\.\w)")
+_MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
+_MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
+                       "standalone async sync native pure open source public private internal external first last "
+                       "other own top low high web said input output".split())
+_LIST_JOIN = re.compile(r"[ \t]*(?:,[ \t]*(?:and|or)?|and|or|/)[ \t]*$")
+
+
+def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
+    """`plain` with each line break inside a paragraph a space, when the line it ends is a wrapped
+    line (WRAPPED_LINE characters or more) and neither line is a heading or a reStructuredText
+    underline. The text keeps its length, so offsets into the markdown stay right."""
+    text = plain.text
+    chars = list(text)
+    for i, char in enumerate(text):
+        if char != "\n" or (i > 0 and text[i - 1] == "\n") or (i + 1 < len(text) and text[i + 1] == "\n"):
+            continue
+        at = plain.offsets[i]
+        if at >= len(markdown) or markdown[at] != "\n":
+            continue
+        line = markdown[markdown.rfind("\n", 0, at) + 1 : at]
+        following = markdown[at + 1 : (markdown.find("\n", at + 1) + 1 or len(markdown) + 1) - 1]
+        shown = text[text.rfind("\n", 0, i) + 1 : i]  # the line as read, without link targets
+        if len(shown.strip()) < WRAPPED_LINE or _not_prose(line) or _not_prose(following) or not following.strip():
+            continue
+        chars[i] = " "
+    plain.text = "".join(chars)
+    return plain
+
+
+def _not_prose(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(("#", "|", "```", "~~~")) or bool(re.fullmatch(r"([=~^*+#-])\1{2,}", stripped))
+
+
+def identifier(text: str) -> bool:
+    """One identifier-like word that may name software, not an expression, constant or file."""
+    return (bool(_IDENTIFIER.fullmatch(text)) and not _ENV_CONSTANT.fullmatch(text)
+            and not _FILE_NAME.fullmatch(text) and len(text) <= 40)
+
+
+def _kind_after(text: str, end: int, kinds: frozenset[str] = KIND_WORDS, modified: bool = True) -> bool:
+    """One of `kinds` follows `end`, perhaps (when `modified`) after one modifier ("`trio` async framework")."""
+    words = re.match(r"[ \t\n]+([A-Za-z-]+)(?:[ \t\n]+([A-Za-z-]+))?", text[end:])
+    if not words:
+        return False
+    first, second = (w.lower() if w else "" for w in words.groups())
+    return first in kinds or (modified and second in kinds and first not in V.FUNCTION_WORDS and first not in V.STOP_CAPS
+                                   and not first.endswith(("ing", "ed")))
+
+
+def _kind_before(text: str, start: int) -> bool:
+    """A kind word just before `start` ("the package `h11`"), but one that follows what it names."""
+    before = re.search(r"([A-Za-z]+)[ \t\n]+$", text[max(0, start - 30) : start])
+    return before is not None and before.group(1).lower() in KIND_WORDS - {"project", "suite", "port", "fork"}
+
+
+def _coordinated(plain: PlainText) -> dict[int, int]:
+    """Code span index -> the index of the code span that ends its list ("`asyncio` and `trio`")."""
+    ends: dict[int, int] = {}
+    for n in range(len(plain.code) - 1, -1, -1):
+        if n + 1 < len(plain.code):
+            between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
+            if _LIST_JOIN.match(between) and len(between) <= 7:
+                ends[n] = ends.get(n + 1, n + 1)
+                continue
+        ends[n] = n
+    return ends
+
+
+def code_names(plain: PlainText) -> Iterator[str]:
+    """Names in code spans: an identifier with a kind word beside it (or beside the list it ends),
+    an installer and its package, a reStructuredText link's text."""
+    text = plain.text
+    ends = _coordinated(plain)
+    for n, (start, end) in enumerate(plain.code):
+        inner = text[start:end].strip()
+        link = _RST_LINK.match(inner)
+        if link and identifier(link.group(1)):
+            yield link.group(1)  # `pip <https://pip.pypa.io/>`_
+            continue
+        for match in _INSTALL.finditer(inner):
+            yield from (match.group(1), match.group(3))
+        last = plain.code[ends[n]]
+        if identifier(inner) and (_kind_after(text, last[1]) or _kind_before(text, start)):
+            yield inner
+
+
+def link_names(markdown: str) -> Iterator[str]:
+    """A link's text that its target ends in: `[lxml](https://github.com/lxml/lxml)`,
+    `[cuDNN](https://developer.nvidia.com/cudnn)`, "[`cookiecutter`](.../cookiecutter)"."""
+    for match in _MD_LINK.finditer(markdown):
+        shown, target = match.group(2).strip(), match.group(3)
+        path = [p for p in re.split(r"[/#?]", target.split("://", 1)[1])[1:] if p]
+        last = re.sub(r"\.(?:html?|git|md)$", "", path[-1]) if path else ""
+        if identifier(shown) and last and shown.lower() == last.lower() and not shown.isdigit():
+            yield shown
+
+
+def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """A lowercase word of prose between "the" and a kind word: "the fsspec suite", "the regex
+    module"; not a modifier ("the standard library", "the plotting backend", "the largest module")."""
+    for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
+        word = match.group(1)
+        if match.start(1) in in_code or len(word) < 3 or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in KIND_WORDS:
+            continue
+        if _kind_after(plain.text, match.end(1), SOFTWARE_KINDS, modified=False) and identifier(word) and not _modifier(word):
+            yield word
+
+
+def _modifier(word: str) -> bool:
+    """A word that reads as an adjective or participle by its ending, or one English writes as one."""
+    return word.endswith(_MODIFIER_ENDINGS) or word in _MODIFIERS
+
+
+def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """Account handles: "@tiangolo", not an address ("me@example.org") or a decorator in code."""
+    for match in _HANDLE.finditer(plain.text):
+        if match.start() not in in_code:
+            yield match.group(1)
+
+
+def technical_names(plain: PlainText, markdown: str) -> list[str]:
+    """All names the patterns above find in a chunk, in order of first appearance, once each."""
+    in_code = frozenset(i for start, end in plain.code for i in range(start, end))
+    found = [*code_names(plain), *link_names(markdown), *prose_names(plain, in_code), *handles(plain, in_code)]
+    return list(dict.fromkeys(found))
+
+
+def prose(plain: PlainText) -> str:
+    """The plain text with its code spans blanked: what the chunk writes in prose ("python" in
+    `python -m pip` says nothing of how the prose writes "Python")."""
+    chars = list(plain.text)
+    for start, end in plain.code:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)

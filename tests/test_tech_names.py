@@ -1,0 +1,107 @@
+"""Names in technical prose (kg/extract/tech_names.py): each pattern with the examples it must find
+and the counterexamples it must not, alone and through the offline extractor."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.extract import ExtractionContext
+from kg.extract import tech_names as T
+from kg.extract.heuristic import HeuristicExtractor
+from kg.models import Chunk
+from kg.text import to_plain
+
+
+def _found(markdown: str) -> list[str]:
+    return T.technical_names(to_plain(markdown), markdown)
+
+
+def _entities(markdown: str) -> set[str]:
+    chunk = Chunk(source_path="t.md", index=0, text=markdown, start=0, end=len(markdown))
+    result = HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    return {n for e in result.entities for n in (e.name, *e.aliases)}
+
+
+# pattern -> (markdown, names it must find, names it must not)
+CASES: dict[str, tuple[str, set[str], set[str]]] = {
+    "kind word after a code span": (
+        "The `distro` package reads it. Run the `uname` command. Call `load_dotenv()` first; set "
+        "`PYINSTRUMENT_PROFILE_DIR` and the `--verbose` flag.",
+        {"distro", "uname"}, {"load_dotenv()", "load_dotenv", "PYINSTRUMENT_PROFILE_DIR", "--verbose"}),
+    "a list of code spans before a kind word": (
+        "Compatible with `asyncio` and `trio` backends. Its `sort_field` holds a `str` value.",
+        {"asyncio", "trio"}, {"sort_field", "str"}),
+    "kind word before a code span": ("It depends on the package `h11` for parsing.", {"h11"}, set()),
+    "install command": (
+        "Use `pip install -U websocket-client` or `npm install express`; `pip install starlette[full]` too.",
+        {"pip", "websocket-client", "npm", "express", "starlette"}, {"-U", "starlette[full]"}),
+    "reStructuredText link": (
+        "Make sure you have `pip <https://pip.pypa.io/en/stable/>`_ and read `the docs "
+        "<https://example.org/>`_.", {"pip"}, {"the docs"}),
+    "link text its target ends in": (
+        "It was part of [lxml](https://github.com/lxml/lxml), see [the guide](https://example.org/guide) and "
+        "[`cookiecutter`](https://github.com/cookiecutter/cookiecutter).",
+        {"lxml", "cookiecutter"}, {"the guide"}),
+    "lowercase word between 'the' and a kind word": (
+        "The regex module is fast. Run the fsspec suite. Use the standard library, the plotting backend "
+        "and the largest module; the water project and the iron port are not software.",
+        {"regex", "fsspec"}, {"standard", "plotting", "largest", "water", "iron"}),
+    "account handle": (
+        "Thanks to [@tiangolo](https://github.com/tiangolo) and @tinche; write to me@example.org; "
+        "decorate with `@property`.", {"tiangolo", "tinche"}, {"example", "property", "me"}),
+}
+
+
+@pytest.mark.parametrize("pattern", sorted(CASES))
+def test_pattern(pattern: str) -> None:
+    markdown, present, absent = CASES[pattern]
+    found = set(_found(markdown))
+    assert present <= found, f"{pattern}: {sorted(found)}"
+    assert not absent & found, f"{pattern}: {sorted(found)}"
+
+
+@pytest.mark.parametrize("pattern", sorted(CASES))
+def test_pattern_through_the_extractor(pattern: str) -> None:
+    """What a pattern finds is an entity of the chunk, whether or not a claim names it."""
+    markdown, present, absent = CASES[pattern]
+    names = _entities(f"# Notes\n\n{markdown}\n")
+    assert present <= names, f"{pattern}: {sorted(names)}"
+    assert not absent & names
+
+
+def test_identifier() -> None:
+    for word in ("asyncio", "pkg-config", "concurrent.futures", "lxml_html_clean", "h11", "C++", "llama.cpp"):
+        assert T.identifier(word), word
+    for text in ("--verbose", "load_dotenv()", "PYINSTRUMENT_PROFILE_DIR", "/etc/os-release", "x = 1", "script.py",
+                 "README.md", "a b"):
+        assert not T.identifier(text), text
+
+
+WRAPPED = ("SymPy owes much to the work of its contributors, among them Mateusz\n"
+           "Paprocki and Aaron Meurer, who wrote the first parts of the series code.\n")
+
+
+def test_a_wrapped_line_is_a_space() -> None:
+    plain = T.soften_line_breaks(to_plain(WRAPPED), WRAPPED)
+    assert "Mateusz Paprocki" in plain.text
+    assert len(plain.text) == len(to_plain(WRAPPED).text)  # offsets into the markdown stay right
+    names = _entities(f"# Credits\n\n{WRAPPED}")
+    assert "Mateusz Paprocki" in names and "Mateusz" not in names and "Paprocki" not in names
+
+
+@pytest.mark.parametrize("markdown", [
+    "Alice Smith\nBob Jones\n",  # short lines: one name a line, as a note that renders its breaks means them
+    "# A heading that is long enough to be a wrapped line\nText follows it here.\n",
+    "A reStructuredText title long enough to count as wrapped\n=========================================\n",
+    "- [The Real Python Podcast](https://www.youtube.com/watch?v=abcdefghijk)\n  Narwhals: a talk\n",
+])
+def test_a_line_break_that_stays(markdown: str) -> None:
+    plain = T.soften_line_breaks(to_plain(markdown), markdown)
+    assert plain.text.count("\n") == to_plain(markdown).text.count("\n")
+
+
+def test_code_is_not_prose() -> None:
+    """`python -m pip` says nothing of how the prose writes Python: the word stays a name."""
+    markdown = "# Tool\n\nThe tool needs Python 3.10 or later.\n\nRun `python -m pip install tool` to get it.\n"
+    assert "Python" in _entities(markdown)
+    assert "python" not in T.prose(to_plain(markdown))
