@@ -105,3 +105,15 @@ def test_code_is_not_prose() -> None:
     markdown = "# Tool\n\nThe tool needs Python 3.10 or later.\n\nRun `python -m pip install tool` to get it.\n"
     assert "Python" in _entities(markdown)
     assert "python" not in T.prose(to_plain(markdown))
+
+
+def test_a_section_heading_is_an_entity_only_when_it_reads_as_a_name() -> None:
+    """A README's sections ("Installation", "Running the tests") are no entities; the title is, and
+    a section named by a name is ("Colossus"), as is one the text names ("Granian ... Granian")."""
+    markdown = ("# Harness\n\nHarness runs tests of computers.\n\n## Installation\n\nIt installs with one "
+                "command and needs no installation of extras.\n\n## Running the tests\n\nIt runs the tests in "
+                "parallel.\n\n## Colossus\n\nIt ran the first tests in 1944.\n\n## Granian\n\nWe also tried "
+                "Granian, a server.\n")
+    names = _entities(markdown)
+    assert {"Harness", "Colossus", "Granian"} <= names
+    assert not {"Installation", "Running the tests"} & names

@@ -194,6 +194,8 @@ class HeuristicExtractor(Extractor):
         self._discover(plain, spans, registry, chunk.text)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
+        titles = _title_keys(chunk, headings)
+        headings = _named_sections(headings, titles, plain, spans, mentions, registry)
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
@@ -222,7 +224,7 @@ class HeuristicExtractor(Extractor):
                 previous = (end, mentioned[0].key, person)  # "So, the Eniac." sets the subject of what follows
         claims.extend(self._table_claims(chunk.text, plain, registry, finder))
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
-        used |= {key for _, _, key in headings if key}
+        used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
         types = self._final_types(kept, registry, scientific(plain.text))
         entities = [
@@ -482,6 +484,35 @@ class HeuristicExtractor(Extractor):
                     )
                 )
         return claims
+
+
+def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]]) -> set[str]:
+    """The entities of a chunk's titles, kept though no claim names them: its outermost enclosing
+    heading and its level-1 headings. A section's heading ("Installation", "Key Features", "Running
+    the tests") is an entity only where a claim names it, as any name is."""
+    in_text = {key: chunk.text.startswith("# ", start) for start, _, key in headings if start >= 0 and key}
+    return {key for n, (start, _, key) in enumerate(headings) if key and (
+        (start < 0 and n == 0 and in_text.get(key, True)) or (start >= 0 and in_text[key]))}
+
+
+def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str], plain: PlainText,
+                    spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry
+                    ) -> list[tuple[int, int, str | None]]:
+    """The headings, a section's heading without its entity unless it reads as a name: the text
+    outside headings names it, or its words are capitalised and none of them is written in lower
+    case in the chunk ("## Colossus", not "## Installation", "## Running the tests", "## 2.0.1")."""
+    in_body = {m.key for (start, end), found in zip(spans, mentions, strict=True)
+               if not any(s <= plain.source_span(start, end)[0] < e for s, e, _ in headings if s >= 0) for m in found}
+    lowercase = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
+    named = []
+    for start, end, key in headings:
+        if key and key not in titles and key not in in_body:
+            entity = registry.entities.get(registry.alias_to_key.get(key, key))
+            words = entity.name.split() if entity else []
+            if not words or not all(w[:1].isupper() and w.lower() not in lowercase for w in words) or len(words) > 4:
+                key = None
+        named.append((start, end, key))
+    return named
 
 
 class _CodeSpans:
