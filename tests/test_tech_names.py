@@ -117,3 +117,14 @@ def test_a_section_heading_is_an_entity_only_when_it_reads_as_a_name() -> None:
     names = _entities(markdown)
     assert {"Harness", "Colossus", "Granian"} <= names
     assert not {"Installation", "Running the tests"} & names
+
+
+def test_a_capital_after_an_opener_is_a_names() -> None:
+    """"These Python libraries": the determiner took the sentence's capital, "Python" keeps its own;
+    not before a verb ("The Army wanted it")."""
+    assert T.after_opener("These Python", "Python", " libraries do") and T.after_opener("The Pallets", "Pallets", " team")
+    assert not T.after_opener("Python", "Python", " is") and not T.after_opener("However Python", "Python", " was")
+    assert not T.after_opener("The Army", "Army", " wanted it") and not T.after_opener("The Report", "Report", ", late")
+    assert "Python" in _entities("# Similar work\n\nThese Python libraries do the same.\n")
+    eniac = "# ENIAC\n\nENIAC was built in 1945. The Army wanted it because firing tables took too long.\n"
+    assert "Army" not in _entities(eniac)

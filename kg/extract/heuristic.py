@@ -56,7 +56,7 @@ from kg.extract.name_rules import (
 from kg.extract.negation import denies
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
-from kg.extract.tech_names import prose, soften_line_breaks, technical_names
+from kg.extract.tech_names import after_opener, prose, soften_line_breaks, technical_names
 from kg.models import (
     Chunk,
     ClaimType,
@@ -351,7 +351,8 @@ class HeuristicExtractor(Extractor):
                     registry.add(name, "" if person_head else known_type)
                     continue
                 opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
-                at_start = opening == "" or opening.lower() in V.STOP_CAPS
+                at_start = (opening == "" or opening.lower() in V.STOP_CAPS) and not after_opener(
+                    sentence[m_start:m_end], name, sentence[m_end:])
                 after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
                 follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):

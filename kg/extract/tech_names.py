@@ -21,6 +21,7 @@ import re
 from collections.abc import Iterator
 
 from kg.extract import vocab as V
+from kg.extract.name_rules import is_verb
 from kg.text import PlainText
 
 # A wrapped line is this long at least (hard wraps fall at 60-80 columns); shorter lines stand alone
@@ -185,3 +186,20 @@ def prose(plain: PlainText) -> str:
     for start, end in plain.code:
         chars[start:end] = " " * (end - start)
     return "".join(chars)
+
+
+def after_opener(span: str, name: str, rest: str) -> bool:
+    """Whether `name` follows a determiner that its capitalised span began with and modifies the
+    lowercase noun after it ("These Python libraries", "The Pallets organization"): the determiner
+    took the sentence's capital, so the name's own capital is a name's. Not before a verb ("The
+    Army wanted", "The Report was"): a capitalised common noun may be a body's short name there."""
+    words = span.split()
+    count = len(name.split())
+    following = re.match(r"[ \t]+([a-z][a-z-]*)\b", rest)
+    return 0 < len(words) - count <= 2 and " ".join(words[-count:]) == name and \
+        all(w.lower() in _DETERMINERS for w in words[:-count]) and following is not None and \
+        not is_verb(following.group(1)) and not re.fullmatch(r"[a-z]{3,}ed", following.group(1))
+
+
+_DETERMINERS = frozenset({"the", "this", "these", "that", "those", "a", "an", "our", "its", "their", "your", "my",
+                          "his", "her", "every", "each", "both", "all", "some", "any", "no"})
