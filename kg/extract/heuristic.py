@@ -56,7 +56,13 @@ from kg.extract.name_rules import (
 from kg.extract.negation import denies
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
-from kg.extract.tech_names import after_opener, prose, soften_line_breaks, technical_names
+from kg.extract.tech_names import (
+    after_opener,
+    prose,
+    rst_links_as_text,
+    soften_line_breaks,
+    technical_names,
+)
 from kg.models import (
     Chunk,
     ClaimType,
@@ -187,7 +193,7 @@ class HeuristicExtractor(Extractor):
     version = "heuristic-9"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
-        plain = soften_line_breaks(to_plain(chunk.text), chunk.text)
+        plain = rst_links_as_text(soften_line_breaks(to_plain(chunk.text), chunk.text), chunk.text)
         spans = sentences(plain.text)
         registry = Registry()
         headings = self._headings(chunk, registry)

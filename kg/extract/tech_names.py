@@ -48,7 +48,13 @@ _IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._+-][A-Za-z0-9]+)*\+*")
 _ENV_CONSTANT = re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)+")
 _FILE_NAME = re.compile(r".+\.(?:py|md|rst|txt|toml|cfg|ini|json|ya?ml|sh|html?|xml|csv|lock|env)",
                         re.IGNORECASE)
-_RST_LINK = re.compile(r"^(.+?)\s*<(?:https?://|\./|/)[^>]*>$")
+_RST_REFERENCE = re.compile(r"(?<![`\w])`([^`\n]+?)`__?(?![\w`])")
+_INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
+# A lowercase package name as dependency lists give them: "h11", "backports.zstd", "python-multipart"
+# (not an option or field with an underscore, "sort_field", nor a class, "TestClient").
+_PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")
+_DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requires?|requirements|"
+                               r"optional|extras?|plugins?|installs?)\b", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@-]|\.\w)")
 _MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
@@ -127,15 +133,71 @@ def code_names(plain: PlainText) -> Iterator[str]:
     ends = _coordinated(plain)
     for n, (start, end) in enumerate(plain.code):
         inner = text[start:end].strip()
-        link = _RST_LINK.match(inner)
-        if link and identifier(link.group(1)):
-            yield link.group(1)  # `pip <https://pip.pypa.io/>`_
-            continue
         for match in _INSTALL.finditer(inner):
             yield from (match.group(1), match.group(3))
+        if (alone := _INSTALLER.fullmatch(inner)):  # "add `--verbose` to the `pip install`"
+            yield alone.group(1)
         last = plain.code[ends[n]]
-        if identifier(inner) and (_kind_after(text, last[1]) or _kind_before(text, start)):
+        if identifier(inner) and (_kind_after(text, last[1]) or _kind_before(text, start) or _installed(plain, n)):
             yield inner
+    yield from _listed_dependencies(plain)
+
+
+def _installed(plain: PlainText, n: int) -> bool:
+    """The code span `n`, or the list it is in, follows "install" ("To install `Sphinx` and
+    `sphinx_rtd_theme`, use ...")."""
+    first = n
+    while first > 0 and _LIST_JOIN.match(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) and \
+            len(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) <= 7:
+        first -= 1
+    return bool(re.search(r"\binstall(?:s|ed|ing)?[ \t\n]+(?:the[ \t\n]+)?$", plain.text[max(0, plain.code[first][0] - 30) :
+                                                                                 plain.code[first][0]]))
+
+
+def _listed_dependencies(plain: PlainText) -> Iterator[str]:
+    """A list's items that open with a package in code and its description ("* `h11` - HTTP/1.1
+    support."), under a line that introduces dependencies ("relies on these excellent libraries:",
+    "the following are optional:")."""
+    text = plain.text
+    for start, end in plain.code:
+        inner = text[start:end]
+        if not (text[max(0, start - 2) : start] == "\n\n" or start == 0) or not re.match(r"[ \t]*[-–—:][ \t]", text[end:]):
+            continue
+        if not _PACKAGE.fullmatch(inner):
+            continue
+        intros = re.findall(r"^([^\n]*):[ \t]*$", text[max(0, start - 2000) : start], re.MULTILINE)
+        if intros and _DEPENDENCY_WORDS.search(intros[-1]):
+            yield inner
+
+
+def rst_references(markdown: str) -> Iterator[str]:
+    """reStructuredText's link references that name one thing: `` `Zipline`_ ``, `` `pip
+    <https://pip.pypa.io/>`_ `` (a text of several words is found as capitalised text is)."""
+    for match in _RST_REFERENCE.finditer(markdown):
+        shown = re.sub(r"\s*<[^>]*>$", "", match.group(1)).strip()
+        if identifier(shown):
+            yield shown
+
+
+def rst_links_as_text(plain: PlainText, markdown: str) -> PlainText:
+    """`plain` with reStructuredText's link references (`` `Sorted Containers`_ ``) read as text,
+    not code, their targets (" <https://...>") blanked: the text keeps its length."""
+    chars = list(plain.text)
+    code = []
+    for start, end in plain.code:
+        md_end = plain.wrap_ends.get(end, -1)
+        if md_end > 0 and markdown.startswith("_", md_end) and not markdown.startswith("``", md_end - 2):
+            target = re.search(r"\s*<[^>\n]*>$", plain.text[start:end])
+            if target:
+                chars[start + target.start() : end] = " " * (end - start - target.start())
+            after = end
+            while after < len(chars) and chars[after] == "_":  # the reference's own underscores
+                chars[after] = " "
+                after += 1
+            continue
+        code.append((start, end))
+    plain.text, plain.code = "".join(chars), code
+    return plain
 
 
 def link_names(markdown: str) -> Iterator[str]:
@@ -175,7 +237,7 @@ def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
-    found = [*code_names(plain), *link_names(markdown), *prose_names(plain, in_code), *handles(plain, in_code)]
+    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *handles(plain, in_code)]
     return list(dict.fromkeys(found))
 
 
