@@ -50,6 +50,16 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         "It was part of [lxml](https://github.com/lxml/lxml), see [the guide](https://example.org/guide) and "
         "[`cookiecutter`](https://github.com/cookiecutter/cookiecutter).",
         {"lxml", "cookiecutter"}, {"the guide"}),
+    "link text its target is hosted at": (
+        "Compatible with [flake8](https://flake8.pycqa.org/) and [calmcode.io](https://calmcode.io/rich/); "
+        "read [org](https://example.org/) and [docs](https://example.org/).",
+        {"flake8", "calmcode.io"}, {"org", "docs"}),
+    "reStructuredText reference without backquotes": (
+        "It works on top of either asyncio_ or Trio_, with the functools_ module. Call ``__init__`` "
+        "or a_b_ in code: `x_`.", {"asyncio", "Trio", "functools"}, {"__init__", "init", "a_b", "x"}),
+    "a word with a capital inside": (
+        "It runs on Linux, macOS and Windows with cuDNN, written in reStructuredText; call setTimeout "
+        "or getElementById, not `setup()`.", {"macOS", "cuDNN", "reStructuredText"}, {"setTimeout", "getElementById"}),
     "lowercase word between 'the' and a kind word": (
         "The regex module is fast. Run the fsspec suite. Use the standard library, the plotting backend "
         "and the largest module; the water project and the iron port are not software.",
@@ -85,6 +95,11 @@ def test_a_reference_in_restructuredtext_is_text() -> None:
     plain = T.rst_links_as_text(to_plain(markdown), markdown)
     assert plain.code == [] and "https" not in plain.text and "_" not in plain.text
     assert {"Sorted Containers", "Dask Distributed"} <= _entities(f"# Notes\n\n{markdown}")
+
+
+def test_no_mixed_case_names_where_no_code_is_shown() -> None:
+    """The sciences write "mRNA" and "cAMP" in prose that shows no code: no names by their shape."""
+    assert not {"mRNA", "cAMP", "cDNA"} & set(_found("The mRNA and cAMP levels rose; we cloned cDNA and mbH.\n"))
 
 
 def test_identifier() -> None:

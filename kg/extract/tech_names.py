@@ -49,6 +49,12 @@ _ENV_CONSTANT = re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)+")
 _FILE_NAME = re.compile(r".+\.(?:py|md|rst|txt|toml|cfg|ini|json|ya?ml|sh|html?|xml|csv|lock|env)",
                         re.IGNORECASE)
 _RST_REFERENCE = re.compile(r"(?<![`\w])`([^`\n]+?)`__?(?![\w`])")
+_RST_BARE = re.compile(r"(?<![\w`.])([A-Za-z][A-Za-z0-9.-]*[A-Za-z0-9])_(?![\w`])")
+_CODE_OR_FENCE = re.compile(r"^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)|`+[^`\n]*`+", re.MULTILINE | re.DOTALL)
+_MIXED_CASE = re.compile(r"(?<![\w.@/-])([a-z]{1,4}[A-Z][A-Za-z0-9]+)(?![\w@/-])")
+# The verbs that open functions' names in camel case ("getElementById", "onClick", "toString").
+_CODE_PREFIXES = frozenset("get set is has to on add new use run do can should will make create update remove "
+                           "delete find load save read write init handle".split())
 _INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
 # A lowercase package name as dependency lists give them: "h11", "backports.zstd", "python-multipart"
 # (not an option or field with an underscore, "sort_field", nor a class, "TestClient").
@@ -196,19 +202,46 @@ def rst_links_as_text(plain: PlainText, markdown: str) -> PlainText:
                 after += 1
             continue
         code.append((start, end))
+    for match in _RST_BARE.finditer(plain.text):  # "asyncio_": the underscore is no part of the name
+        chars[match.end(1)] = " "
     plain.text, plain.code = "".join(chars), code
     return plain
 
 
 def link_names(markdown: str) -> Iterator[str]:
-    """A link's text that its target ends in: `[lxml](https://github.com/lxml/lxml)`,
-    `[cuDNN](https://developer.nvidia.com/cudnn)`, "[`cookiecutter`](.../cookiecutter)"."""
+    """A link's text that its target ends in or is hosted at: `[lxml](https://github.com/lxml/lxml)`,
+    `[cuDNN](https://developer.nvidia.com/cudnn)`, "[`cookiecutter`](.../cookiecutter)",
+    `[flake8](https://flake8.pycqa.org/)`, `[calmcode.io](https://calmcode.io/rich/)`."""
     for match in _MD_LINK.finditer(markdown):
         shown, target = match.group(2).strip(), match.group(3)
-        path = [p for p in re.split(r"[/#?]", target.split("://", 1)[1])[1:] if p]
+        host, *rest = re.split(r"[/#?]", target.split("://", 1)[1])
+        path = [p for p in rest if p]
         last = re.sub(r"\.(?:html?|git|md)$", "", path[-1]) if path else ""
-        if identifier(shown) and last and shown.lower() == last.lower() and not shown.isdigit():
+        host = host.lower().removeprefix("www.")
+        labels = host.split(".")[:-1]  # "flake8.pycqa.org": flake8, pycqa (not the top-level "org")
+        named = shown.lower() == last.lower() or shown.lower() == host or shown.lower() in labels
+        if identifier(shown) and named and not shown.isdigit():
             yield shown
+
+
+def rst_bare_references(markdown: str) -> Iterator[str]:
+    """reStructuredText's references without backquotes: "either asyncio_ or Trio_", "the
+    functools_ and itertools_ modules" (not "__init__", "snake_case_", nor in code)."""
+    for match in _RST_BARE.finditer(_CODE_OR_FENCE.sub(" ", markdown)):
+        yield match.group(1)
+
+
+def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """In a text that shows code, a word of prose that opens in lower case and has a capital inside:
+    "macOS", "jusText", "cuDNN", "hOCR", "reStructuredText"; not a function's name ("setTimeout",
+    "getElementById"), nor where no code is shown: the sciences write "mRNA", "cAMP", "iPSCs"."""
+    if not plain.code:
+        return
+    for match in _MIXED_CASE.finditer(plain.text):
+        prefix = re.match(r"[a-z]+", match.group(1))
+        if match.start() not in in_code and prefix and prefix.group(0) not in _CODE_PREFIXES \
+                and not is_verb(prefix.group(0)):
+            yield match.group(1)
 
 
 def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
@@ -237,7 +270,7 @@ def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
-    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *handles(plain, in_code)]
+    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *rst_bare_references(markdown), *mixed_case_names(plain, in_code), *handles(plain, in_code)]
     return list(dict.fromkeys(found))
 
 
