@@ -59,7 +59,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         "or a_b_ in code: `x_`.", {"asyncio", "Trio", "functools"}, {"__init__", "init", "a_b", "x"}),
     "a word with a capital inside": (
         "It runs on Linux, macOS and Windows with cuDNN, written in reStructuredText; call setTimeout "
-        "or getElementById, not `setup()`.", {"macOS", "cuDNN", "reStructuredText"}, {"setTimeout", "getElementById"}),
+        "or getElementById, not `setup()`, at 750 kHz and 3 kWh.", {"macOS", "cuDNN", "reStructuredText"},
+        {"setTimeout", "getElementById", "kHz", "kWh"}),
     "lowercase word between 'the' and a kind word": (
         "The regex module is fast. Run the fsspec suite. Use the standard library, the plotting backend "
         "and the largest module; the water project and the iron port are not software.",

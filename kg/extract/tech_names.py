@@ -234,14 +234,18 @@ def rst_bare_references(markdown: str) -> Iterator[str]:
 def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
     """In a text that shows code, a word of prose that opens in lower case and has a capital inside:
     "macOS", "jusText", "cuDNN", "hOCR", "reStructuredText"; not a function's name ("setTimeout",
-    "getElementById"), nor where no code is shown: the sciences write "mRNA", "cAMP", "iPSCs"."""
+    "getElementById") or a unit ("750 kHz", "kWh"), nor where no code is shown: the sciences write
+    "mRNA", "cAMP", "iPSCs"."""
     if not plain.code:
         return
     for match in _MIXED_CASE.finditer(plain.text):
-        prefix = re.match(r"[a-z]+", match.group(1))
+        word = match.group(1)
+        prefix = re.match(r"[a-z]+", word)
+        unit = re.search(r"\d[ \t]*$", plain.text[max(0, match.start() - 3) : match.start()]) or \
+            re.fullmatch(r"[a-zµ][A-Z][a-z]{1,2}", word)  # "750 kHz", "kWh", "mAh": a unit
         if match.start() not in in_code and prefix and prefix.group(0) not in _CODE_PREFIXES \
-                and not is_verb(prefix.group(0)):
-            yield match.group(1)
+                and not is_verb(prefix.group(0)) and not unit:
+            yield word
 
 
 def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
