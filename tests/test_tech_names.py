@@ -33,8 +33,9 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         {"asyncio", "trio"}, {"sort_field", "str"}),
     "kind word before a code span": ("It depends on the package `h11` for parsing.", {"h11"}, set()),
     "install command": (
-        "Use `pip install -U websocket-client` or `npm install express`; `pip install starlette[full]` too.",
-        {"pip", "websocket-client", "npm", "express", "starlette"}, {"-U", "starlette[full]"}),
+        "Use `pip install -U websocket-client` or `npm install express`; `pip install starlette[full]` too; "
+        "`pip install -r requirements.txt` reads a file.",
+        {"pip", "websocket-client", "npm", "express", "starlette"}, {"-U", "starlette[full]", "requirements.txt"}),
     "reStructuredText link": (
         "Make sure you have `pip <https://pip.pypa.io/en/stable/>`_ and read `the docs "
         "<https://example.org/>`_; it is used by `Zipline`_. Run ``tox`` and ``make``.",
@@ -67,7 +68,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         {"regex", "fsspec"}, {"standard", "plotting", "largest", "water", "iron"}),
     "account handle": (
         "Thanks to [@tiangolo](https://github.com/tiangolo) and @tinche; write to me@example.org; "
-        "decorate with `@property`.", {"tiangolo", "tinche"}, {"example", "property", "me"}),
+        "decorate with `@property`; add @types/node; use icon@2x and @2x.", {"tiangolo", "tinche"},
+        {"example", "property", "me", "types", "2x"}),
 }
 
 

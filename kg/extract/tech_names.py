@@ -62,7 +62,7 @@ _PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")
 _DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requires?|requirements|"
                                r"optional|extras?|plugins?|installs?)\b", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
-_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@-]|\.\w)")
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@/-]|\.\w)")
 _MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
 _MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
                        "standalone async sync native pure open source public private internal external first last "
@@ -140,7 +140,7 @@ def code_names(plain: PlainText) -> Iterator[str]:
     for n, (start, end) in enumerate(plain.code):
         inner = text[start:end].strip()
         for match in _INSTALL.finditer(inner):
-            yield from (match.group(1), match.group(3))
+            yield from (name for name in (match.group(1), match.group(3)) if identifier(name))
         if (alone := _INSTALLER.fullmatch(inner)):  # "add `--verbose` to the `pip install`"
             yield alone.group(1)
         last = plain.code[ends[n]]
@@ -265,9 +265,10 @@ def _modifier(word: str) -> bool:
 
 
 def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """Account handles: "@tiangolo", not an address ("me@example.org") or a decorator in code."""
+    """Account handles: "@tiangolo", not an address ("me@example.org"), a scoped package
+    ("@types/node"), a size ("@2x") or a decorator in code."""
     for match in _HANDLE.finditer(plain.text):
-        if match.start() not in in_code:
+        if match.start() not in in_code and len(re.findall(r"[A-Za-z]", match.group(1))) >= 2:
             yield match.group(1)
 
 
