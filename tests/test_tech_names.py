@@ -62,6 +62,10 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         "It runs on Linux, macOS and Windows with cuDNN, written in reStructuredText; call setTimeout "
         "or getElementById, not `setup()`, at 750 kHz and 3 kWh.", {"macOS", "cuDNN", "reStructuredText"},
         {"setTimeout", "getElementById", "kHz", "kWh"}),
+    "a word a version constraint follows": (
+        "It needs pandas >= 1.5, joblib (>= |JoblibMinVersion|), pip 24.2+ and macOS 10.8+; version 1.2+ "
+        "took about 2.5 minutes; update jiter to v0.14.0.", {"pandas", "joblib", "pip", "macOS"},
+        {"version", "about", "to"}),
     "lowercase word between 'the' and a kind word": (
         "The regex module is fast. Run the fsspec suite. Use the standard library, the plotting backend "
         "and the largest module; the water project and the iron port are not software.",

@@ -63,6 +63,11 @@ _DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|depende
                                r"optional|extras?|plugins?|installs?)\b", re.IGNORECASE)
 _MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@/-]|\.\w)")
+# A name, then a version constraint ("pandas >= 1.5", "joblib (>= |JoblibMinVersion|)") or a version
+# with its "+" ("pip 24.2+", "macOS 10.8+").
+_VERSIONED = re.compile(r"(?<![\w.@/-])([A-Za-z][\w.-]*[A-Za-z0-9])(?:[ \t]*\(?[ \t]*(?:>=|<=|==|~=|!=)[ \t]*[\d|v]"
+                        r"|[ \t]+v?\d+(?:\.\d+)+\+)")
+_VERSION_WORDS = frozenset("version versions release releases v ver python-version".split())
 _MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
 _MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
                        "standalone async sync native pure open source public private internal external first last "
@@ -259,6 +264,17 @@ def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
             yield word
 
 
+def versioned_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """A word that a version constraint follows: "pandas >= 1.5", "joblib (>= |JoblibMinVersion|)",
+    "pip 24.2+", "macOS 10.8+"; not "version 1.2+", "about 2.5 minutes", "to v0.14.0"."""
+    for match in _VERSIONED.finditer(plain.text):
+        word = match.group(1)
+        if match.start() in in_code or word.lower() in V.FUNCTION_WORDS or word.lower() in V.STOP_CAPS \
+                or word.lower() in KIND_WORDS or word.lower() in _VERSION_WORDS or not identifier(word):
+            continue
+        yield word
+
+
 def _modifier(word: str) -> bool:
     """A word that reads as an adjective or participle by its ending, or one English writes as one."""
     return word.endswith(_MODIFIER_ENDINGS) or word in _MODIFIERS
@@ -275,7 +291,7 @@ def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
-    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *rst_bare_references(markdown), *mixed_case_names(plain, in_code), *handles(plain, in_code)]
+    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *rst_bare_references(markdown), *mixed_case_names(plain, in_code), *versioned_names(plain, in_code), *handles(plain, in_code)]
     return list(dict.fromkeys(found))
 
 
