@@ -66,6 +66,10 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         "It needs pandas >= 1.5, joblib (>= |JoblibMinVersion|), pip 24.2+ and macOS 10.8+; version 1.2+ "
         "took about 2.5 minutes; update jiter to v0.14.0.", {"pandas", "joblib", "pip", "macOS"},
         {"version", "about", "to"}),
+    "lowercase words a kind of software lists by example": (
+        "Static type checkers such as mypy and pyright read `typing_extensions`; some shells, such as zsh, "
+        "need quotes; tools such as linters and formatters, libraries like these.",
+        {"mypy", "pyright", "zsh"}, {"linters", "formatters", "these"}),
     "lowercase word between 'the' and a kind word": (
         "The regex module is fast. Run the fsspec suite. Use the standard library, the plotting backend "
         "and the largest module; the water project and the iron port are not software.",
@@ -107,6 +111,10 @@ def test_a_reference_in_restructuredtext_is_text() -> None:
 def test_no_mixed_case_names_where_no_code_is_shown() -> None:
     """The sciences write "mRNA" and "cAMP" in prose that shows no code: no names by their shape."""
     assert not {"mRNA", "cAMP", "cDNA"} & set(_found("The mRNA and cAMP levels rose; we cloned cDNA and mbH.\n"))
+
+
+def test_no_examples_by_kind_where_no_code_is_shown() -> None:
+    assert "email" not in _found("Applications such as email and chat grew.\n")
 
 
 def test_identifier() -> None:

@@ -68,6 +68,11 @@ _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9]
 _VERSIONED = re.compile(r"(?<![\w.@/-])([A-Za-z][\w.-]*[A-Za-z0-9])(?:[ \t]*\(?[ \t]*(?:>=|<=|==|~=|!=)[ \t]*[\d|v]"
                         r"|[ \t]+v?\d+(?:\.\d+)+\+)")
 _VERSION_WORDS = frozenset("version versions release releases v ver python-version".split())
+_EXEMPLIFIED = re.compile(r"\b([a-z]+s)[ \t,\n]+(?:such[ \t\n]+as|like|including|e\.g\.,?)[ \t\n]+([^.;:()\n]{1,120})")
+_SOFTWARE_PLURALS = frozenset("libraries packages modules tools frameworks backends plugins extensions servers clients "
+                              "checkers linters formatters shells browsers editors compilers interpreters databases "
+                              "languages runtimes drivers applications apps platforms services".split())
+_NOUN_ENDINGS = ("ers", "ors", "ion", "ions", "ies", "ment", "ments", "ness", "ity", "ism")
 _MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
 _MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
                        "standalone async sync native pure open source public private internal external first last "
@@ -275,6 +280,26 @@ def versioned_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
         yield word
 
 
+def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """In a text that shows code, the lowercase words a kind of software lists by example: "static
+    type checkers such as mypy and pyright", "some shells, such as zsh"; not common nouns ("tools
+    such as linters and formatters", "libraries like these"), nor where no code is shown
+    ("applications such as email")."""
+    if not plain.code:
+        return
+    for match in _EXEMPLIFIED.finditer(plain.text):
+        if match.group(1).lower() not in _SOFTWARE_PLURALS or match.start(2) in in_code:
+            continue
+        members = re.split(r"[ \t]*(?:,|\band\b|\bor\b|\betc\b\.?)[ \t]*", match.group(2))
+        for n, member in enumerate(members):
+            # the list's last member ends where the sentence goes on: "mypy and pyright read ..."
+            word = (member.split() or [""])[0] if n == len(members) - 1 and n > 0 else member.strip()
+            if re.fullmatch(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*", word) and identifier(word) and len(word) > 1 \
+                    and word not in V.FUNCTION_WORDS and word not in V.STOP_CAPS and not _modifier(word) \
+                    and not word.endswith(_NOUN_ENDINGS):
+                yield word
+
+
 def _modifier(word: str) -> bool:
     """A word that reads as an adjective or participle by its ending, or one English writes as one."""
     return word.endswith(_MODIFIER_ENDINGS) or word in _MODIFIERS
@@ -291,7 +316,7 @@ def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
-    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *rst_bare_references(markdown), *mixed_case_names(plain, in_code), *versioned_names(plain, in_code), *handles(plain, in_code)]
+    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *rst_bare_references(markdown), *mixed_case_names(plain, in_code), *versioned_names(plain, in_code), *exemplified_names(plain, in_code), *handles(plain, in_code)]
     return list(dict.fromkeys(found))
 
 
