@@ -1,18 +1,25 @@
-"""Names in technical prose (issue 46): what READMEs, docs and release notes write in lower case or
-in code, which the capitalised-name rules never see.
+"""Names in technical prose (issue 46): what READMEs, docs, release notes and clipped articles about
+software write in code, in lower case or across a line wrap, which the capitalised-name rules
+(kg/extract/name_rules.py) never see. Each pattern has its examples and counterexamples in
+tests/test_tech_names.py and its contribution by halves in benchmarks/README.md.
 
-- A line wrapped inside a paragraph is a space ("Mateusz\\nPaprocki" is one name), as markdown
-  renders it (`soften_line_breaks`).
-- A code span holding one identifier-like word names software where the text says so: a kind word
-  beside it ("the `distro` package", "`asyncio` and `trio` backends"), an install command
-  ("`pip install websocket-client`": the installer and the package), a link whose target ends in it
-  (`[lxml](https://github.com/lxml/lxml)`, reStructuredText's `` `pip <https://pip.pypa.io/>`_ ``).
-- A lowercase word in prose does when a kind word follows it and WordNet does not list it ("the
-  fsspec suite"; never "the standard library").
-- An account handle ("[@tiangolo](https://github.com/tiangolo)", "by @tinche") names its owner.
+The text: a line wrapped inside a paragraph is a space, as markdown renders it
+(`soften_line_breaks`: "Mateusz\\nPaprocki"); reStructuredText's link references are text, not code
+(`rst_links_as_text`: "`Sorted Containers`_"); code is not prose (`prose`: "python" in `python -m
+pip` says nothing of how the prose writes "Python").
 
-Each pattern returns names only; what they are is the type model's (kg/extract/type_model.py).
-Code expressions (calls, options, paths, assignments, constants) are never names.
+The names (`technical_names`), each found where the text says it names software:
+- a code span holding one identifier beside a kind word ("the `distro` package", "`asyncio` and
+  `trio` backends"), after "install", in an install command (its installer and package), or opening
+  an item of a dependency list (`code_names`);
+- reStructuredText references (`rst_references`, `rst_bare_references`: "Zipline_") and link texts
+  their target ends in or is hosted at (`link_names`: "[flake8](https://flake8.pycqa.org/)");
+- lowercase words between "the" and a kind of software ("the fsspec suite"), before a version
+  constraint ("pandas >= 1.5"), and, where code is shown, listed by example ("type checkers such as
+  mypy") or with a capital inside ("macOS");
+- account handles ("@tiangolo").
+Code expressions (calls, options, paths, constants, file names) are never names. What a name is
+stays the type model's (kg/extract/type_model.py).
 """
 
 from __future__ import annotations
@@ -77,6 +84,8 @@ _MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous
 _MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
                        "standalone async sync native pure open source public private internal external first last "
                        "other own top low high web said input output".split())
+_DETERMINERS = frozenset({"the", "this", "these", "that", "those", "a", "an", "our", "its", "their", "your", "my",
+                          "his", "her", "every", "each", "both", "all", "some", "any", "no"})
 _LIST_JOIN = re.compile(r"[ \t]*(?:,[ \t]*(?:and|or)?|and|or|/)[ \t]*$")
 
 
@@ -119,8 +128,8 @@ def _kind_after(text: str, end: int, kinds: frozenset[str] = KIND_WORDS, modifie
     if not words:
         return False
     first, second = (w.lower() if w else "" for w in words.groups())
-    return first in kinds or (modified and second in kinds and first not in V.FUNCTION_WORDS and first not in V.STOP_CAPS
-                                   and not first.endswith(("ing", "ed")))
+    return first in kinds or (modified and second in kinds and first not in V.FUNCTION_WORDS
+                              and first not in V.STOP_CAPS and not first.endswith(("ing", "ed")))
 
 
 def _kind_before(text: str, start: int) -> bool:
@@ -143,8 +152,8 @@ def _coordinated(plain: PlainText) -> dict[int, int]:
 
 
 def code_names(plain: PlainText) -> Iterator[str]:
-    """Names in code spans: an identifier with a kind word beside it (or beside the list it ends),
-    an installer and its package, a reStructuredText link's text."""
+    """Names in code spans: an identifier with a kind word beside it (or beside the list it ends) or
+    after "install", an installer and its package, the packages of a dependency list."""
     text = plain.text
     ends = _coordinated(plain)
     for n, (start, end) in enumerate(plain.code):
@@ -316,7 +325,9 @@ def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
-    found = [*code_names(plain), *rst_references(markdown), *link_names(markdown), *prose_names(plain, in_code), *rst_bare_references(markdown), *mixed_case_names(plain, in_code), *versioned_names(plain, in_code), *exemplified_names(plain, in_code), *handles(plain, in_code)]
+    found = [*code_names(plain), *rst_references(markdown), *rst_bare_references(markdown), *link_names(markdown),
+             *prose_names(plain, in_code), *versioned_names(plain, in_code), *exemplified_names(plain, in_code),
+             *mixed_case_names(plain, in_code), *handles(plain, in_code)]
     return list(dict.fromkeys(found))
 
 
@@ -341,6 +352,3 @@ def after_opener(span: str, name: str, rest: str) -> bool:
         all(w.lower() in _DETERMINERS for w in words[:-count]) and following is not None and \
         not is_verb(following.group(1)) and not re.fullmatch(r"[a-z]{3,}ed", following.group(1))
 
-
-_DETERMINERS = frozenset({"the", "this", "these", "that", "those", "a", "an", "our", "its", "their", "your", "my",
-                          "his", "her", "every", "each", "both", "all", "some", "any", "no"})
