@@ -57,7 +57,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         {"flake8", "calmcode.io"}, {"org", "docs"}),
     "reStructuredText reference without backquotes": (
         "It works on top of either asyncio_ or Trio_, with the functools_ module. Call ``__init__`` "
-        "or a_b_ in code: `x_`.", {"asyncio", "Trio", "functools"}, {"__init__", "init", "a_b", "x"}),
+        "or a_b_ in code: `x_`. It is _a whole phrase_ and _tools_.", {"asyncio", "Trio", "functools"},
+        {"__init__", "init", "a_b", "x", "phrase", "tools"}),
     "a word with a capital inside": (
         "It runs on Linux, macOS and Windows with cuDNN, written in reStructuredText; call setTimeout "
         "or getElementById, not `setup()`, at 750 kHz and 3 kWh.", {"macOS", "cuDNN", "reStructuredText"},

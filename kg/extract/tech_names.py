@@ -57,7 +57,9 @@ _FILE_NAME = re.compile(r".+\.(?:py|md|rst|txt|toml|cfg|ini|json|ya?ml|sh|html?|
                         re.IGNORECASE)
 _RST_REFERENCE = re.compile(r"(?<![`\w])`([^`\n]+?)`__?(?![\w`])")
 _RST_BARE = re.compile(r"(?<![\w`.])([A-Za-z][A-Za-z0-9.-]*[A-Za-z0-9])_(?![\w`])")
-_CODE_OR_FENCE = re.compile(r"^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)|`+[^`\n]*`+", re.MULTILINE | re.DOTALL)
+# What a bare reference is never in: code, a fence, markdown's emphasis ("_a whole phrase_").
+_NO_REFERENCE = re.compile(r"^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)|`+[^`\n]*`+|(?<![\w_])_(?![\s_])[^_\n]+_(?!\w)",
+                           re.MULTILINE | re.DOTALL)
 _MIXED_CASE = re.compile(r"(?<![\w.@/-])([a-z]{1,4}[A-Z][A-Za-z0-9]+)(?![\w@/-])")
 # The verbs that open functions' names in camel case ("getElementById", "onClick", "toString").
 _CODE_PREFIXES = frozenset("get set is has to on add new use run do can should will make create update remove "
@@ -245,8 +247,9 @@ def link_names(markdown: str) -> Iterator[str]:
 
 def rst_bare_references(markdown: str) -> Iterator[str]:
     """reStructuredText's references without backquotes: "either asyncio_ or Trio_", "the
-    functools_ and itertools_ modules" (not "__init__", "snake_case_", nor in code)."""
-    for match in _RST_BARE.finditer(_CODE_OR_FENCE.sub(" ", markdown)):
+    functools_ and itertools_ modules" (not "__init__", "snake_case_", nor in code or in markdown's
+    "_emphasised phrase_")."""
+    for match in _RST_BARE.finditer(_NO_REFERENCE.sub(" ", markdown)):
         yield match.group(1)
 
 
