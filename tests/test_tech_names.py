@@ -53,8 +53,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         {"lxml", "cookiecutter"}, {"the guide"}),
     "link text its target is hosted at": (
         "Compatible with [flake8](https://flake8.pycqa.org/) and [calmcode.io](https://calmcode.io/rich/); "
-        "read [org](https://example.org/) and [docs](https://example.org/).",
-        {"flake8", "calmcode.io"}, {"org", "docs"}),
+        "read [org](https://example.org/), [docs](https://docs.python.org/) and [here](https://here.dev).",
+        {"flake8", "calmcode.io"}, {"org", "docs", "here"}),
     "reStructuredText reference without backquotes": (
         "It works on top of either asyncio_ or Trio_, with the functools_ module. Call ``__init__`` "
         "or a_b_ in code: `x_`. It is _a whole phrase_ and _tools_.", {"asyncio", "Trio", "functools"},

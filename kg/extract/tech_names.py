@@ -70,6 +70,9 @@ _INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
 _PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")
 _DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requires?|requirements|"
                                r"optional|extras?|plugins?|installs?)\b", re.IGNORECASE)
+# What a link says of itself, not a name: "[docs](https://docs.python.org/)", "[here](https://here.dev)".
+_LINK_WORDS = frozenset("here link docs doc documentation website site blog home page source repo repository wiki "
+                        "download downloads issues discussions api www news about contact".split())
 _MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@/-]|\.\w)")
 # A name, then a version constraint ("pandas >= 1.5", "joblib (>= |JoblibMinVersion|)") or a version
@@ -241,7 +244,8 @@ def link_names(markdown: str) -> Iterator[str]:
         host = host.lower().removeprefix("www.")
         labels = host.split(".")[:-1]  # "flake8.pycqa.org": flake8, pycqa (not the top-level "org")
         named = shown.lower() == last.lower() or shown.lower() == host or shown.lower() in labels
-        if identifier(shown) and named and not shown.isdigit():
+        common = shown.lower() in _LINK_WORDS or shown.lower() in V.FUNCTION_WORDS or shown.lower() in V.STOP_CAPS
+        if identifier(shown) and named and not shown.isdigit() and not common:
             yield shown
 
 
