@@ -46,7 +46,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "a list of dependencies": (
         "The project relies on these excellent libraries:\n\n* `h11` - HTTP/1.1 support.\n"
         "* `backports.zstd` - Decoding for zstd.\n\nIts options:\n\n* `timeout` - seconds to wait.\n"
-        "* `sort_field` - the field to sort by.\n", {"h11", "backports.zstd"}, {"timeout", "sort_field"}),
+        "* `sort_field` - the field to sort by.\n\nIt requires the following (optional) arguments:\n\n"
+        "* `url` - the address.\n", {"h11", "backports.zstd"}, {"timeout", "sort_field", "url"}),
     "link text its target ends in": (
         "It was part of [lxml](https://github.com/lxml/lxml), see [the guide](https://example.org/guide) and "
         "[`cookiecutter`](https://github.com/cookiecutter/cookiecutter).",

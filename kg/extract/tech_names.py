@@ -68,8 +68,8 @@ _INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
 # A lowercase package name as dependency lists give them: "h11", "backports.zstd", "python-multipart"
 # (not an option or field with an underscore, "sort_field", nor a class, "TestClient").
 _PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")
-_DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requires?|requirements|"
-                               r"optional|extras?|plugins?|installs?)\b", re.IGNORECASE)
+_DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requirements|"
+                               r"extras?|plugins?|installs?)\b", re.IGNORECASE)
 # What a link says of itself, not a name: "[docs](https://docs.python.org/)", "[here](https://here.dev)".
 _LINK_WORDS = frozenset("here link docs doc documentation website site blog home page source repo repository wiki "
                         "download downloads issues discussions api www news about contact".split())
@@ -187,7 +187,7 @@ def _installed(plain: PlainText, n: int) -> bool:
 def _listed_dependencies(plain: PlainText) -> Iterator[str]:
     """A list's items that open with a package in code and its description ("* `h11` - HTTP/1.1
     support."), under a line that introduces dependencies ("relies on these excellent libraries:",
-    "the following are optional:")."""
+    "as well as these optional installs:"); not a function's arguments ("requires the following:")."""
     text = plain.text
     for start, end in plain.code:
         inner = text[start:end]
