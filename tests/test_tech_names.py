@@ -47,7 +47,9 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         "The project relies on these excellent libraries:\n\n* `h11` - HTTP/1.1 support.\n"
         "* `backports.zstd` - Decoding for zstd.\n\nIts options:\n\n* `timeout` - seconds to wait.\n"
         "* `sort_field` - the field to sort by.\n\nIt requires the following (optional) arguments:\n\n"
-        "* `url` - the address.\n", {"h11", "backports.zstd"}, {"timeout", "sort_field", "url"}),
+        "* `url` - the address.\n\nIt uses these packages:\n\n* `numpy` - arrays.\n\nBackends are "
+        "chosen at run time.\n\n* `heuristic` - offline.\n", {"h11", "backports.zstd", "numpy"},
+        {"timeout", "sort_field", "url", "heuristic"}),
     "link text its target ends in": (
         "It was part of [lxml](https://github.com/lxml/lxml), see [the guide](https://example.org/guide) and "
         "[`cookiecutter`](https://github.com/cookiecutter/cookiecutter).",
@@ -62,8 +64,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         {"__init__", "init", "a_b", "x", "phrase", "tools"}),
     "a word with a capital inside": (
         "It runs on Linux, macOS and Windows with cuDNN, written in reStructuredText; call setTimeout "
-        "or getElementById, not `setup()`, at 750 kHz and 3 kWh.", {"macOS", "cuDNN", "reStructuredText"},
-        {"setTimeout", "getElementById", "kHz", "kWh"}),
+        "or getElementById, not `setup()`, at 750 kHz and 3 kWh; edges have fromNode; \\nPaprocki.",
+        {"macOS", "cuDNN", "reStructuredText"}, {"setTimeout", "getElementById", "kHz", "kWh", "fromNode", "nPaprocki"}),
     "a word a version constraint follows": (
         "It needs pandas >= 1.5, joblib (>= |JoblibMinVersion|), pip 24.2+ and macOS 10.8+; version 1.2+ "
         "took about 2.5 minutes; update jiter to v0.14.0.", {"pandas", "joblib", "pip", "macOS"},
@@ -73,9 +75,9 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
         "need quotes; tools such as linters and formatters, libraries like these.",
         {"mypy", "pyright", "zsh"}, {"linters", "formatters", "these"}),
     "lowercase word between 'the' and a kind word": (
-        "The regex module is fast. Run the fsspec suite. Use the standard library, the plotting backend "
-        "and the largest module; the water project and the iron port are not software.",
-        {"regex", "fsspec"}, {"standard", "plotting", "largest", "water", "iron"}),
+        "Install the python-lz4 package; `regex` is fast: the regex module. Use the standard library, the "
+        "test suite, the database library and the largest module; the water project is no software.",
+        {"python-lz4", "regex"}, {"standard", "test", "database", "largest", "water"}),
     "account handle": (
         "Thanks to [@tiangolo](https://github.com/tiangolo) and @tinche; write to me@example.org; "
         "decorate with `@property`; add @types/node; use icon@2x and @2x.", {"tiangolo", "tinche"},

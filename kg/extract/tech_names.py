@@ -14,9 +14,10 @@ The names (`technical_names`), each found where the text says it names software:
   an item of a dependency list (`code_names`);
 - reStructuredText references (`rst_references`, `rst_bare_references`: "Zipline_") and link texts
   their target ends in or is hosted at (`link_names`: "[flake8](https://flake8.pycqa.org/)");
-- lowercase words between "the" and a kind of software ("the fsspec suite"), before a version
-  constraint ("pandas >= 1.5"), and, where code is shown, listed by example ("type checkers such as
-  mypy") or with a capital inside ("macOS");
+- lowercase words between "the" and a kind of software when shaped as a package's name or written
+  as code elsewhere ("the python-lz4 package"), before a version constraint ("pandas >= 1.5") and,
+  where code is shown, listed by example ("type checkers such as mypy") or with a capital inside
+  ("macOS");
 - account handles ("@tiangolo").
 Code expressions (calls, options, paths, constants, file names) are never names. What a name is
 stays the type model's (kg/extract/type_model.py).
@@ -42,10 +43,6 @@ KIND_WORDS = frozenset(
     "binary daemon compiler interpreter driver drivers sdk toolkit wrapper project suite distribution "
     "implementation port fork".split()
 )
-# The kind words that make a lowercase word of prose a name ("the fsspec suite"): those that name
-# no project, port or application of other fields ("the water project", "the iron port").
-SOFTWARE_KINDS = frozenset("library libraries package packages module modules plugin plugins extension extensions "
-                           "framework frameworks backend backends toolkit sdk cli command suite binary wrapper".split())
 # An installer's command and the package it installs ("pip install -U selenium", "npm i express").
 _INSTALL = re.compile(r"(?<![\w.-])([a-z][\w-]*)[ \t]+(?:install|add|i)[ \t]+((?:-{1,2}[\w-]+(?:[ \t=]+\S+)?[ \t]+)*)"
                       r"([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?:\[[\w,-]+\])?(?=[ \t]|[<>=!~;@]|$)")
@@ -60,10 +57,10 @@ _RST_BARE = re.compile(r"(?<![\w`.])([A-Za-z][A-Za-z0-9.-]*[A-Za-z0-9])_(?![\w`]
 # What a bare reference is never in: code, a fence, markdown's emphasis ("_a whole phrase_").
 _NO_REFERENCE = re.compile(r"^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)|`+[^`\n]*`+|(?<![\w_])_(?![\s_])[^_\n]+_(?!\w)",
                            re.MULTILINE | re.DOTALL)
-_MIXED_CASE = re.compile(r"(?<![\w.@/-])([a-z]{1,4}[A-Z][A-Za-z0-9]+)(?![\w@/-])")
+_MIXED_CASE = re.compile(r"(?<![\w.@/\\-])([a-z]{1,4}[A-Z][A-Za-z0-9]+)(?![\w@/-])")
 # The verbs that open functions' names in camel case ("getElementById", "onClick", "toString").
 _CODE_PREFIXES = frozenset("get set is has to on add new use run do can should will make create update remove "
-                           "delete find load save read write init handle".split())
+                           "delete find load save read write init handle from".split())
 _INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
 # A lowercase package name as dependency lists give them: "h11", "backports.zstd", "python-multipart"
 # (not an option or field with an underscore, "sort_field", nor a class, "TestClient").
@@ -127,13 +124,13 @@ def identifier(text: str) -> bool:
             and not _FILE_NAME.fullmatch(text) and len(text) <= 40)
 
 
-def _kind_after(text: str, end: int, kinds: frozenset[str] = KIND_WORDS, modified: bool = True) -> bool:
-    """One of `kinds` follows `end`, perhaps (when `modified`) after one modifier ("`trio` async framework")."""
+def _kind_after(text: str, end: int) -> bool:
+    """A kind word follows `end`, perhaps after one modifier ("`trio` async framework")."""
     words = re.match(r"[ \t\n]+([A-Za-z-]+)(?:[ \t\n]+([A-Za-z-]+))?", text[end:])
     if not words:
         return False
     first, second = (w.lower() if w else "" for w in words.groups())
-    return first in kinds or (modified and second in kinds and first not in V.FUNCTION_WORDS
+    return first in KIND_WORDS or (second in KIND_WORDS and first not in V.FUNCTION_WORDS
                               and first not in V.STOP_CAPS and not first.endswith(("ing", "ed")))
 
 
@@ -189,14 +186,21 @@ def _listed_dependencies(plain: PlainText) -> Iterator[str]:
     support."), under a line that introduces dependencies ("relies on these excellent libraries:",
     "as well as these optional installs:"); not a function's arguments ("requires the following:")."""
     text = plain.text
+    starts = {start for start, _ in plain.code}
     for start, end in plain.code:
         inner = text[start:end]
         if not (text[max(0, start - 2) : start] == "\n\n" or start == 0) or not re.match(r"[ \t]*[-–—:][ \t]", text[end:]):
             continue
         if not _PACKAGE.fullmatch(inner):
             continue
-        intros = re.findall(r"^([^\n]*):[ \t]*$", text[max(0, start - 2000) : start], re.MULTILINE)
-        if intros and _DEPENDENCY_WORDS.search(intros[-1]):
+        window = text[max(0, start - 2000) : start]
+        intro = list(re.finditer(r"^([^\n]*):[ \t]*$", window, re.MULTILINE))
+        if not intro or not _DEPENDENCY_WORDS.search(intro[-1].group(1)):
+            continue
+        # between the introduction and the item, only items of the same list: blocks opening with code
+        offset = start - len(window)
+        blocks = [m.start() + offset for m in re.finditer(r"(?:(?<=\n\n)|^)(?=\S)", window[intro[-1].end():])]
+        if all(at + intro[-1].end() in starts for at in blocks):
             yield inner
 
 
@@ -275,13 +279,16 @@ def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]
 
 
 def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """A lowercase word of prose between "the" and a kind word: "the fsspec suite", "the regex
-    module"; not a modifier ("the standard library", "the plotting backend", "the largest module")."""
+    """A lowercase word of prose between "the" and a kind of software that the chunk also writes as
+    code or that is shaped as a package's name: "the regex module" (and `regex` elsewhere), "the
+    python-lz4 package"; not a noun before its head ("the test suite", "the database library")."""
+    in_code_words = {plain.text[start:end].strip() for start, end in plain.code}
     for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
         word = match.group(1)
-        if match.start(1) in in_code or len(word) < 3 or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in KIND_WORDS:
+        if match.start(1) in in_code or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in KIND_WORDS:
             continue
-        if _kind_after(plain.text, match.end(1), SOFTWARE_KINDS, modified=False) and identifier(word) and not _modifier(word):
+        shaped = bool(re.search(r"\d|[._-]", word))
+        if (shaped or word in in_code_words) and _kind_after(plain.text, match.end(1)) and identifier(word):
             yield word
 
 
@@ -333,7 +340,8 @@ def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
     found = [*code_names(plain), *rst_references(markdown), *rst_bare_references(markdown), *link_names(markdown),
-             *prose_names(plain, in_code), *versioned_names(plain, in_code), *exemplified_names(plain, in_code),
+             *prose_names(plain, in_code),
+             *versioned_names(plain, in_code), *exemplified_names(plain, in_code),
              *mixed_case_names(plain, in_code), *handles(plain, in_code)]
     return list(dict.fromkeys(found))
 
