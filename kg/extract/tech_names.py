@@ -14,8 +14,8 @@ The names (`technical_names`), each found where the text says it names software:
   an item of a dependency list (`code_names`);
 - reStructuredText references (`rst_references`, `rst_bare_references`: "Zipline_") and link texts
   their target ends in or is hosted at (`link_names`: "[flake8](https://flake8.pycqa.org/)");
-- lowercase words between "the" and a kind of software when shaped as a package's name or written
-  as code elsewhere ("the python-lz4 package"), before a version constraint ("pandas >= 1.5") and,
+- lowercase words between "the" and a kind of software when shaped as a package's name ("the
+  python-lz4 package"), before a version constraint ("pandas >= 1.5") and,
   where code is shown, listed by example ("type checkers such as mypy") or with a capital inside
   ("macOS");
 - account handles ("@tiangolo").
@@ -74,7 +74,10 @@ _MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
 _HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@/-]|\.\w)")
 # A name, then a version constraint ("pandas >= 1.5", "joblib (>= |JoblibMinVersion|)") or a version
 # with its "+" ("pip 24.2+", "macOS 10.8+").
-_VERSIONED = re.compile(r"(?<![\w.@/-])([A-Za-z][\w.-]*[A-Za-z0-9])(?:[ \t]*\(?[ \t]*(?:>=|<=|==|~=|!=)[ \t]*[\d|v]"
+# Not a goal or a measure ("recall >= 0.6", "p99 <= 1.5 s", "render <= 150 s"): a version has a
+# major number (not "0.6") or a placeholder, and no unit after it.
+_VERSIONED = re.compile(r"(?<![\w.@/-])([A-Za-z][\w.-]*[A-Za-z0-9])(?:[ \t]*\(?[ \t]*(?:>=|==|~=|!=)[ \t]*"
+                        r"(?:\|[\w-]+\||v?(?!0\.\d+(?!\d|\.\d))\d+\.\d+(?:\.\d+)*(?!\d|\.\d|[ \t]*[A-Za-z%]))"
                         r"|[ \t]+v?\d+(?:\.\d+)+\+)")
 _VERSION_WORDS = frozenset("version versions release releases v ver python-version".split())
 _EXEMPLIFIED = re.compile(r"\b([a-z]+s)[ \t,\n]+(?:such[ \t\n]+as|like|including|e\.g\.,?)[ \t\n]+([^.;:()\n]{1,120})")
@@ -136,7 +139,8 @@ def _kind_after(text: str, end: int) -> bool:
 
 def _kind_before(text: str, start: int) -> bool:
     """A kind word just before `start` ("the package `h11`"), but one that follows what it names."""
-    before = re.search(r"([A-Za-z]+)[ \t\n]+$", text[max(0, start - 30) : start])
+    window = text[max(0, start - 30) : start].rsplit("\n\n", 1)[-1]  # not across a block: "## Backends\n\n- `x`"
+    before = re.search(r"([A-Za-z]+)[ \t\n]+$", window)
     return before is not None and before.group(1).lower() in KIND_WORDS - {"project", "suite", "port", "fork"}
 
 
@@ -279,16 +283,14 @@ def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]
 
 
 def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """A lowercase word of prose between "the" and a kind of software that the chunk also writes as
-    code or that is shaped as a package's name: "the regex module" (and `regex` elsewhere), "the
-    python-lz4 package"; not a noun before its head ("the test suite", "the database library")."""
-    in_code_words = {plain.text[start:end].strip() for start, end in plain.code}
+    """A lowercase word of prose between "the" and a kind of software, shaped as a package's name
+    ("the python-lz4 package", "the h11 library"); not a noun before its head ("the test suite",
+    "the database library", "the regex module": a word of English, for all this module can tell)."""
     for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
         word = match.group(1)
         if match.start(1) in in_code or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in KIND_WORDS:
             continue
-        shaped = bool(re.search(r"\d|[._-]", word))
-        if (shaped or word in in_code_words) and _kind_after(plain.text, match.end(1)) and identifier(word):
+        if re.search(r"\d|[._-]", word) and _kind_after(plain.text, match.end(1)) and identifier(word):
             yield word
 
 
