@@ -58,6 +58,13 @@ from kg.extract.negation import denies
 from kg.extract.patterns import UPPER
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
+from kg.extract.tech_names import (
+    after_opener,
+    prose,
+    rst_links_as_text,
+    soften_line_breaks,
+    technical_names,
+)
 from kg.models import (
     Chunk,
     ClaimType,
@@ -182,13 +189,15 @@ class HeuristicExtractor(Extractor):
     version = "heuristic-9"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
-        plain = to_plain(chunk.text)
+        plain = rst_links_as_text(soften_line_breaks(to_plain(chunk.text), chunk.text), chunk.text)
         spans = sentences(plain.text)
         registry = Registry()
         headings = self._headings(chunk, registry)
-        self._discover(plain, spans, registry)
+        self._discover(plain, spans, registry, chunk.text)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
+        titles = _title_keys(chunk, headings)
+        headings = _named_sections(headings, titles, plain, spans, mentions, registry)
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
@@ -217,7 +226,7 @@ class HeuristicExtractor(Extractor):
                 previous = (end, mentioned[0].key, person)  # "So, the Eniac." sets the subject of what follows
         claims.extend(self._table_claims(chunk.text, plain, registry, finder))
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
-        used |= {key for _, _, key in headings if key}
+        used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
         types = self._final_types(kept, registry, scientific(plain.text))
         entities = [
@@ -269,14 +278,18 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
-    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry) -> None:
+    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> None:
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
-        through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms."""
+        through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms, names
+        that technical prose writes in code or lower case (kg/extract/tech_names.py)."""
         in_code = _CodeSpans(plain.code)
         for _, rule in MARKED_RULES:
             rule(plain, registry, in_code)
         candidates, capitalised = self._capitalised_names(plain.text, spans, registry, in_code)
-        lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", plain.text))
+        for name in technical_names(plain, markdown):
+            if key := registry.add(name):
+                registry.kept.add(key)
+        lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
         for name, at_start in candidates:
             found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words)
             for kept_name, type_ in candidate_verdict(found):
@@ -307,7 +320,8 @@ class HeuristicExtractor(Extractor):
                     registry.add(name, "" if person_head else known_type)
                     continue
                 opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
-                at_start = opening == "" or opening.lower() in V.STOP_CAPS
+                at_start = (opening == "" or opening.lower() in V.STOP_CAPS) and not after_opener(
+                    sentence[m_start:m_end], name, sentence[m_end:])
                 after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
                 follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
@@ -440,6 +454,35 @@ class HeuristicExtractor(Extractor):
                     )
                 )
         return claims
+
+
+def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]]) -> set[str]:
+    """The entities of a chunk's titles, kept though no claim names them: its outermost enclosing
+    heading and its level-1 headings. A section's heading ("Installation", "Key Features", "Running
+    the tests") is an entity only where a claim names it, as any name is."""
+    in_text = {key: chunk.text.startswith("# ", start) for start, _, key in headings if start >= 0 and key}
+    return {key for n, (start, _, key) in enumerate(headings) if key and (
+        (start < 0 and n == 0 and in_text.get(key, True)) or (start >= 0 and in_text[key]))}
+
+
+def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str], plain: PlainText,
+                    spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry
+                    ) -> list[tuple[int, int, str | None]]:
+    """The headings, a section's heading without its entity unless it reads as a name: the text
+    outside headings names it, or its words are capitalised and none of them is written in lower
+    case in the chunk ("## Colossus", not "## Installation", "## Running the tests", "## 2.0.1")."""
+    in_body = {m.key for (start, end), found in zip(spans, mentions, strict=True)
+               if not any(s <= plain.source_span(start, end)[0] < e for s, e, _ in headings if s >= 0) for m in found}
+    lowercase = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
+    named = []
+    for start, end, key in headings:
+        if key and key not in titles and key not in in_body:
+            entity = registry.entities.get(registry.alias_to_key.get(key, key))
+            words = entity.name.split() if entity else []
+            if not words or not all(w[:1].isupper() and w.lower() not in lowercase for w in words) or len(words) > 4:
+                key = None
+        named.append((start, end, key))
+    return named
 
 
 class _CodeSpans:

@@ -1,0 +1,371 @@
+"""Names in technical prose (issue 46): what READMEs, docs, release notes and clipped articles about
+software write in code, in lower case or across a line wrap, which the capitalised-name rules
+(kg/extract/name_rules.py) never see. Each pattern has its examples and counterexamples in
+tests/test_tech_names.py and its contribution by halves in benchmarks/README.md.
+
+The text: a line wrapped inside a paragraph is a space, as markdown renders it
+(`soften_line_breaks`: "Mateusz\\nPaprocki"); reStructuredText's link references are text, not code
+(`rst_links_as_text`: "`Sorted Containers`_"); code is not prose (`prose`: "python" in `python -m
+pip` says nothing of how the prose writes "Python").
+
+The names (`technical_names`), each found where the text says it names software:
+- a code span holding one identifier beside a kind word ("the `distro` package", "`asyncio` and
+  `trio` backends"), after "install", in an install command (its installer and package), or opening
+  an item of a dependency list (`code_names`);
+- reStructuredText references (`rst_references`, `rst_bare_references`: "Zipline_") and link texts
+  their target ends in or is hosted at (`link_names`: "[flake8](https://flake8.pycqa.org/)");
+- lowercase words between "the" and a kind of software when shaped as a package's name ("the
+  python-lz4 package"), before a version constraint ("pandas >= 1.5") and,
+  where code is shown, listed by example ("type checkers such as mypy") or with a capital inside
+  ("macOS");
+- account handles ("@tiangolo").
+Code expressions (calls, options, paths, constants, file names) are never names. What a name is
+stays the type model's (kg/extract/type_model.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kg.extract import vocab as V
+from kg.extract.name_rules import is_verb
+from kg.text import PlainText
+
+# A wrapped line is this long at least (hard wraps fall at 60-80 columns); shorter lines stand alone
+# (a list of names, one a line, in a note that renders its line breaks).
+WRAPPED_LINE = 40
+
+# Words that say the word before them names software (singular and plural).
+KIND_WORDS = frozenset(
+    "library libraries package packages module modules tool tools command commands cli framework frameworks "
+    "backend backends plugin plugins extension extensions app application server client utility program "
+    "binary daemon compiler interpreter driver drivers sdk toolkit wrapper project suite distribution "
+    "implementation port fork".split()
+)
+# An installer's command and the package it installs ("pip install -U selenium", "npm i express").
+_INSTALL = re.compile(r"(?<![\w.-])([a-z][\w-]*)[ \t]+(?:install|add|i)[ \t]+((?:-{1,2}[\w-]+(?:[ \t=]+\S+)?[ \t]+)*)"
+                      r"([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?:\[[\w,-]+\])?(?=[ \t]|[<>=!~;@]|$)")
+# One identifier-like word: "asyncio", "pkg-config", "concurrent.futures", "lxml_html_clean", "h11";
+# not "--verbose", "load_dotenv()", "PYINSTRUMENT_PROFILE_DIR", "/etc/os-release", "x = 1".
+_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._+-][A-Za-z0-9]+)*\+*")
+_ENV_CONSTANT = re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)+")
+_FILE_NAME = re.compile(r".+\.(?:py|md|rst|txt|toml|cfg|ini|json|ya?ml|sh|html?|xml|csv|lock|env)",
+                        re.IGNORECASE)
+_RST_REFERENCE = re.compile(r"(?<![`\w])`([^`\n]+?)`__?(?![\w`])")
+_RST_BARE = re.compile(r"(?<![\w`.])([A-Za-z][A-Za-z0-9.-]*[A-Za-z0-9])_(?![\w`])")
+# What a bare reference is never in: code, a fence, markdown's emphasis ("_a whole phrase_").
+_NO_REFERENCE = re.compile(r"^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)|`+[^`\n]*`+|(?<![\w_])_(?![\s_])[^_\n]+_(?!\w)",
+                           re.MULTILINE | re.DOTALL)
+_MIXED_CASE = re.compile(r"(?<![\w.@/\\-])([a-z]{1,4}[A-Z][A-Za-z0-9]+)(?![\w@/-])")
+# The verbs that open functions' names in camel case ("getElementById", "onClick", "toString").
+_CODE_PREFIXES = frozenset("get set is has to on add new use run do can should will make create update remove "
+                           "delete find load save read write init handle from".split())
+_INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
+# A lowercase package name as dependency lists give them: "h11", "backports.zstd", "python-multipart"
+# (not an option or field with an underscore, "sort_field", nor a class, "TestClient").
+_PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")
+_DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requirements|"
+                               r"extras?|plugins?|installs?)\b", re.IGNORECASE)
+# What a link says of itself, not a name: "[docs](https://docs.python.org/)", "[here](https://here.dev)".
+_LINK_WORDS = frozenset("here link docs doc documentation website site blog home page source repo repository wiki "
+                        "download downloads issues discussions api www news about contact".split())
+_MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
+_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@/-]|\.\w)")
+# A name, then a version constraint ("pandas >= 1.5", "joblib (>= |JoblibMinVersion|)") or a version
+# with its "+" ("pip 24.2+", "macOS 10.8+").
+# Not a goal or a measure ("recall >= 0.6", "p99 <= 1.5 s", "render <= 150 s"): a version has a
+# major number (not "0.6") or a placeholder, and no unit after it.
+_VERSIONED = re.compile(r"(?<![\w.@/-])([A-Za-z][\w.-]*[A-Za-z0-9])(?:[ \t]*\(?[ \t]*(?:>=|==|~=|!=)[ \t]*"
+                        r"(?:\|[\w-]+\||v?(?!0\.\d+(?!\d|\.\d))\d+\.\d+(?:\.\d+)*(?!\d|\.\d|[ \t]*[A-Za-z%]))"
+                        r"|[ \t]+v?\d+(?:\.\d+)+\+)")
+_VERSION_WORDS = frozenset("version versions release releases v ver python-version".split())
+_EXEMPLIFIED = re.compile(r"\b([a-z]+s)[ \t,\n]+(?:such[ \t\n]+as|like|including|e\.g\.,?)[ \t\n]+([^.;:()\n]{1,120})")
+_SOFTWARE_PLURALS = frozenset("libraries packages modules tools frameworks backends plugins extensions servers clients "
+                              "checkers linters formatters shells browsers editors compilers interpreters databases "
+                              "languages runtimes drivers applications apps platforms services".split())
+_NOUN_ENDINGS = ("ers", "ors", "ion", "ions", "ies", "ment", "ments", "ness", "ity", "ism")
+_MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
+_MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
+                       "standalone async sync native pure open source public private internal external first last "
+                       "other own top low high web said input output".split())
+_DETERMINERS = frozenset({"the", "this", "these", "that", "those", "a", "an", "our", "its", "their", "your", "my",
+                          "his", "her", "every", "each", "both", "all", "some", "any", "no"})
+_LIST_JOIN = re.compile(r"[ \t]*(?:,[ \t]*(?:and|or)?|and|or|/)[ \t]*$")
+
+
+def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
+    """`plain` with each line break inside a paragraph a space, when the line it ends is a wrapped
+    line (WRAPPED_LINE characters or more) and neither line is a heading or a reStructuredText
+    underline. The text keeps its length, so offsets into the markdown stay right."""
+    text = plain.text
+    chars = list(text)
+    for i, char in enumerate(text):
+        if char != "\n" or (i > 0 and text[i - 1] == "\n") or (i + 1 < len(text) and text[i + 1] == "\n"):
+            continue
+        at = plain.offsets[i]
+        if at >= len(markdown) or markdown[at] != "\n":
+            continue
+        line = markdown[markdown.rfind("\n", 0, at) + 1 : at]
+        following = markdown[at + 1 : (markdown.find("\n", at + 1) + 1 or len(markdown) + 1) - 1]
+        shown = text[text.rfind("\n", 0, i) + 1 : i]  # the line as read, without link targets
+        if len(shown.strip()) < WRAPPED_LINE or _not_prose(line) or _not_prose(following) or not following.strip():
+            continue
+        chars[i] = " "
+    plain.text = "".join(chars)
+    return plain
+
+
+def _not_prose(line: str) -> bool:
+    stripped = line.strip()
+    return stripped.startswith(("#", "|", "```", "~~~")) or bool(re.fullmatch(r"([=~^*+#-])\1{2,}", stripped))
+
+
+def identifier(text: str) -> bool:
+    """One identifier-like word that may name software, not an expression, constant or file."""
+    return (bool(_IDENTIFIER.fullmatch(text)) and not _ENV_CONSTANT.fullmatch(text)
+            and not _FILE_NAME.fullmatch(text) and len(text) <= 40)
+
+
+def _kind_after(text: str, end: int) -> bool:
+    """A kind word follows `end`, perhaps after one modifier ("`trio` async framework")."""
+    words = re.match(r"[ \t\n]+([A-Za-z-]+)(?:[ \t\n]+([A-Za-z-]+))?", text[end:])
+    if not words:
+        return False
+    first, second = (w.lower() if w else "" for w in words.groups())
+    return first in KIND_WORDS or (second in KIND_WORDS and first not in V.FUNCTION_WORDS
+                              and first not in V.STOP_CAPS and not first.endswith(("ing", "ed")))
+
+
+def _kind_before(text: str, start: int) -> bool:
+    """A kind word just before `start` ("the package `h11`"), but one that follows what it names."""
+    window = text[max(0, start - 30) : start].rsplit("\n\n", 1)[-1]  # not across a block: "## Backends\n\n- `x`"
+    before = re.search(r"([A-Za-z]+)[ \t\n]+$", window)
+    return before is not None and before.group(1).lower() in KIND_WORDS - {"project", "suite", "port", "fork"}
+
+
+def _coordinated(plain: PlainText) -> dict[int, int]:
+    """Code span index -> the index of the code span that ends its list ("`asyncio` and `trio`")."""
+    ends: dict[int, int] = {}
+    for n in range(len(plain.code) - 1, -1, -1):
+        if n + 1 < len(plain.code):
+            between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
+            if _LIST_JOIN.match(between) and len(between) <= 7:
+                ends[n] = ends.get(n + 1, n + 1)
+                continue
+        ends[n] = n
+    return ends
+
+
+def code_names(plain: PlainText) -> Iterator[str]:
+    """Names in code spans: an identifier with a kind word beside it (or beside the list it ends) or
+    after "install", an installer and its package, the packages of a dependency list."""
+    text = plain.text
+    ends = _coordinated(plain)
+    for n, (start, end) in enumerate(plain.code):
+        inner = text[start:end].strip()
+        for match in _INSTALL.finditer(inner):
+            yield from (name for name in (match.group(1), match.group(3)) if identifier(name))
+        if (alone := _INSTALLER.fullmatch(inner)):  # "add `--verbose` to the `pip install`"
+            yield alone.group(1)
+        last = plain.code[ends[n]]
+        if identifier(inner) and (_kind_after(text, last[1]) or _kind_before(text, start) or _installed(plain, n)):
+            yield inner
+    yield from _listed_dependencies(plain)
+
+
+def _installed(plain: PlainText, n: int) -> bool:
+    """The code span `n`, or the list it is in, follows "install" ("To install `Sphinx` and
+    `sphinx_rtd_theme`, use ...")."""
+    first = n
+    while first > 0 and _LIST_JOIN.match(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) and \
+            len(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) <= 7:
+        first -= 1
+    return bool(re.search(r"\binstall(?:s|ed|ing)?[ \t\n]+(?:the[ \t\n]+)?$", plain.text[max(0, plain.code[first][0] - 30) :
+                                                                                 plain.code[first][0]]))
+
+
+def _listed_dependencies(plain: PlainText) -> Iterator[str]:
+    """A list's items that open with a package in code and its description ("* `h11` - HTTP/1.1
+    support."), under a line that introduces dependencies ("relies on these excellent libraries:",
+    "as well as these optional installs:"); not a function's arguments ("requires the following:")."""
+    text = plain.text
+    starts = {start for start, _ in plain.code}
+    for start, end in plain.code:
+        inner = text[start:end]
+        if not (text[max(0, start - 2) : start] == "\n\n" or start == 0) or not re.match(r"[ \t]*[-–—:][ \t]", text[end:]):
+            continue
+        if not _PACKAGE.fullmatch(inner):
+            continue
+        window = text[max(0, start - 2000) : start]
+        intro = list(re.finditer(r"^([^\n]*):[ \t]*$", window, re.MULTILINE))
+        if not intro or not _DEPENDENCY_WORDS.search(intro[-1].group(1)):
+            continue
+        # between the introduction and the item, only items of the same list: blocks opening with code
+        offset = start - len(window)
+        blocks = [m.start() + offset for m in re.finditer(r"(?:(?<=\n\n)|^)(?=\S)", window[intro[-1].end():])]
+        if all(at + intro[-1].end() in starts for at in blocks):
+            yield inner
+
+
+def rst_references(markdown: str) -> Iterator[str]:
+    """reStructuredText's link references that name one thing: `` `Zipline`_ ``, `` `pip
+    <https://pip.pypa.io/>`_ `` (a text of several words is found as capitalised text is)."""
+    for match in _RST_REFERENCE.finditer(markdown):
+        shown = re.sub(r"\s*<[^>]*>$", "", match.group(1)).strip()
+        if identifier(shown):
+            yield shown
+
+
+def rst_links_as_text(plain: PlainText, markdown: str) -> PlainText:
+    """`plain` with reStructuredText's link references (`` `Sorted Containers`_ ``) read as text,
+    not code, their targets (" <https://...>") blanked: the text keeps its length."""
+    chars = list(plain.text)
+    code = []
+    for start, end in plain.code:
+        md_end = plain.wrap_ends.get(end, -1)
+        if md_end > 0 and markdown.startswith("_", md_end) and not markdown.startswith("``", md_end - 2):
+            target = re.search(r"\s*<[^>\n]*>$", plain.text[start:end])
+            if target:
+                chars[start + target.start() : end] = " " * (end - start - target.start())
+            after = end
+            while after < len(chars) and chars[after] == "_":  # the reference's own underscores
+                chars[after] = " "
+                after += 1
+            continue
+        code.append((start, end))
+    for match in _RST_BARE.finditer(plain.text):  # "asyncio_": the underscore is no part of the name
+        chars[match.end(1)] = " "
+    plain.text, plain.code = "".join(chars), code
+    return plain
+
+
+def link_names(markdown: str) -> Iterator[str]:
+    """A link's text that its target ends in or is hosted at: `[lxml](https://github.com/lxml/lxml)`,
+    `[cuDNN](https://developer.nvidia.com/cudnn)`, "[`cookiecutter`](.../cookiecutter)",
+    `[flake8](https://flake8.pycqa.org/)`, `[calmcode.io](https://calmcode.io/rich/)`."""
+    for match in _MD_LINK.finditer(markdown):
+        shown, target = match.group(2).strip(), match.group(3)
+        host, *rest = re.split(r"[/#?]", target.split("://", 1)[1])
+        path = [p for p in rest if p]
+        last = re.sub(r"\.(?:html?|git|md)$", "", path[-1]) if path else ""
+        host = host.lower().removeprefix("www.")
+        labels = host.split(".")[:-1]  # "flake8.pycqa.org": flake8, pycqa (not the top-level "org")
+        named = shown.lower() == last.lower() or shown.lower() == host or shown.lower() in labels
+        common = shown.lower() in _LINK_WORDS or shown.lower() in V.FUNCTION_WORDS or shown.lower() in V.STOP_CAPS
+        if identifier(shown) and named and not shown.isdigit() and not common:
+            yield shown
+
+
+def rst_bare_references(markdown: str) -> Iterator[str]:
+    """reStructuredText's references without backquotes: "either asyncio_ or Trio_", "the
+    functools_ and itertools_ modules" (not "__init__", "snake_case_", nor in code or in markdown's
+    "_emphasised phrase_")."""
+    for match in _RST_BARE.finditer(_NO_REFERENCE.sub(" ", markdown)):
+        yield match.group(1)
+
+
+def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """In a text that shows code, a word of prose that opens in lower case and has a capital inside:
+    "macOS", "jusText", "cuDNN", "hOCR", "reStructuredText"; not a function's name ("setTimeout",
+    "getElementById") or a unit ("750 kHz", "kWh"), nor where no code is shown: the sciences write
+    "mRNA", "cAMP", "iPSCs"."""
+    if not plain.code:
+        return
+    for match in _MIXED_CASE.finditer(plain.text):
+        word = match.group(1)
+        prefix = re.match(r"[a-z]+", word)
+        unit = re.search(r"\d[ \t]*$", plain.text[max(0, match.start() - 3) : match.start()]) or \
+            re.fullmatch(r"[a-zµ][A-Z][a-z]{1,2}", word)  # "750 kHz", "kWh", "mAh": a unit
+        if match.start() not in in_code and prefix and prefix.group(0) not in _CODE_PREFIXES \
+                and not is_verb(prefix.group(0)) and not unit:
+            yield word
+
+
+def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """A lowercase word of prose between "the" and a kind of software, shaped as a package's name
+    ("the python-lz4 package", "the h11 library"); not a noun before its head ("the test suite",
+    "the database library", "the regex module": a word of English, for all this module can tell)."""
+    for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
+        word = match.group(1)
+        if match.start(1) in in_code or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in KIND_WORDS:
+            continue
+        if re.search(r"\d|[._-]", word) and _kind_after(plain.text, match.end(1)) and identifier(word):
+            yield word
+
+
+def versioned_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """A word that a version constraint follows: "pandas >= 1.5", "joblib (>= |JoblibMinVersion|)",
+    "pip 24.2+", "macOS 10.8+"; not "version 1.2+", "about 2.5 minutes", "to v0.14.0"."""
+    for match in _VERSIONED.finditer(plain.text):
+        word = match.group(1)
+        if match.start() in in_code or word.lower() in V.FUNCTION_WORDS or word.lower() in V.STOP_CAPS \
+                or word.lower() in KIND_WORDS or word.lower() in _VERSION_WORDS or not identifier(word):
+            continue
+        yield word
+
+
+def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """In a text that shows code, the lowercase words a kind of software lists by example: "static
+    type checkers such as mypy and pyright", "some shells, such as zsh"; not common nouns ("tools
+    such as linters and formatters", "libraries like these"), nor where no code is shown
+    ("applications such as email")."""
+    if not plain.code:
+        return
+    for match in _EXEMPLIFIED.finditer(plain.text):
+        if match.group(1).lower() not in _SOFTWARE_PLURALS or match.start(2) in in_code:
+            continue
+        members = re.split(r"[ \t]*(?:,|\band\b|\bor\b|\betc\b\.?)[ \t]*", match.group(2))
+        for n, member in enumerate(members):
+            # the list's last member ends where the sentence goes on: "mypy and pyright read ..."
+            word = (member.split() or [""])[0] if n == len(members) - 1 and n > 0 else member.strip()
+            if re.fullmatch(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*", word) and identifier(word) and len(word) > 1 \
+                    and word not in V.FUNCTION_WORDS and word not in V.STOP_CAPS and not _modifier(word) \
+                    and not word.endswith(_NOUN_ENDINGS):
+                yield word
+
+
+def _modifier(word: str) -> bool:
+    """A word that reads as an adjective or participle by its ending, or one English writes as one."""
+    return word.endswith(_MODIFIER_ENDINGS) or word in _MODIFIERS
+
+
+def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
+    """Account handles: "@tiangolo", not an address ("me@example.org"), a scoped package
+    ("@types/node"), a size ("@2x") or a decorator in code."""
+    for match in _HANDLE.finditer(plain.text):
+        if match.start() not in in_code and len(re.findall(r"[A-Za-z]", match.group(1))) >= 2:
+            yield match.group(1)
+
+
+def technical_names(plain: PlainText, markdown: str) -> list[str]:
+    """All names the patterns above find in a chunk, in order of first appearance, once each."""
+    in_code = frozenset(i for start, end in plain.code for i in range(start, end))
+    found = [*code_names(plain), *rst_references(markdown), *rst_bare_references(markdown), *link_names(markdown),
+             *prose_names(plain, in_code),
+             *versioned_names(plain, in_code), *exemplified_names(plain, in_code),
+             *mixed_case_names(plain, in_code), *handles(plain, in_code)]
+    return list(dict.fromkeys(found))
+
+
+def prose(plain: PlainText) -> str:
+    """The plain text with its code spans blanked: what the chunk writes in prose ("python" in
+    `python -m pip` says nothing of how the prose writes "Python")."""
+    chars = list(plain.text)
+    for start, end in plain.code:
+        chars[start:end] = " " * (end - start)
+    return "".join(chars)
+
+
+def after_opener(span: str, name: str, rest: str) -> bool:
+    """Whether `name` follows a determiner that its capitalised span began with and modifies the
+    lowercase noun after it ("These Python libraries", "The Pallets organization"): the determiner
+    took the sentence's capital, so the name's own capital is a name's. Not before a verb ("The
+    Army wanted", "The Report was"): a capitalised common noun may be a body's short name there."""
+    words = span.split()
+    count = len(name.split())
+    following = re.match(r"[ \t]+([a-z][a-z-]*)\b", rest)
+    return 0 < len(words) - count <= 2 and " ".join(words[-count:]) == name and \
+        all(w.lower() in _DETERMINERS for w in words[:-count]) and following is not None and \
+        not is_verb(following.group(1)) and not re.fullmatch(r"[a-z]{3,}ed", following.group(1))
+

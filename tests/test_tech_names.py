@@ -1,0 +1,184 @@
+"""Names in technical prose (kg/extract/tech_names.py): each pattern with the examples it must find
+and the counterexamples it must not, alone and through the offline extractor."""
+
+from __future__ import annotations
+
+import pytest
+
+from kg.extract import ExtractionContext
+from kg.extract import tech_names as T
+from kg.extract.heuristic import HeuristicExtractor
+from kg.models import Chunk
+from kg.text import to_plain
+
+
+def _found(markdown: str) -> list[str]:
+    return T.technical_names(to_plain(markdown), markdown)
+
+
+def _entities(markdown: str) -> set[str]:
+    chunk = Chunk(source_path="t.md", index=0, text=markdown, start=0, end=len(markdown))
+    result = HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    return {n for e in result.entities for n in (e.name, *e.aliases)}
+
+
+# pattern -> (markdown, names it must find, names it must not)
+CASES: dict[str, tuple[str, set[str], set[str]]] = {
+    "kind word after a code span": (
+        "The `distro` package reads it. Run the `uname` command. Call `load_dotenv()` first; set "
+        "`PYINSTRUMENT_PROFILE_DIR` and the `--verbose` flag.",
+        {"distro", "uname"}, {"load_dotenv()", "load_dotenv", "PYINSTRUMENT_PROFILE_DIR", "--verbose"}),
+    "a list of code spans before a kind word": (
+        "Compatible with `asyncio` and `trio` backends. Its `sort_field` holds a `str` value.",
+        {"asyncio", "trio"}, {"sort_field", "str"}),
+    "kind word before a code span": ("It depends on the package `h11` for parsing.\n\n## Backends\n\n- `heuristic` "
+                                     "- offline.", {"h11"}, {"heuristic"}),
+    "install command": (
+        "Use `pip install -U websocket-client` or `npm install express`; `pip install starlette[full]` too; "
+        "`pip install -r requirements.txt` reads a file.",
+        {"pip", "websocket-client", "npm", "express", "starlette"}, {"-U", "starlette[full]", "requirements.txt"}),
+    "reStructuredText link": (
+        "Make sure you have `pip <https://pip.pypa.io/en/stable/>`_ and read `the docs "
+        "<https://example.org/>`_; it is used by `Zipline`_. Run ``tox`` and ``make``.",
+        {"pip", "Zipline"}, {"the docs", "tox", "make"}),
+    "install before code spans": (
+        "To install `python-socks` and `wsaccel`, use the extra. Add `--verbose` to the `pip install`. "
+        "Set `timeout` to 5.", {"python-socks", "wsaccel", "pip"}, {"--verbose", "timeout"}),
+    "a list of dependencies": (
+        "The project relies on these excellent libraries:\n\n* `h11` - HTTP/1.1 support.\n"
+        "* `backports.zstd` - Decoding for zstd.\n\nIts options:\n\n* `timeout` - seconds to wait.\n"
+        "* `sort_field` - the field to sort by.\n\nIt requires the following (optional) arguments:\n\n"
+        "* `url` - the address.\n\nIt uses these packages:\n\n* `numpy` - arrays.\n\nBackends are "
+        "chosen at run time.\n\n* `heuristic` - offline.\n", {"h11", "backports.zstd", "numpy"},
+        {"timeout", "sort_field", "url", "heuristic"}),
+    "link text its target ends in": (
+        "It was part of [lxml](https://github.com/lxml/lxml), see [the guide](https://example.org/guide) and "
+        "[`cookiecutter`](https://github.com/cookiecutter/cookiecutter).",
+        {"lxml", "cookiecutter"}, {"the guide"}),
+    "link text its target is hosted at": (
+        "Compatible with [flake8](https://flake8.pycqa.org/) and [calmcode.io](https://calmcode.io/rich/); "
+        "read [org](https://example.org/), [docs](https://docs.python.org/) and [here](https://here.dev).",
+        {"flake8", "calmcode.io"}, {"org", "docs", "here"}),
+    "reStructuredText reference without backquotes": (
+        "It works on top of either asyncio_ or Trio_, with the functools_ module. Call ``__init__`` "
+        "or a_b_ in code: `x_`. It is _a whole phrase_ and _tools_.", {"asyncio", "Trio", "functools"},
+        {"__init__", "init", "a_b", "x", "phrase", "tools"}),
+    "a word with a capital inside": (
+        "It runs on Linux, macOS and Windows with cuDNN, written in reStructuredText; call setTimeout "
+        "or getElementById, not `setup()`, at 750 kHz and 3 kWh; edges have fromNode; \\nPaprocki.",
+        {"macOS", "cuDNN", "reStructuredText"}, {"setTimeout", "getElementById", "kHz", "kWh", "fromNode", "nPaprocki"}),
+    "a word a version constraint follows": (
+        "It needs pandas >= 1.5, joblib (>= |JoblibMinVersion|), pip 24.2+ and macOS 10.8+; version 1.2+ "
+        "took about 2.5 minutes; update jiter to v0.14.0; needs numpy >= 0.14.0. Goals: recall >= 0.6, "
+        "p99 <= 1.5 s, answer >= 0.70 and render >= 1.5 s.", {"pandas", "joblib", "pip", "macOS", "numpy"},
+        {"version", "about", "to", "recall", "p99", "answer", "render"}),
+    "lowercase words a kind of software lists by example": (
+        "Static type checkers such as mypy and pyright read `typing_extensions`; some shells, such as zsh, "
+        "need quotes; tools such as linters and formatters, libraries like these.",
+        {"mypy", "pyright", "zsh"}, {"linters", "formatters", "these"}),
+    "lowercase word between 'the' and a kind word": (
+        "Install the python-lz4 package and the h11 library. Use the standard library, the test suite, the "
+        "database library, the `model` folder, the model backend and the largest module.",
+        {"python-lz4", "h11"}, {"standard", "test", "database", "model", "largest"}),
+    "account handle": (
+        "Thanks to [@tiangolo](https://github.com/tiangolo) and @tinche; write to me@example.org; "
+        "decorate with `@property`; add @types/node; use icon@2x and @2x.", {"tiangolo", "tinche"},
+        {"example", "property", "me", "types", "2x"}),
+}
+
+
+@pytest.mark.parametrize("pattern", sorted(CASES))
+def test_pattern(pattern: str) -> None:
+    markdown, present, absent = CASES[pattern]
+    found = set(_found(markdown))
+    assert present <= found, f"{pattern}: {sorted(found)}"
+    assert not absent & found, f"{pattern}: {sorted(found)}"
+
+
+@pytest.mark.parametrize("pattern", sorted(CASES))
+def test_pattern_through_the_extractor(pattern: str) -> None:
+    """What a pattern finds is an entity of the chunk, whether or not a claim names it."""
+    markdown, present, absent = CASES[pattern]
+    names = _entities(f"# Notes\n\n{markdown}\n")
+    assert present <= names, f"{pattern}: {sorted(names)}"
+    if pattern != "a list of dependencies":  # a list item's first words are its claim's subject, as before
+        assert not absent & names
+
+
+def test_a_reference_in_restructuredtext_is_text() -> None:
+    """`` `Sorted Containers`_ `` is a link, found as capitalised text is; its target and
+    underscores are no part of the text."""
+    markdown = "It is used by `Sorted Containers`_ and `Dask Distributed <https://distributed.dask.org>`__ today.\n"
+    plain = T.rst_links_as_text(to_plain(markdown), markdown)
+    assert plain.code == [] and "https" not in plain.text and "_" not in plain.text
+    assert {"Sorted Containers", "Dask Distributed"} <= _entities(f"# Notes\n\n{markdown}")
+
+
+def test_no_mixed_case_names_where_no_code_is_shown() -> None:
+    """The sciences write "mRNA" and "cAMP" in prose that shows no code: no names by their shape."""
+    assert not {"mRNA", "cAMP", "cDNA"} & set(_found("The mRNA and cAMP levels rose; we cloned cDNA and mbH.\n"))
+
+
+def test_no_examples_by_kind_where_no_code_is_shown() -> None:
+    assert "email" not in _found("Applications such as email and chat grew.\n")
+
+
+def test_identifier() -> None:
+    for word in ("asyncio", "pkg-config", "concurrent.futures", "lxml_html_clean", "h11", "C++", "llama.cpp"):
+        assert T.identifier(word), word
+    for text in ("--verbose", "load_dotenv()", "PYINSTRUMENT_PROFILE_DIR", "/etc/os-release", "x = 1", "script.py",
+                 "README.md", "a b"):
+        assert not T.identifier(text), text
+
+
+WRAPPED = ("SymPy owes much to the work of its contributors, among them Mateusz\n"
+           "Paprocki and Aaron Meurer, who wrote the first parts of the series code.\n")
+
+
+def test_a_wrapped_line_is_a_space() -> None:
+    plain = T.soften_line_breaks(to_plain(WRAPPED), WRAPPED)
+    assert "Mateusz Paprocki" in plain.text
+    assert len(plain.text) == len(to_plain(WRAPPED).text)  # offsets into the markdown stay right
+    names = _entities(f"# Credits\n\n{WRAPPED}")
+    assert "Mateusz Paprocki" in names and "Mateusz" not in names and "Paprocki" not in names
+
+
+@pytest.mark.parametrize("markdown", [
+    "Alice Smith\nBob Jones\n",  # short lines: one name a line, as a note that renders its breaks means them
+    "# A heading that is long enough to be a wrapped line\nText follows it here.\n",
+    "A reStructuredText title long enough to count as wrapped\n=========================================\n",
+    "- [The Real Python Podcast](https://www.youtube.com/watch?v=abcdefghijk)\n  Narwhals: a talk\n",
+])
+def test_a_line_break_that_stays(markdown: str) -> None:
+    plain = T.soften_line_breaks(to_plain(markdown), markdown)
+    assert plain.text.count("\n") == to_plain(markdown).text.count("\n")
+
+
+def test_code_is_not_prose() -> None:
+    """`python -m pip` says nothing of how the prose writes Python: the word stays a name."""
+    markdown = "# Tool\n\nThe tool needs Python 3.10 or later.\n\nRun `python -m pip install tool` to get it.\n"
+    assert "Python" in _entities(markdown)
+    assert "python" not in T.prose(to_plain(markdown))
+
+
+def test_a_section_heading_is_an_entity_only_when_it_reads_as_a_name() -> None:
+    """A README's sections ("Installation", "Running the tests") are no entities; the title is, and
+    a section named by a name is ("Colossus"), as is one the text names ("Granian ... Granian")."""
+    markdown = ("# Harness\n\nHarness runs tests of computers.\n\n## Installation\n\nIt installs with one "
+                "command and needs no installation of extras.\n\n## Running the tests\n\nIt runs the tests in "
+                "parallel.\n\n## Colossus\n\nIt ran the first tests in 1944.\n\n## Granian\n\nWe also tried "
+                "Granian, a server.\n")
+    names = _entities(markdown)
+    assert {"Harness", "Colossus", "Granian"} <= names
+    assert not {"Installation", "Running the tests"} & names
+
+
+def test_a_capital_after_an_opener_is_a_names() -> None:
+    """"These Python libraries": the determiner took the sentence's capital, "Python" keeps its own;
+    not before a verb ("The Army wanted it")."""
+    assert T.after_opener("These Python", "Python", " libraries do") and T.after_opener("The Pallets", "Pallets", " team")
+    assert not T.after_opener("Python", "Python", " is") and not T.after_opener("However Python", "Python", " was")
+    assert not T.after_opener("The Army", "Army", " wanted it") and not T.after_opener("The Report", "Report", ", late")
+    assert "Python" in _entities("# Similar work\n\nThese Python libraries do the same.\n")
+    eniac = "# ENIAC\n\nENIAC was built in 1945. The Army wanted it because firing tables took too long.\n"
+    assert "Army" not in _entities(eniac)
