@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from kg import __version__, api
 from kg.errors import ConfigError, KgError
@@ -20,6 +19,8 @@ from kg.kb import KnowledgeBase
 from kg.retrieve.settings import DEFAULT_MODE
 
 if TYPE_CHECKING:  # a read command starts without the compile pipeline (kg/api/__init__.py)
+    from rich.progress import Progress  # nor the progress bars, imported where one is drawn
+
     from kg.compile.engine import Engine
 
 app = typer.Typer(
@@ -94,6 +95,8 @@ def init_command(
 
 def _compile_and_print(kb: KnowledgeBase, extractor: str | None, as_json: bool, quiet: bool,
                        only: list[str] | None = None, engine: Engine | None = None) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     show_bar = not as_json and not quiet and err.is_terminal
     with Progress(TextColumn("compiling"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, disable=not show_bar) as bar:
@@ -211,6 +214,8 @@ def compile_command(
 
 def _with_bar(label: str, work: Any, quiet: bool) -> Any:
     """Run `work(progress)` under a progress bar of sources compiled (on a terminal)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
     with Progress(TextColumn(label), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   TextColumn("{task.description}"), console=err, disable=quiet or not err.is_terminal) as bar:
         task = bar.add_task("", total=None)
@@ -602,6 +607,14 @@ class _EmbeddingProgress:
         if embedded == 0:  # all from the cache so far: nothing worth showing
             return
         if self.bar is None:
+            from rich.progress import (
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeElapsedColumn,
+            )
+
             err.print(f"Embedding {total:,} claims and chunks for vector search: once, then cached in .kg/vectors.sqlite "
                       "(`--mode bm25` needs no vectors).")
             self.bar = Progress(TextColumn("embedding"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
