@@ -45,6 +45,19 @@ def test_onnx_runtime_gives_the_models_numbers_under_its_own_cache_key(tmp_path:
     assert onnx.model_path().is_file()
 
 
+def test_a_question_embedded_by_one_thread_is_the_same_bits() -> None:
+    """A process whose first batch is one text (a question, its vectors cached) runs a session of
+    one thread: its numbers are those of the pooled session, bit for bit (one cache serves both)."""
+    texts = ["Who designed ENIAC?", "Which state highway runs east to west in Jefferson County?",
+             "The Intel 4004 was clocked at 740 kHz. " * 80, "Bananas are rich in potassium."]
+    single, pooled = MiniLMEmbedder(), MiniLMEmbedder()
+    one_by_one = np.concatenate([single.embed_batch([text]) for text in texts])
+    assert single._load()[0].get_session_options().intra_op_num_threads == 1
+    assert pooled._load(len(texts))[0].get_session_options().intra_op_num_threads == 0
+    assert np.array_equal(one_by_one, pooled.embed_batch(texts))
+    assert np.array_equal(one_by_one, np.concatenate([pooled.embed_batch([text]) for text in texts]))
+
+
 def test_commands_that_need_no_model_import_no_runtime(tmp_path: Path) -> None:
     """`kg status`, `kg cypher`, `kg lint` and `kg --help` import neither torch nor the embedding runtime."""
     import subprocess
