@@ -189,11 +189,14 @@ class _Worker:
         # A forked worker's collections leave the objects it was forked with alone (gc.freeze, as
         # Python's docs advise before a fork): they are not its garbage, and traversing them would
         # copy their pages. The caller's own objects are collected as before (unfreeze).
-        gc.freeze()
+        forked = ctx.get_start_method() == "fork"
+        if forked:
+            gc.freeze()
         try:
             self.process.start()
         finally:
-            gc.unfreeze()
+            if forked:
+                gc.unfreeze()
         child_conn.close()
         try:
             ready = self.conn.poll(STARTUP_SECONDS) and self.conn.recv()[0] == "ready"
