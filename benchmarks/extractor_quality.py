@@ -26,6 +26,15 @@ CrossNER, so its held-out figures per CrossNER domain and Re-DocRED half (type p
 right, untyped, name precision, recall, extraction CPU time) come from the leave-one-group-out
 folds of benchmarks/train_types.py; the Re-DocRED typing printed here is in-sample since then.
 
+Entity types on technical prose (issue 46), `--dataset tech`: benchmarks/fixtures/tech_entities.jsonl,
+82 excerpts of READMEs and docs with hand-labelled names in CrossNER's format (tech_entities.md);
+`--dataset crossner --corpus PATH` for any file in that format. Each text alone is one source
+(`kg_document`); scored as benchmarks/train_types.py scores its groups, overall and by halves
+(alternate documents): type precision, named things (person, organization, place, product) typed
+right and untyped, name precision, recall.
+
+    .venv/bin/python benchmarks/extractor_quality.py --dataset tech --misses 25
+
 Entity quality on Re-DocRED (issue 18), `--dataset redocred`: ../shared/data/redocred-dev/docs.jsonl,
 500 Wikipedia documents with gold entities (PER, ORG, LOC, MISC, TIME, NUM; each with the names it
 is mentioned by) and gold relations between them. Each document is one source, by default
@@ -93,6 +102,8 @@ def default_corpus(dataset: str = "hotpot") -> Path:
 def default_out(args: argparse.Namespace) -> Path:
     if args.dataset == "hotpot":
         return DEFAULT_OUT
+    if args.dataset == "crossner":
+        return OUT_DIR / f"extractor_quality_{(args.corpus or TECH).stem}.json"
     suffix = "" if args.ner == "kg" else f"_{args.ner}"
     suffix += "" if args.source == "heading" else "_text_only"
     return OUT_DIR / f"extractor_quality_redocred{suffix}.json"
@@ -104,8 +115,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     "claims per source), or on Re-DocRED documents (entity recall and precision against "
                     "gold named entities, relation coverage).",
     )
-    parser.add_argument("--dataset", choices=sorted(DATASETS), default="hotpot",
-                        help="hotpot: HotpotQA passages (issue 2, the default); redocred: Re-DocRED dev (issue 18)")
+    parser.add_argument("--dataset", choices=sorted({*DATASETS, "crossner", "tech"}), default="hotpot",
+                        help="hotpot: HotpotQA passages (issue 2, the default); redocred: Re-DocRED dev (issue 18); "
+                             "crossner: CrossNER-format jsonl given by --corpus (issue 46); tech: the same on "
+                             "benchmarks/fixtures/tech_entities.jsonl, hand-labelled technical prose")
     parser.add_argument(
         "--corpus", type=Path, default=None,
         help="the data file (default: $KG_DATA_DIR/hotpotqa-100/corpus.jsonl or .../redocred-dev/docs.jsonl, "
@@ -127,6 +140,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--spacy-model", default="en_core_web_sm",
                         help="redocred --ner spacy: the installed pipeline to load (default en_core_web_sm)")
     args = parser.parse_args(argv)
+    if args.dataset == "tech":  # the hand-labelled set is CrossNER-format: one scorer for both
+        args.dataset, args.corpus = "crossner", args.corpus or TECH
     if args.out is None:
         args.out = default_out(args)
     return args
@@ -906,9 +921,143 @@ def print_redocred(r: dict[str, Any], count: int) -> None:
         print(f"    {m['context']}")
 
 
+# CrossNER-format jsonl: the hand-labelled technical prose (issue 46) -------------------------
+
+TECH = REPO / "benchmarks" / "fixtures" / "tech_entities.jsonl"
+NAMED_THINGS = ("person", "organization", "place", "product")  # "named things typed right" on the tech set
+
+
+def kind_types() -> dict[str, str]:
+    """CrossNER kinds as kg types, as benchmarks/train_types.py maps them; the tech set's "work" is a
+    work and "misc" (like any kind it does not map) a concept."""
+    from train_types import CROSSNER_TYPES  # a sibling script: on sys.path when this one runs
+
+    return {**CROSSNER_TYPES, "work": "work"}
+
+
+def score_kinds(doc: dict[str, Any], entities: list[dict[str, Any]], types: dict[str, str]) -> dict[str, Any]:
+    """One document scored as benchmarks/train_types.py scores its groups: an entity matches the
+    first gold entity one of its names equals (kg.names.name_key); its type counts as given when
+    kg.extract.entity_types.typed says so."""
+    from kg.extract.entity_types import typed
+    from kg.names import name_key
+
+    gold = [(name_key(e["name"]), types.get(e["kind"], "concept"), e["name"]) for e in doc["entities"]]
+    gold_keys = {key for key, _, _ in gold}
+    counts: Counter[str] = Counter()
+    mistyped = []
+    found: set[str] = set()
+    for entity in entities:
+        names = {name_key(n) for n in (entity["name"], *entity["aliases"])} - {""}
+        found |= names
+        counts["entities"] += 1
+        counts["name_hits"] += name_key(entity["name"]) in gold_keys
+        label = next((t for key, t, _ in gold if key in names), None)
+        if label is None:
+            continue
+        given = entity["type"] if typed(entity["type"]) else "concept"
+        counts["matched"] += 1
+        counts["typed"] += given != "concept"
+        counts["typed_right"] += given != "concept" and given == label
+        counts[f"{label}:found"] += 1
+        counts[f"{label}:{'right' if given == label else 'untyped' if given == 'concept' else 'wrong'}"] += 1
+        if given not in ("concept", label):
+            mistyped.append({"id": doc["id"], "name": entity["name"], "gold": label, "kg_type": given,
+                             "context": _context(doc["text"], entity["name"])})
+    counts["gold"] = len(gold)
+    counts["gold_found"] = sum(key in found for key, _, _ in gold)
+    return {"counts": counts, "mistyped": mistyped,
+            "missed": [[doc["id"], t, n] for key, t, n in gold if key not in found]}
+
+
+def kinds_summary(counts: Counter[str]) -> dict[str, Any]:
+    def ratio(a: int, b: int) -> float:
+        return round(a / b, 4) if b else 0.0
+
+    def typing(kinds: tuple[str, ...]) -> dict[str, Any]:
+        n = sum(counts[f"{k}:found"] for k in kinds)
+        right, untyped = (sum(counts[f"{k}:{o}"] for k in kinds) for o in ("right", "untyped"))
+        return {"found": n, "typed_right": ratio(right, n), "untyped": ratio(untyped, n)}
+
+    labels = sorted({key.split(":")[0] for key in counts if key.endswith(":found")})
+    return {
+        "type_precision": ratio(counts["typed_right"], counts["typed"]),
+        "typed": counts["typed"],
+        "named_things": typing(NAMED_THINGS),
+        "people_organisations_places": typing(NAMED_THINGS[:3]),
+        "by_gold_type": {label: typing((label,)) for label in labels},
+        "name_precision": ratio(counts["name_hits"], counts["entities"]),
+        "recall": ratio(counts["gold_found"], counts["gold"]),
+        "entities": counts["entities"],
+        "gold": counts["gold"],
+    }
+
+
+def run_kinds(args: argparse.Namespace) -> dict[str, Any]:
+    """kg on CrossNER-format documents (the tech set by default): each text alone is one source,
+    through the compiler's own per-source step (`kg_document`); figures overall and by halves
+    (alternate documents in id order)."""
+    from kg.config import CompileConfig
+    from kg.extract.heuristic import HeuristicExtractor
+
+    corpus = (args.corpus or TECH).resolve()
+    if not corpus.is_file():
+        sys.exit(f"CrossNER-format documents not found at {corpus}. Pass --corpus PATH.")
+    docs = sorted(read_jsonl(corpus), key=lambda d: d["id"])[: args.limit]
+    types = kind_types()
+    extractor = HeuristicExtractor(None)
+    chunk_chars = args.chunk_chars or CompileConfig().chunk_chars
+    total: Counter[str] = Counter()
+    halves: list[Counter[str]] = [Counter(), Counter()]
+    mistyped: list[dict[str, Any]] = []
+    missed: list[list[str]] = []
+    started = time.process_time()
+    for n, doc in enumerate(docs):
+        out = kg_document(f"{doc['id']}.md", f"{doc['text']}\n", extractor, chunk_chars)
+        scored = score_kinds(doc, out["entities"], types)
+        total.update(scored["counts"])
+        halves[n % 2].update(scored["counts"])
+        mistyped.extend(scored["mistyped"])
+        missed.extend(scored["missed"])
+    seconds = time.process_time() - started
+    return {
+        "dataset": "crossner-format",
+        "corpus": str(corpus),
+        "documents": len(docs),
+        "extractor": f"{extractor.label} ({extractor.version})",
+        "chunk_chars": chunk_chars,
+        "extraction_cpu_seconds": round(seconds, 2),
+        "all": kinds_summary(total),
+        "halves": [kinds_summary(h) for h in halves],
+        "example_mistyped": _examples(mistyped, args.misses),
+        "mistyped": [[m["id"], m["gold"], m["name"], m["kg_type"]] for m in mistyped],
+        "missed": missed,
+    }
+
+
+def print_kinds(r: dict[str, Any]) -> None:
+    print(f"\n{r['extractor']} on {r['corpus']}: {r['documents']} documents, chunk_chars {r['chunk_chars']}, "
+          f"{r['extraction_cpu_seconds']} CPU s")
+    print(f"  {'':<8} {'type prec':>9} {'typed':>6} {'named right':>11} {'untyped':>7} {'PER/ORG/LOC right':>17} "
+          f"{'name prec':>9} {'recall':>6}")
+    for label, s in (("half 1", r["halves"][0]), ("half 2", r["halves"][1]), ("all", r["all"])):
+        print(f"  {label:<8} {s['type_precision']:>9.3f} {s['typed']:>6} {s['named_things']['typed_right']:>11.3f} "
+              f"{s['named_things']['untyped']:>7.3f} {s['people_organisations_places']['typed_right']:>17.3f} "
+              f"{s['name_precision']:>9.3f} {s['recall']:>6.3f}")
+    print("  by gold type (all): " + ", ".join(f"{t} {v['typed_right']:.2f} right / {v['untyped']:.2f} untyped of {v['found']}"
+                                         for t, v in r["all"]["by_gold_type"].items()))
+    print(f"\n{len(r['example_mistyped'])} example entities typed otherwise (gold type | kg name (kg type)):")
+    for m in r["example_mistyped"]:
+        print(f"- {m['id']} {m['gold']} {m['name']!r} ({m['kg_type']})")
+        print(f"    {m['context']}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    if args.dataset == "redocred":
+    if args.dataset == "crossner":
+        results = run_kinds(args)
+        print_kinds(results)
+    elif args.dataset == "redocred":
         results = run_redocred(args)
         print_redocred(results, args.misses)
     else:

@@ -222,7 +222,17 @@ def word_tokens(text: str, word: re.Pattern[str] = _WORD_TOKEN) -> list[str]:
     return [piece for w in found for piece in split_cjk(w)]
 
 
+# a stretch between white spaces that holds a CJK letter or CJK / full-width punctuation ("（Gustav")
+_GLUED = re.compile(f"\\S*[{CJK_CHARS}\u3000-\u303f\uff00-\uffef]\\S*")
+
+
 def cjk_terms(text: str) -> str:
-    """The CJK bigrams of a text joined by spaces ('' when it has none): the column a whitespace
-    full-text index (Kuzu's) reads beside the text itself, so CJK text is found by its bigrams."""
-    return " ".join(b for run in CJK_RUN.findall(text.casefold()) for b in cjk_bigrams(run))
+    """The tokens a whitespace full-text index (Kuzu's) misses in a text with CJK, joined by spaces ('' when
+    it has none): the column it reads beside the text itself. They are the `word_tokens` of every stretch
+    between white spaces that holds a CJK letter or punctuation: its CJK bigrams, and the words and numbers
+    written against them ("ILOの" -> "ilo", "の"; "（Gustav" -> "gustav"), which a query (`word_tokens` too)
+    asks for. Text without CJK: '' (indexed as it always was). (Numbers are kept, but Kuzu 0.11.3's index
+    drops tokens of digits in any text, and in queries alike.)"""
+    if not has_cjk(text):
+        return ""
+    return " ".join(t for glued in _GLUED.findall(text.casefold()) for t in word_tokens(glued))

@@ -164,3 +164,52 @@ def test_a_chunk_that_opens_with_white_space_is_verified_like_any_other(text: st
     stripped = text.strip()
     if len("".join(stripped.split())) >= 3:  # shorter quotes are never located, by design
         assert verifier.locate(stripped) is not None
+
+
+def test_words_and_numbers_written_against_cjk_text_are_search_terms() -> None:
+    # a whitespace index reads "1979年の第35回" and "（Gustav" as one word each: the terms carry what a query asks
+    assert cjk_terms("1979年の第35回総選挙、ILOの見解（Gustav Mahler, 1860年）") == (
+        "1979 年の の第 35 回総 総選 選挙 ilo の見 見解 gustav 1860 年")
+    assert cjk_terms("ENIAC 写循环, naïve “café”") == "写循 循环"  # Latin words between white spaces stay the text's
+
+
+@given(st.text(alphabet=st.sampled_from(" \n三体ab1é,（）、。「」-"), max_size=40))
+def test_every_query_token_of_a_cjk_text_is_indexed(text: str) -> None:
+    # what `fts_query` asks for is in the terms or in a stretch of the text without CJK, which Kuzu indexes itself
+    latin = {w for stretch in text.casefold().split() if not re.search("[三体（）、。「」]", stretch) for w in word_tokens(stretch)}
+    indexed = set(cjk_terms(text).split()) | latin
+    if re.search(r"[三体]", text):
+        assert set(fts_query(text).split()) <= indexed
+
+
+def test_a_japanese_passage_is_found_by_the_latin_words_written_against_it(kb: KnowledgeBase) -> None:
+    (kb.raw / "a.md").write_text("# マーラー\n\nグスタフ・マーラー（Gustav Mahler）は作曲家。\n", encoding="utf-8")
+    (kb.raw / "b.md").write_text("# 労働\n\n公務員の労働基本権制約に関するILOの見解は十分認識している。\n", encoding="utf-8")
+    (kb.raw / "c.md").write_text("# ILO\n\nThe ILO is a United Nations agency. Gustav wrote to it.\n", encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    assert {h.source_path for h in api.search_kb(kb, "Gustav", "bm25").hits} == {"a.md", "c.md"}
+    assert {h.source_path for h in api.search_kb(kb, "ILOの見解", "bm25").hits} >= {"b.md"}
+    assert api.search_kb(kb, "ILOの見解", "bm25").hits[0].source_path == "b.md"
+
+
+def test_a_schema_8_graph_is_copied_with_the_terms_of_schema_9(tmp_path: Path) -> None:
+    import kuzu
+
+    from kg.graph.schema import HISTORY, SCHEMA_VERSION, create_statements
+    from kg.graph.store import Store
+
+    path = tmp_path / "g.kuzu"
+    db = kuzu.Database(str(path))
+    conn = kuzu.Connection(db)
+    for statement in create_statements():
+        conn.execute(statement)
+    for version, name in HISTORY[:8]:
+        conn.execute("CREATE (:Migration {version: $v, name: $n, applied_at: 't'})", {"v": version, "n": name})
+    conn.execute("CREATE (:Claim {id: 'c1', text: 'ENIAC是1946年的。', terms: '是1 46 年的', status: 'live', "
+                 "retracted_at: '', checked_at: ''})")
+    conn.execute("CHECKPOINT")
+    conn.close()
+    db.close()
+    with Store(path) as store:
+        assert store.schema_version() == SCHEMA_VERSION == 9
+        assert store.query("MATCH (c:Claim) RETURN c.terms AS t") == [{"t": "eniac 是 1946 年的"}]

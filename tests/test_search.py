@@ -8,6 +8,8 @@ import sys
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from kg import api
@@ -16,7 +18,7 @@ from kg.embed import HashingEmbedder
 from kg.graph.fts import FTS_INDEXES, SearchIndexMissing, ensure_indexes, existing_indexes
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.retrieve.search import Searcher, fts_query, rrf
+from kg.retrieve.search import CLAIM_WEIGHT, Hit, Searcher, by_source_first, fts_query, rrf
 from tests.conftest import EXAMPLES
 
 
@@ -242,3 +244,45 @@ def test_vector_search_reads_a_claim_after_its_subject_when_the_sentence_does_no
     assert text_of[("claim", weight["id"])].startswith("ENIAC: It could perform about 5,000")  # the claim's text stays the sentence
     named = store.query("MATCH (c:Claim) WHERE c.text STARTS WITH 'ENIAC was' RETURN c.id AS id, c.text AS text")
     assert named and all(text_of[("claim", r["id"])] == r["text"] for r in named)
+
+
+def _hit(kind: str, ident: str, source: str) -> Hit:
+    return Hit(kind, ident, ident, 0.0, source_path=source)
+
+
+def test_each_sources_best_hit_comes_before_any_second_one() -> None:
+    hits = [_hit("chunk", "k1", "a.md"), _hit("claim", "c1", "a.md"), _hit("claim", "c2", "a.md"),
+            _hit("claim", "c3", "b.md"), _hit("page", "p1", ""), _hit("page", "p2", ""), _hit("chunk", "k2", "b.md")]
+    assert [h.id for h in by_source_first(hits)] == ["k1", "c3", "p1", "p2", "c1", "c2", "k2"]
+    assert by_source_first([]) == []
+
+
+@given(st.lists(st.sampled_from(["a.md", "b.md", "c.md", "d.md", ""]), max_size=12))
+def test_by_source_first_is_a_stable_permutation_with_distinct_sources_first(sources: list[str]) -> None:
+    hits = [_hit("claim" if s else "page", f"h{i}", s) for i, s in enumerate(sources)]
+    ordered = by_source_first(hits)
+    place = [h.source_path or h.id for h in ordered]
+    distinct = len(set(h.source_path or h.id for h in hits))
+    assert sorted(h.id for h in ordered) == sorted(h.id for h in hits)  # nothing lost, nothing added
+    assert len(set(place[:distinct])) == distinct  # every source once before any twice
+    index = {h.id: i for i, h in enumerate(hits)}
+    firsts, seconds = ordered[:distinct], ordered[distinct:]
+    for part in (firsts, seconds):  # score order kept within each tier
+        assert [index[h.id] for h in part] == sorted(index[h.id] for h in part)
+    assert [h.id for h in by_source_first(ordered)] == [h.id for h in ordered]  # idempotent
+
+
+def test_one_note_does_not_fill_the_top_hits_while_another_matches(kb: KnowledgeBase) -> None:
+    (kb.raw / "zebra.md").write_text("# Zebra\n\nThe zebra grazes on the savanna. The zebra herd crosses the savanna. "
+                                      "A zebra foal stays near the savanna river.\n")
+    (kb.raw / "lion.md").write_text("# Lion\n\nThe lion rests on the savanna at noon.\n")
+    api.compile_kb(kb, "heuristic")
+    ensure_indexes(kb.db_path)
+    with Store(kb.db_path, read_only=True) as store:
+        searcher = Searcher(store)
+        assert [h.source_path for h in searcher.search("zebra savanna", "bm25", k=2).hits] == ["zebra.md", "lion.md"]
+        by_score = searcher.search("zebra savanna", "bm25", k=2, by_source=False).hits
+        assert [h.source_path for h in by_score] == ["zebra.md", "zebra.md"]  # what kg query's navigator reads
+        scores = dict(searcher.bm25_keys("zebra savanna", 5))
+        best = {kind: max(s for (k, _), s in scores.items() if k == kind) for kind in ("claim", "chunk")}
+        assert best == {"chunk": 1.0, "claim": CLAIM_WEIGHT}

@@ -111,7 +111,9 @@ def test_the_examples_index_lists_no_machine_among_people_or_bodies(compiled) ->
 
 
 def test_the_rules_keep_the_kinds_no_data_labels_and_nothing_else() -> None:
-    assert type_model.final_type("organization", "religion") == "religion"  # "Lutherans": WordNet's faithful
+    assert type_model.final_type("concept", "disease") == "disease"  # "rheumatoid arthritis": a disease's suffix
+    assert type_model.final_type("organization", "religion") == "organization"  # the data labels faiths misc or ORG
+    assert type_model.final_type("concept", "nationality") == "concept"  # "French": misc in CrossNER and the news
     assert type_model.final_type("concept", "work") == "concept"  # the model abstains: no fallback to the rules
     assert type_model.final_type("person", "place") == "person"
 
@@ -123,3 +125,17 @@ def test_probabilities_do_not_depend_on_the_order_features_come_in(order: list[s
     features = dict(zip(sorted(order), values, strict=True))
     shuffled = {name: features[name] for name in order}
     assert model.probabilities(features).tobytes() == model.probabilities(shuffled).tobytes()
+
+
+def test_a_description_after_a_name_gives_its_head_noun() -> None:
+    assert type_model.description_head(", a British rock band formed in 1970.") == "band"
+    assert type_model.description_head(" (born 1950) is an American rapper who") == "rapper"
+    assert type_model.description_head(" gave a book to her.") is None  # no apposition, no copula
+    assert type_model.description_head(", the Premier of China") is None  # a title: no lower-case head
+
+
+def test_the_words_around_a_mention_carry_the_verb_before_its_preposition_and_wordnet_kinds() -> None:
+    features = type_model.around("The album was written by the ", " and released.")
+    assert {"LP:written by", "L1:the", "L2:by the"} <= features
+    assert "L1-file:group" in type_model.around("He joined the band ", ".")  # "band": a group in WordNet
+    assert {"desc:rapper", "desc-file:person"} <= type_model.around("", " is an American rapper.")

@@ -105,15 +105,6 @@ def decide(votes: dict[str, float]) -> str:
 
 
 @name_rule(4)
-def call_sign(words: list[str], lowered: list[str]) -> str | None:
-    """"CKNL-FM", "WGBH-TV", "KXAS - DT": a North American broadcaster's call sign (ITU prefixes C, K, W)."""
-    return "organization" if _CALL_SIGN.fullmatch(" ".join(words)) else None
-
-
-_CALL_SIGN = re.compile(r"[CKW][A-Z]{2,3}\s*-\s*(?:FM|AM|TV|DT|LP|LD|CD)")
-
-
-@name_rule(4)
 def corporate_suffix(words: list[str], lowered: list[str]) -> str | None:
     """"Atari, Inc.", "Warner Bros.", "Manchester United F.C.": a company's or club's legal suffix."""
     if len(words) < 2:
@@ -371,27 +362,6 @@ def chinese_name(words: list[str], lowered: list[str]) -> str | None:
     return "person"
 
 
-@name_rule(2)
-def hyphenated_given_name(words: list[str], lowered: list[str]) -> str | None:
-    """"Kim Jong-un", "Ko Joo-yeon", "Kang Won - yong", "Chang Chi-yun": a short family name, then a
-    given name of two romanised Korean or Chinese syllables joined by a hyphen, the second in lower
-    case (not "Rolls Royce-powered", "Food Co-op": English words)."""
-    joined = re.sub(r"\s*-\s*", "-", " ".join(words)).split()
-    if len(joined) != 2 or not 2 <= len(joined[0]) <= 5 or not _title_case(joined[0]):
-        return None
-    if len(joined[0]) > 3 and gazetteer.common_word(joined[0]):
-        return None  # "Food Co-op": a word first (though "Park Ji-sung" is lost with it)
-    first, _, second = joined[1].partition("-")
-    if not (first[:1].isupper() and first[1:].islower() and second.islower()):
-        return None
-    return "person" if _SYLLABLE.fullmatch(first.lower()) and _SYLLABLE.fullmatch(second) else None
-
-
-# A syllable of Korean (Revised, McCune-Reischauer) or Chinese (pinyin, Wade-Giles) romanisation.
-_SYLLABLE = re.compile(r"(?:kk|tt|pp|ss|jj|ch|sh|zh|hs|[bcdfghjklmnprstwyz])?(?:yeo|yoo|yae|wae|wa|wo|we|wi|ui|eo|eu|"
-                       r"ae|oe|oo|ee|ya|ye|yo|yu|ia|ie|io|iu|ua|uo|ai|ao|ei|ou|a|e|i|o|u)(?:ng|n|m|l|k|p|t)?")
-
-
 # A syllable of pinyin: an initial, then a final ("rong", "ji", "qiu", "ying").
 _PINYIN = (r"(?:zh|ch|sh|[bpmfdtnlgkhjqxrzcsyw])?(?:iang|iong|uang|ang|eng|ing|ong|ian|iao|uai|uan|ai|ei|ao|ou|an|en|"
            r"in|un|ia|ie|iu|ua|uo|ue|ui|er|a|o|e|i|u|ü)")
@@ -465,18 +435,6 @@ def regnal_number(words: list[str], lowered: list[str]) -> str | None:
 _SCIENCE_WORD_END = re.compile(r"(?:ase|in|ine|gen|ol|one|ide|ate|yl|on)$")
 
 
-_NICKNAME = re.compile(r"[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*)*\s+[\"“][^\"“”]{2,30}[\"”]\s+[A-Z][\w'’-]*[a-z][\w'’-]*")
-
-
-@name_rule(3)
-def nickname(words: list[str], lowered: list[str]) -> str | None:
-    """"Benjamin "Bugsy" Siegel", "Jon "Bowzer" Bauman": a nickname in quotes between a person's names."""
-    if not _NICKNAME.fullmatch(" ".join(words)) or lowered[0] in _DETERMINERS:
-        return None  # 'The "Best" Album'
-    outer = re.sub(r"[\"“][^\"“”]*[\"”]", " ", " ".join(words)).split()
-    return "person" if _person_words(outer) else None  # not 'Apple "Think Different" Campaign'
-
-
 @name_rule(2)
 def titled_name(words: list[str], lowered: list[str]) -> str | None:
     """"Emperor Gojong", "Sir Basil Brooke", "Elector Frederick III": a title, then a person's names."""
@@ -508,8 +466,6 @@ def name_particle(words: list[str], lowered: list[str]) -> str | None:
     """"Ludwig van Beethoven", "Charles de Gaulle": a particle between given name and surname."""
     inner = lowered[1:-1]
     return "person" if 3 <= len(words) <= 4 and any(w in V.SURNAME_PARTICLES for w in inner) else None
-
-
 
 
 _PLURAL = re.compile(r"\S+[^s]s")  # one word in the plural: "Penguins", "Tregs" (not "Congress")
@@ -968,14 +924,6 @@ def body_role_after(before: str, name: str, after: str) -> str | None:
     return "organization" if _ROLE_AFTER.match(after) and _reads_as_body(name) else None
 
 
-@context_rule(1.5)
-def body_possessive(before: str, name: str, after: str) -> str | None:
-    """"EMAP's The Hits channel", "Nintendo Australia's Managing Director", "Procter's shareholders":
-    what a body has, after its possessive, in general prose (not a people's, a place's or a
-    person's: "Zhukov's headquarters")."""
-    return "organization" if _BODY_HAS.match(after) and _reads_as_body(name) else None
-
-
 def _reads_as_body(name: str) -> bool:
     """A name that can be a body's and reads as no person's, people's or place's: proper words or
     an acronym, no given or family name, no person WordNet knows ("Putin", "Zhukov" are in no
@@ -985,11 +933,6 @@ def _reads_as_body(name: str) -> bool:
     if _may_be_person(name) or gazetteer.wordnet_instances().get(name) == "person" or gazetteer.is_city(name):
         return False
     return not any(rule in _GIVEN_NAME_RULES or rule == "family_name" for rule, _, _ in name_votes(name))
-
-
-_BODY_HAS = re.compile(r"^['’]s?\s+(?:[\w-]+\s+){0,3}?(?:channel|network|subsidiary|subsidiaries|division|chairman|"
-                       r"chairperson|CEO|chief\s+executive|[Mm]anaging\s+[Dd]irector|board\s+of\s+directors|"
-                       r"headquarters|shareholders|shares|stock|employees|workforce|brands?|record\s+label)\b")
 
 
 # Roles in a body, after its name (not a spokesman: people have them too, "Biden spokesman").
@@ -1214,47 +1157,6 @@ def agent_body(before: str, name: str, after: str) -> str | None:
     return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) and _body_name(name) else None
 
 
-@context_rule(2)
-def broadcaster_genre(before: str, name: str, after: str) -> str | None:
-    """"the NBC television drama", "CBS' legal drama", "The CW comedy-drama series": an acronym
-    before what a network shows, in general prose."""
-    if not _ACRONYM.fullmatch(name) or not _THE_OR_NOTHING.search(before):
-        return None
-    return "organization" if _NETWORK_SHOW.match(after) else None
-
-
-@context_rule(2)
-def league_season(before: str, name: str, after: str) -> str | None:
-    """"the 2003–04 CBA season", "NHL hockey player", "the NBA playoffs": an
-    acronym before what a sports league has, in general prose."""
-    return "organization" if _ACRONYM.fullmatch(name) and _LEAGUE_THING.match(after) else None
-
-
-_SPORT = r"(?:hockey|football|basketball|baseball|soccer|rugby|cricket|volleyball|handball)"
-# What a league has after its acronym: a season, a playoff, a sport's team or player ("the 2003–04
-# CBA season", "NHL hockey player"; not "the RFC draft", "our AI team", "the CPI series").
-_LEAGUE_THING = re.compile(rf"^(?:\s*/\s*[A-Z]{{2,6}})?(?:\s+(?:seasons?|regular\s+season|playoffs|championships?|"
-                           rf"franchises?|fixtures)\b|\s+{_SPORT}\s+(?:clubs?|teams?|players?|franchises?)\b)")
-
-
-@context_rule(1.5)
-def made_for(before: str, name: str, after: str) -> str | None:
-    """"produced by Angelli Nesma Medina for Televisa", "animated by Studio Ghibli for Tokuma Shoten":
-    whom a work is made for, in general prose, a body's name."""
-    return "organization" if _MADE_FOR.search(before) and _body_name(name) and heads_its_phrase(after) else None
-
-
-_MADE_FOR = re.compile(r"\b(?:produced|animated|commissioned|filmed)\s+(?:by\s+[^,.;()]{1,60}?\s+)?for(?:\s+the)?\s*$")
-
-
-_THE_OR_NOTHING = re.compile(r"(?:\bthe|\bin|\bon|^)\s*$", re.IGNORECASE)
-# What a network shows, after its acronym ("the NBC television drama", "CBS' legal drama", "The CW
-# comedy - drama series"; not "the CPI series", "the JFK documentary").
-_NETWORK_SHOW = re.compile(r"^(?:\s*['’]s?)?(?:\s+[a-z-]+){0,3}?\s+(?:drama|sitcom|soap\s+opera|miniseries|talk\s+show|"
-                           r"game\s+show|reality\s+show|telefilm|(?:television|TV|drama|comedy|animated|reality)\s+"
-                           r"(?:series|film|special))\b")
-
-
 @context_rule(1.5)
 def maker_by(before: str, name: str, after: str) -> str | None:
     """"produced by Cineflix", "released by Nettwerk", "sold to Iveco": what companies do, as often as
@@ -1289,9 +1191,8 @@ def _body_name(name: str) -> bool:
 ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where
 # "the BBB", "Diet", "produced by Penicillium" are no bodies.
-GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "broadcaster_genre", "league_season",
-                                 "made_for", "known_instance", "known_person", "known_people", "known_group", "people_after", "body_role_after",
-                                 "body_possessive"})
+GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "known_instance", "known_person",
+                                 "known_people", "known_group", "people_after", "body_role_after"})
 # Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
 ACRONYM_RULES = frozenset({"acronym_article"})
 
@@ -1309,16 +1210,6 @@ def creator_by(before: str, name: str, after: str) -> str | None:
     if not _BY_PERSON.search(before) or not 2 <= len(words) <= 4 or not _person_words(words):
         return None
     return "person" if heads_its_phrase(after) else None
-
-
-_BASED = re.compile(r"^\s*-\s*(?:based|born|headquartered)\b|^\s+native\b")
-
-
-@context_rule(2)
-def place_compound(before: str, name: str, after: str) -> str | None:
-    """"Berlin-based", "Wellington - based", "Kyiv-born", "a Texas native": a place's compounds (a
-    proper name's only: "DNA-based" is no place's)."""
-    return "place" if _BASED.match(after) and proper_name(name) else None
 
 
 _LANGUAGE_BEFORE = re.compile(r"\b(?:in|into|speaks?|spoke|spoken|speaking|fluent\s+in|learn(?:s|ed|t)?)\s*$", re.IGNORECASE)

@@ -7,23 +7,17 @@ import functools
 import re
 from dataclasses import dataclass
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 
-NUMBER = re.compile(
-    r"(?<![\w.,])(?P<cur>[$€£])?\s?(?P<num>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?)"
-    r"(?:\s*(?P<mult>thousand|million|billion|trillion)\b)?"
-    r"(?:\s*(?P<unit>%|[A-Za-zµμ°²]+(?:\s+[A-Za-z]+)?))?"
-)
-_MONTH = "|".join(m.capitalize() for m in V.MONTHS)
-_DATE_MDY = re.compile(rf"\b({_MONTH})\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})\b")
-_DATE_DMY = re.compile(rf"\b(\d{{1,2}})\s+({_MONTH})\s+(\d{{4}})\b")
-_DATE_MY = re.compile(rf"\b({_MONTH})\s+(\d{{4}})\b")
-_YEAR = re.compile(r"(?<![\w,.$€£])(1[0-9]{3}|20[0-9]{2})(s?)(?![\w,]|\.\d)")
-_RANGE = re.compile(r"\b(?:from|between)\s+(\d{4})\s+(?:to|and|until|-|–)\s+(\d{4})\b")
-_SINCE = re.compile(r"\bsince\s+(\d{4})\b")
-_UNTIL = re.compile(r"\b(?:until|till)\s+(\d{4})\b")
-PREPOSITIONS = {"until", "till", "since", "from", "between", "during", "through", "into", "per"}
-CONJUNCTIONS = {"and", "or", "but", "nor", "yet", "so", "while", "whereas"}
+NUMBER = P.pattern("number")
+_DATE_MDY = P.pattern("date_mdy")
+_DATE_DMY = P.pattern("date_dmy")
+_DATE_MY = P.pattern("date_my")
+_YEAR = P.pattern("year")
+_RANGE = P.pattern("year_range")
+_SINCE = P.pattern("since_year")
+_UNTIL = P.pattern("until_year")
 
 
 def parse_number(match: re.Match[str]) -> float:
@@ -115,11 +109,6 @@ def validity(sentence: str) -> tuple[str | None, str | None]:
     return (since.group(1) if since else None), (until.group(1) if until else None)
 
 
-# Words before a number that make it approximate or a bound ("about 58 m", "over 390 episodes").
-APPROXIMATE = {"about", "around", "approximately", "approx", "nearly", "almost", "roughly", "some", "over", "under",
-               "above", "below", "more", "less", "least", "most", "up", "estimated", "circa", "c", "~"}
-
-
 @dataclass(frozen=True)
 class Measure:
     """A number with its unit in a sentence, what it measures, and how precisely the text says it."""
@@ -141,21 +130,21 @@ def _tolerance(text: str, match: re.Match[str], value: float) -> float:
     step = 10.0 ** -len(digits.split(".", 1)[1]) if "." in digits else 1.0  # "60" says 60, not 55-65
     scale = value / float(digits) if float(digits) else 1.0  # "2.5 million": the step in millions
     before = [w.strip(".,;:()'\"").lower() for w in text[: match.start()].split()[-3:]]
-    approximate = bool(APPROXIMATE & set(before)) or "~" in text[max(0, match.start() - 2) : match.start()]
+    approximate = bool(V.APPROXIMATE & set(before)) or "~" in text[max(0, match.start() - 2) : match.start()]
     return max(step * scale / 2, 0.1 * abs(value) if approximate else 0.0)
 
 
-_STOP_AFTER = re.compile(r"[,.;:()\[\]]|\b(?:and|or|but|which|that|while|whereas|when|where)\b")
+_STOP_AFTER = P.pattern("stop_after")
 
 
 def _words_after(text: str, end: int, window: int = 3) -> tuple[str, ...]:
     rest = _STOP_AFTER.split(text[end:], maxsplit=1)[0]
     words = [w.strip("'\"").lower() for w in rest.split()[:window + 3]]
-    return tuple(w for w in words if w.isalpha() and w not in V.NOT_CONTENT and w not in PREPOSITIONS
-                 and w not in CONJUNCTIONS)[:window]
+    return tuple(w for w in words if w.isalpha() and w not in V.NOT_CONTENT and w not in V.PREPOSITIONS
+                 and w not in V.CONJUNCTIONS)[:window]
 
 
-_STATISTIC = re.compile(r"\s*(?:CI|confidence interval|credible interval)\b", re.IGNORECASE)
+_STATISTIC = P.pattern("statistic")
 
 
 def _aside(text: str, match: re.Match[str]) -> bool:
@@ -167,17 +156,11 @@ def _aside(text: str, match: re.Match[str]) -> bool:
     return match.group("unit") == "%" and bool(_STATISTIC.match(text, match.end()))
 
 
-_RANGE_START = re.compile(r"(?:\d\s*[-–]|\d\s+(?:to|and)|\bbetween\s+\S+\s+and)\s*$")
-# Nouns a number names rather than measures: "type 2 diabetes", "phase 3 trial", "lysine 27".
-LABEL_WORDS = set("""type phase grade stage class category version chapter volume season episode route step tier
-chromosome lysine serine threonine arginine residue exon intron codon day week month year generation
-model number no figure table trial study group arm cohort patient wave round cycle""".split())
+_RANGE_START = P.pattern("range_start")
 
 
-_BOUND_BEFORE = re.compile(r"(?:(?:more|less|fewer|greater|older|younger|higher|lower|longer|shorter)\s+than|at\s+(?:least|most)"
-                           r"|up\s+to|[<>≤≥]=?)\s*$", re.IGNORECASE)
-_BOUND_AFTER = re.compile(r"(?:/\w+)?\s*(?:or|and)\s+(?:more|less|fewer|greater|older|younger|higher|lower|above|below|over|under)\b",
-                          re.IGNORECASE)
+_BOUND_BEFORE = P.pattern("bound_before")
+_BOUND_AFTER = P.pattern("bound_after")
 
 
 def _bound(text: str, match: re.Match[str]) -> bool:
@@ -195,7 +178,7 @@ def _range_end(text: str, match: re.Match[str]) -> bool:
 
 def _label(text: str, match: re.Match[str]) -> bool:
     before = text[: match.start()].split()[-1:]
-    return bool(before) and before[0].lower().strip("(") in LABEL_WORDS
+    return bool(before) and before[0].lower().strip("(") in V.LABEL_WORDS
 
 
 @functools.lru_cache(maxsize=200_000)
@@ -223,7 +206,7 @@ def words_before(text: str, at: int, window: int = 4) -> list[str]:
     "X was born in 1905" and "a survey of X in 1950" share X, not what is dated)."""
     before = [w.strip(".,;:'’\"()") for w in text[:at].split()[-window:]]
     return [w.lower() for w in before if w.isalpha() and not w[0].isupper() and w.lower() not in V.NOT_CONTENT
-            and w.lower() not in CONJUNCTIONS and w.lower() not in V.MONTHS and w.lower() not in PREPOSITIONS]
+            and w.lower() not in V.CONJUNCTIONS and w.lower() not in V.MONTHS and w.lower() not in V.PREPOSITIONS]
 
 
 @functools.lru_cache(maxsize=200_000)

@@ -5,9 +5,9 @@ entity (and no page) is made for them. Each rule is a named function, in the ord
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 
 FILTERS: list[tuple[str, Callable[[str], bool]]] = []
@@ -29,7 +29,7 @@ def statistical_notation(name: str) -> bool:
     return name.strip(".") in V.STATISTICAL_NOTATION
 
 
-_ROMAN = re.compile(r"(?=[IVX])X{0,3}(?:IX|IV|V?I{0,3})")
+_ROMAN = P.pattern("roman_numeral")
 
 
 @name_filter
@@ -40,9 +40,7 @@ def roman_numeral(name: str) -> bool:
 
 # A compound's last part that makes it a modifier: "DNA-based", "IL-6-dependent", "HIV-infected",
 # "serum-free", "T-cell-like", "C-terminal".
-_MODIFIER = re.compile(r"\S+-(?:[a-z]+(?:ed|ing)|free|like|based|specific|dependent|independent|positive|negative|"
-                       r"rich|poor|null|deficient|type|wide|fold|resistant|sensitive|sufficient|competent|active|"
-                       r"inactive|selective|terminal|prone|naive|naïve|high|low|only|associated|mediated)")
+_MODIFIER = P.pattern("modifier_fragment")
 
 
 @name_filter

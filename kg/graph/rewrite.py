@@ -163,7 +163,8 @@ def _copy_nodes(old: Any, new: Any, table: str, usable: list[str]) -> int:
     if key not in usable:
         raise StoreError(f"The keys of {table} cannot be read, so the graph cannot be copied. "
                          "Run `kg doctor` to rebuild it from raw/.")
-    wanted = [name for name, _ in NODES[table] if name in usable]
+    # a row's search terms are derived from its text, never read: a copy recomputes them (schema 9 holds more)
+    wanted = [name for name, _ in NODES[table] if name in usable and not (name == "terms" and table in SEARCH_TERMS)]
     last = old.execute(f"MATCH (n:{table}) RETURN max(offset(id(n)))").get_next()[0]
     copied = 0
     for start in range(0, (last + 1) if last is not None else 0, PAGE_ROWS):
@@ -178,7 +179,7 @@ def _copy_nodes(old: Any, new: Any, table: str, usable: list[str]) -> int:
             now = _now()
             derive["retracted_at"] = lambda d=data, n=now: pa.array(  # type: ignore[misc]
                 [n if s == "retracted" else UNSET for s in d["status"].to_pylist()], pa.string())
-        if table in SEARCH_TERMS and "terms" not in data:  # a graph older than schema 8
+        if table in SEARCH_TERMS:
             derive["terms"] = lambda d=data, t=table: pa.array(  # type: ignore[misc]
                 [search_terms(t, dict(zip(d, row, strict=True))) for row in zip(*(d[c].to_pylist() for c in d), strict=True)],
                 pa.string())

@@ -22,7 +22,7 @@ from kg.text import cjk_terms
 if TYPE_CHECKING:
     import pyarrow as pa
 
-SCHEMA_VERSION = 8
+SCHEMA_VERSION = 9
 # Graphs older than this cannot be upgraded by a copy: kg compile rebuilds them from raw/ (the
 # reply cache and the journal keep what cannot be recomputed).
 REBUILD_BELOW = 7
@@ -37,6 +37,7 @@ HISTORY: list[tuple[int, str]] = [
     (6, "rewritten: updated text columns are never NULL, no column added by ALTER (a Kuzu 0.11.3 crash)"),
     (7, "entities are a function of their names: Entity.key, what each source says on MENTIONS, Decision"),
     (8, "search: the CJK bigrams of claims, chunks and answer pages (`terms`), beside their text"),
+    (9, "search: `terms` also hold the words and numbers written against CJK text (recomputed)"),
 ]
 
 S, INT, D, SL = "STRING", "INT64", "DOUBLE", "STRING[]"
@@ -117,5 +118,5 @@ def arrow_schema(table: str) -> pa.Schema:
 
 
 def search_terms(table: str, row: dict[str, object]) -> str:
-    """The `terms` column of a row of a SEARCH_TERMS table: the CJK bigrams of its text columns."""
+    """The `terms` column of a row of a SEARCH_TERMS table: the tokens of its CJK text (kg/text.py `cjk_terms`)."""
     return cjk_terms("\n".join(str(row.get(c) or "") for c in SEARCH_TERMS[table]))

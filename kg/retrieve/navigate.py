@@ -140,7 +140,8 @@ class Navigator:
     def rank(self, asked: ParsedQuestion, mode: str) -> Ranking:
         s = self.settings
         linked = self.context.linked_names(asked.tokens)
-        hits = self.searcher.search(asked.text, mode, s.search_hits).hits if asked.tokens else []
+        # in score order: the votes below weigh every hit of a source (kg search puts each source's best first)
+        hits = self.searcher.search(asked.text, mode, s.search_hits, by_source=False).hits if asked.tokens else []
         entity_score: dict[str, float] = defaultdict(float, linked)
         search_score: dict[str, float] = defaultdict(float)  # sources, by the search hits in them
         pages: dict[str, float] = defaultdict(float)

@@ -1,0 +1,52 @@
+"""The offline extractor's regular expressions, kept as data in kg/extract/data/patterns.toml with
+the examples each must match and the counterexamples it must not (tests/test_patterns.py). Each is
+compiled once, on first use."""
+
+from __future__ import annotations
+
+import functools
+import re
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from kg.extract import vocab as V
+
+PATTERNS = Path(__file__).parent / "data" / "patterns.toml"
+# Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
+UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE}
+
+
+@functools.cache
+def specs() -> dict[str, dict[str, Any]]:
+    """Every pattern's table: regex, flags, full, examples, counterexamples."""
+    return tomllib.loads(PATTERNS.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def pattern(name: str) -> re.Pattern[str]:
+    spec = specs()[name]
+    flags = 0
+    for flag in spec.get("flags", ""):
+        flags |= _FLAGS[flag]
+    return re.compile(regex(name), flags)
+
+
+def regex(name: str) -> str:
+    """A pattern's regex with its templates filled: {{upper}}, {{months}}, {{@other}} (another
+    pattern's regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as
+    alternatives)."""
+
+    def fill(found: re.Match[str]) -> str:
+        ref, key, form = found.groups()
+        if ref:
+            return regex(key)
+        if key == "upper":
+            return UPPER
+        if key == "months":
+            return "|".join(m.capitalize() for m in V.MONTHS)
+        words = getattr(V, key.upper())
+        return "|".join(sorted(w.capitalize() for w in words) if form == "capitalized" else sorted(words))
+
+    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, specs()[name]["regex"])

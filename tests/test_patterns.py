@@ -1,0 +1,27 @@
+"""kg/extract/data/patterns.toml: every pattern matches its examples and none of its counterexamples."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from kg.extract import patterns as P
+
+KG = Path(P.__file__).resolve().parent.parent
+
+
+@pytest.mark.parametrize("name", sorted(P.specs()))
+def test_a_pattern_matches_its_examples_and_no_counterexample(name: str) -> None:
+    spec, compiled = P.specs()[name], P.pattern(name)
+    match = compiled.fullmatch if spec.get("full") else compiled.match if spec.get("start") else compiled.search
+    assert spec["examples"] and spec["counterexamples"], "each pattern shows what it must and must not match"
+    assert [e for e in spec["examples"] if not match(e)] == []
+    assert [c for c in spec["counterexamples"] if match(c)] == []
+
+
+def test_every_pattern_is_used_by_the_code_or_another_pattern() -> None:
+    code = "\n".join(p.read_text(encoding="utf-8") for p in KG.rglob("*.py"))
+    inside = {name for spec in P.specs().values() for name in re.findall(r"\{\{@(\w+)\}\}", spec["regex"])}
+    assert [name for name in P.specs() if name not in inside and f'pattern("{name}")' not in code] == []
