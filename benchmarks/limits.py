@@ -16,6 +16,7 @@ Prints a table and writes benchmarks/out/limits.json. KG_DATA_DIR overrides the 
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 import tempfile
@@ -48,7 +49,10 @@ HOSTILE: list[tuple[str, str, dict[str, Any]]] = [
 
 async def through_mcp(root: Path) -> dict[str, Any]:
     calls = []
-    async with Client(StdioServerParameters(command=KG, args=["mcp", "--kb", str(root)])) as client:
+    # this environment, PYTHONPATH included: the MCP SDK otherwise starts the server with a few
+    # variables only, and a checkout measured with PYTHONPATH would serve the installed kg
+    server_params = StdioServerParameters(command=KG, args=["mcp", "--kb", str(root)], env=dict(os.environ))
+    async with Client(server_params) as client:
         server = next(p for p in psutil.Process().children(recursive=True) if "mcp" in p.cmdline())
         peak = PeakTree(server.pid)
         for label, tool, args in HOSTILE:

@@ -45,5 +45,14 @@ class QueryError(KgError):
     """A Cypher query or a search was malformed."""
 
 
+class LlmCallFailed(KgError):
+    """An LLM request failed after all retries (the message says why and what to do next).
+    Here, not in kg/llm/client.py, so that an offline answer does not load the LLM client."""
+
+    #: "cut_off": the reply hit its token limit; "unusable": no reply matched the schema after the
+    #: validation re-asks; "error": the server failed, refused or could not be reached.
+    reason = "error"
+
+
 class BundleError(KgError):
     """A shard bundle cannot be read, or fails verification (`kg bundle verify`)."""

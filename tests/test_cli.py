@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner
 
@@ -84,3 +85,26 @@ def test_ingest_refuses_to_overwrite(tmp_path: Path) -> None:
 def test_help_and_version() -> None:
     assert "compile" in kg("--help").output
     assert kg("--version").output.startswith("kg ")
+
+
+def test_a_kg_process_collects_garbage_for_every_command_but_a_bounded_read(monkeypatch: Any) -> None:
+    """`kg` as a process starts with the collector off (kg.cli._Kg); a command's own work turns it on,
+    but a bounded read's process (its work is its worker's) keeps it off and skips it at exit. In a
+    test's CliRunner (the collector on) nothing changes."""
+    import atexit
+    import gc
+
+    from kg import cli
+
+    at_exit: list[Any] = []
+    monkeypatch.setattr(atexit, "register", at_exit.append)
+    try:
+        cli._collect_for("query")  # in-process, the collector on: as the caller has it
+        assert gc.isenabled() and at_exit == []
+        gc.disable()
+        cli._collect_for("query")
+        assert not gc.isenabled() and at_exit == [gc.freeze]
+        cli._collect_for("compile")
+        assert gc.isenabled()
+    finally:
+        gc.enable()

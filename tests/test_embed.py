@@ -5,7 +5,14 @@ from pathlib import Path
 import numpy as np
 
 from kg import api
-from kg.embed import HashingEmbedder, MiniLMEmbedder, MiniLMTorchEmbedder, VectorCache, top_k
+from kg.embed import (
+    HashingEmbedder,
+    MiniLMEmbedder,
+    MiniLMTorchEmbedder,
+    VectorCache,
+    _session,
+    top_k,
+)
 from kg.kb import init
 
 
@@ -43,6 +50,35 @@ def test_onnx_runtime_gives_the_models_numbers_under_its_own_cache_key(tmp_path:
     assert float(np.abs(onnx.embed(texts) - torch_.embed(texts)).max()) < 1e-5
     assert onnx.key(texts[0]) != torch_.key(texts[0])
     assert onnx.model_path().is_file()
+
+
+def test_a_question_embedded_by_one_thread_is_the_same_bits() -> None:
+    """A process whose first batch is one text (a question, its vectors cached) runs a session of
+    one thread: its numbers are those of the pooled session, bit for bit (one cache serves both)."""
+    texts = ["Who designed ENIAC?", "Which state highway runs east to west in Jefferson County?",
+             "The Intel 4004 was clocked at 740 kHz. " * 80, "Bananas are rich in potassium."]
+    single, pooled = MiniLMEmbedder(), MiniLMEmbedder()
+    one_by_one = np.concatenate([single.embed_batch([text]) for text in texts])
+    assert single._load()[0].get_session_options().intra_op_num_threads == 1
+    assert pooled._load(len(texts))[0].get_session_options().intra_op_num_threads == 0
+    assert np.array_equal(one_by_one, pooled.embed_batch(texts))
+    assert np.array_equal(one_by_one, np.concatenate([pooled.embed_batch([text]) for text in texts]))
+
+
+def test_the_optimised_model_keeps_its_weights_apart_with_the_same_bits(tmp_path: Path) -> None:
+    """The graph optimised once is saved with its weights in a file of their own (mapped, not
+    copied, by each process that loads it); loaded, it gives the numbers of the session that made it."""
+    import onnxruntime
+
+    model = MiniLMEmbedder().model_path()
+    MiniLMEmbedder().embed_batch(["made"])  # the exported model, once
+    (tmp_path / model.name).symlink_to(model)  # the optimised files are written beside it
+    made = _session(onnxruntime, tmp_path / model.name)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([model.name, f"{model.stem}.opt-ext.onnx", f"{model.stem}.opt-ext.data"])
+    loaded = _session(onnxruntime, tmp_path / model.name, threads=1)
+    ids = np.array([[101, 2040, 2881, 4372, 6305, 1029, 102]], dtype=np.int64)
+    feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+    assert np.array_equal(made.run(["hidden"], feed)[0], loaded.run(["hidden"], feed)[0])
 
 
 def test_commands_that_need_no_model_import_no_runtime(tmp_path: Path) -> None:

@@ -217,6 +217,20 @@ def test_a_bounded_question_loads_what_it_reads_with_once(fresh: KnowledgeBase) 
     assert not {"kg.compile.pipeline", "kg.extract.gazetteer", "scipy", "pycountry"} & set(loaded)
 
 
+def test_a_bm25_question_loads_no_arrow_no_models_no_llm_client(fresh: KnowledgeBase) -> None:
+    """`kg query --mode bm25` offline, the command and its worker together (issue 48: reads start
+    fast): no pyarrow (its rows are read one by one), no pydantic models of kg's, no LLM client."""
+    import subprocess
+
+    ask = [KG, "query", "How many vacuum tubes did ENIAC use?", "--mode", "bm25", "--kb", str(fresh.root)]
+    subprocess.run(ask, capture_output=True, check=True, timeout=120)  # the walk's graph saved, as after any question
+    done = subprocess.run([sys.executable, "-X", "importtime", *ask], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.rsplit("|", 1)[1].strip() for line in done.stderr.splitlines() if line.startswith("import time:")}
+    assert {"kg.retrieve.results", "kuzu", "numpy"} <= loaded  # what it does load is seen (import statements)
+    assert not {"pyarrow", "kg.models", "kg.llm.client", "kg.extract", "rich.progress", "numpy.ma"} & loaded
+
+
 def test_bad_limits_in_kg_toml_are_a_configuration_error(fresh: KnowledgeBase) -> None:
     with_limits(fresh, "memory_mb = 16")
     code, output = run_cli("cypher", "RETURN 1", "--kb", str(fresh.root))

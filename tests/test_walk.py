@@ -11,7 +11,10 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from kg import api
 from kg.graph.fts import ensure_indexes
@@ -20,7 +23,14 @@ from kg.kb import KnowledgeBase, init
 from kg.maintain.entities import merge
 from kg.retrieve import walk as walk_module
 from kg.retrieve.navigate import Navigator
-from kg.retrieve.walk import GraphWalk, WalkGraph, WalkSettings, load_walk_graph, question_ngrams
+from kg.retrieve.walk import (
+    GraphWalk,
+    WalkGraph,
+    WalkSettings,
+    load_walk_graph,
+    question_ngrams,
+    sorted_quantile,
+)
 
 SOURCES = {
     "analytical-engine.md": "# Analytical Engine\n\nThe Analytical Engine was a mechanical general-purpose computer "
@@ -179,3 +189,11 @@ def test_the_hub_degree_is_the_floor_or_the_top_share_of_a_large_graph() -> None
     assert walk.hub_degree(100) == 400  # 10 of 2,000 entities (0.5%) have 400 neighbours: above 0.1%
     assert walk.hub_degree(100, share=0.01) == 100  # the top 1% starts at 5: the floor holds
     assert walk.hub_degree(500) == 500
+
+
+@given(st.lists(st.integers(0, 10**6) | st.integers(0, 5), min_size=1, max_size=80),
+       st.floats(0, 1) | st.sampled_from([0.999, 0.5, 1.0 - 1e-6]))
+def test_sorted_quantile_is_numpys_quantile(degrees: list[int], q: float) -> None:
+    """The hub threshold is np.quantile's float, bit for bit, without np.quantile (which loads numpy.ma)."""
+    values = np.array(degrees, dtype=np.int64)
+    assert sorted_quantile(np.sort(values), q) == float(np.quantile(values, q))

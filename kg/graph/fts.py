@@ -17,11 +17,14 @@ import hashlib
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kg.errors import QueryError
 from kg.graph.journal import Journal
 from kg.graph.store import Store, WriteBatch
-from kg.models import Chunk as TextChunk
+
+if TYPE_CHECKING:
+    from kg.models import Chunk as TextChunk  # pydantic: a read loads none of it
 
 # table -> (index name, indexed properties)
 # `terms` holds the tokens of the CJK text (its bigrams, and words glued to them; kg/graph/schema.py SEARCH_TERMS; '' for text without CJK, which

@@ -18,6 +18,7 @@ the last report: the limit is for answering, not for building an index whose wor
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import sys
@@ -94,6 +95,7 @@ def _run_in_worker(conn: Any, limits: Limits, idle_seconds: float = IDLE_SECONDS
     from kg.graph.store import limit_reads
 
     faulthandler.disable()  # a native crash is the caller's message, not a dump on the user's terminal
+    gc.enable()  # whatever the caller's collector does (kg/cli.py keeps a read command's off)
     limit_reads(int(limits.timeout_seconds * 1000), limits.buffer_pool_mb)
     keep_reads_open()
     conn.send(("ready", None))
@@ -184,7 +186,17 @@ class _Worker:
         ctx = _context()
         self.conn, child_conn = ctx.Pipe()
         self.process = ctx.Process(target=_run_in_worker, args=(child_conn, limits, idle_seconds), daemon=True, name="kg-read")
-        self.process.start()
+        # A forked worker's collections leave the objects it was forked with alone (gc.freeze, as
+        # Python's docs advise before a fork): they are not its garbage, and traversing them would
+        # copy their pages. The caller's own objects are collected as before (unfreeze).
+        forked = ctx.get_start_method() == "fork"
+        if forked:
+            gc.freeze()
+        try:
+            self.process.start()
+        finally:
+            if forked:
+                gc.unfreeze()
         child_conn.close()
         try:
             ready = self.conn.poll(STARTUP_SECONDS) and self.conn.recv()[0] == "ready"

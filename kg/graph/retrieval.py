@@ -13,12 +13,13 @@ is planned as a scan and hash join over the whole table.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from kg.graph.fts import FTS_INDEXES
 from kg.graph.store import Store
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # Arrow reads are for bulk work; pyarrow itself is kuzu's to load
 
 Row = dict[str, Any]
 
@@ -56,11 +57,11 @@ _CORPUS = {
 CORPUS_KINDS = tuple(_CORPUS)
 
 
-def corpus_table(store: Store, kind: str) -> pa.Table:
-    """Ids and texts (columns id, text, by id) of one kind that vector search covers: live claims
-    (and the name of each one's subject: column subject), current chunks of compiled sources, or
-    answer pages (title and body)."""
-    return store.table(_CORPUS[kind])
+def corpus_rows(store: Store, kind: str) -> list[Row]:
+    """Ids and texts (id, text, by id) of one kind that vector search covers: live claims (and the
+    name of each one's subject: subject), current chunks of compiled sources, or answer pages
+    (title and body). Row by row: as fast as through Arrow, and a question then needs no pyarrow."""
+    return store.query(_CORPUS[kind])
 
 
 # search: hit details ------------------------------------------------------------------------
@@ -148,10 +149,11 @@ def mentioning_source_rows(store: Store, entity: str, limit: int) -> list[Row]:
 
 
 def entity_page_rows(store: Store) -> list[Row]:
-    """Entities that have a page (at least one claim): id, name, aliases, summary, type."""
-    return store.table(
+    """Entities that have a page (at least one claim): id, name, aliases, summary, type. Row by row,
+    not through Arrow: as fast here (measured at 50k rows), and a question then needs no pyarrow."""
+    return store.query(
         "MATCH (e:Entity) WHERE EXISTS { MATCH (:Claim)-[:ABOUT]->(e) } "
-        "RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.summary AS summary, e.type AS type").to_pylist()
+        "RETURN e.id AS id, e.name AS name, e.aliases AS aliases, e.summary AS summary, e.type AS type")
 
 
 def entity_claim_rows(store: Store, entities: Sequence[str]) -> list[Row]:

@@ -20,9 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import StoreError
 from kg.graph.probe import ProbeReport
@@ -38,6 +36,9 @@ from kg.graph.schema import (
     create_statements,
     search_terms,
 )
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 PAGE_ROWS = 200_000  # nodes read per query (by offset range): bounds the memory of a large copy
 CHECKPOINT_MB = 128
@@ -139,6 +140,8 @@ def table_counts(conn: Any) -> dict[str, int]:
 
 def _fill(table: str, data: dict[str, pa.Array], rows: int, derive: dict[str, Callable[[], pa.Array]]) -> pa.Table:
     """A table of `table`'s write schema from the columns read; the others derived or empty."""
+    import pyarrow as pa
+
     schema = arrow_schema(table)
     unset = NEVER_NULL.get(table, ())
     columns = []
@@ -154,6 +157,8 @@ def _fill(table: str, data: dict[str, pa.Array], rows: int, derive: dict[str, Ca
 
 
 def _copy_nodes(old: Any, new: Any, table: str, usable: list[str]) -> int:
+    import pyarrow as pa  # a rewrite copies through Arrow; nothing else in this module needs it
+
     key = KEYS[table]
     if key not in usable:
         raise StoreError(f"The keys of {table} cannot be read, so the graph cannot be copied. "

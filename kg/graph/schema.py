@@ -14,9 +14,13 @@ NEVER_NULL, where '' (UNSET) stands for "no value".
 
 from __future__ import annotations
 
-import pyarrow as pa
+import functools
+from typing import TYPE_CHECKING
 
 from kg.text import cjk_terms
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SCHEMA_VERSION = 9
 # Graphs older than this cannot be upgraded by a copy: kg compile rebuilds them from raw/ (the
@@ -100,16 +104,17 @@ def create_statements() -> list[str]:
     return out
 
 
-_ARROW = {S: pa.string(), INT: pa.int64(), D: pa.float64(), SL: pa.list_(pa.string())}
-
-
+@functools.cache
 def arrow_schema(table: str) -> pa.Schema:
     """The Arrow schema of batched writes: a node table's columns, or `src`, `dst` and a
     relationship's properties (explicit, so that all-null columns keep their type)."""
+    import pyarrow as pa  # for writes only: a read starts without it
+
+    arrow = {S: pa.string(), INT: pa.int64(), D: pa.float64(), SL: pa.list_(pa.string())}
     if table in NODES:
-        return pa.schema([(name, _ARROW[kind]) for name, kind in NODES[table]])
+        return pa.schema([(name, arrow[kind]) for name, kind in NODES[table]])
     props = RELS[table][2]
-    return pa.schema([("src", _ARROW[S]), ("dst", _ARROW[S]), *((name, _ARROW[kind]) for name, kind in props)])
+    return pa.schema([("src", arrow[S]), ("dst", arrow[S]), *((name, arrow[kind]) for name, kind in props)])
 
 
 def search_terms(table: str, row: dict[str, object]) -> str:

@@ -4,11 +4,12 @@ evidence and marking a source removed (queued in a compile's write batch)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from kg.graph.store import Store, WriteBatch
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SELECTED_PATHS_QUERIED = 32  # more paths than this: read every row rather than one OR per path
 

@@ -22,9 +22,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from kg.errors import DatabaseLocked, GraphOutdated, QueryError, StoreError
 from kg.graph import kept
@@ -45,6 +43,9 @@ from kg.graph.schema import (
     search_terms,
 )
 from kg.kb import LOCK_FILE
+
+if TYPE_CHECKING:
+    import pyarrow as pa  # imported by the writes that build Arrow tables: a read starts without it
 
 
 def now_iso() -> str:
@@ -139,6 +140,8 @@ def _pandas_unseen() -> Iterator[None]:
     if "pandas" in sys.modules or _other_threads():
         yield
         return
+    import pyarrow as pa
+
     finder = _NoPandas()
     sys.meta_path.insert(0, finder)
     try:
@@ -166,6 +169,8 @@ def _value(value: Any, never_null: bool) -> Any:
 
 def _param(type_: pa.DataType, value: Any) -> Any:
     """A Cypher parameter of the column's type (as the Arrow schema makes a LOAD FROM column)."""
+    import pyarrow as pa
+
     if value is None:
         return None
     if pa.types.is_floating(type_):
@@ -529,6 +534,8 @@ class Store:
             self.journal.keep(batch.nodes, batch.rels, batch.updates)
 
     def _arrow(self, table: str, rows: Sequence[dict[str, Any]]) -> pa.Table:
+        import pyarrow as pa
+
         schema = arrow_schema(table)
         unset = NEVER_NULL.get(table, ())
         if table in SEARCH_TERMS:  # derived here, so every writer (compile, doctor, journal replay) has them
@@ -552,6 +559,8 @@ class Store:
             self._update_columns(table, group)
 
     def _update_columns(self, table: str, rows: list[dict[str, Any]]) -> None:
+        import pyarrow as pa
+
         key = KEYS[table]
         columns = [c for c in rows[0] if c != key]
         schema = arrow_schema(table)
@@ -573,6 +582,8 @@ class Store:
         self._exec(f"LOAD FROM $rows MATCH (n:{table} {{{key}: {key}}}) SET {sets}", {"rows": arrow})
 
     def _create_rels(self, table: str, rows: list[dict[str, Any]]) -> None:
+        import pyarrow as pa
+
         if not rows:
             return
         src, dst = RELS[table][:2]

@@ -13,15 +13,15 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from kg.cache import ResponseCache
 from kg.config import Config, LlmConfig
 from kg.errors import ConfigError
-from kg.extract import Extractor
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # `extractor_name` is all a question asks of this module: it loads no extractor (pydantic)
+    from kg.cache import ResponseCache
     from kg.compile.contradict import ContradictionJudge
     from kg.compile.pipeline import Compiler
     from kg.compile.resolve import EntityJudge
+    from kg.extract import Extractor
     from kg.graph.store import Store
     from kg.kb import KnowledgeBase
     from kg.llm.client import LlmClient

@@ -47,7 +47,7 @@ from typing import Any, Self, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from kg.config import LlmConfig
-from kg.errors import KgError
+from kg.errors import LlmCallFailed
 from kg.llm.ledger import Ledger, Usage, run_ledger
 from kg.llm.prompts import RenderedPrompt
 
@@ -62,14 +62,6 @@ _TRANSIENT_CLASS_NAMES = frozenset({"APIConnectionError", "APITimeoutError", "Ti
 _THINK = re.compile(r"<think(?:ing)?>.*?(?:</think(?:ing)?>|\Z)", re.S | re.I)
 _FENCE = re.compile(r"^\s*```[\w-]*\s*\n(.*?)\n?\s*```\s*$", re.S)
 EMPTY = "the reply was empty"
-
-
-class LlmCallFailed(KgError):
-    """An LLM request failed after all retries (the message says why and what to do next)."""
-
-    #: "cut_off": the reply hit its token limit; "unusable": no reply matched the schema after the
-    #: validation re-asks; "error": the server failed, refused or could not be reached.
-    reason = "error"
 
 
 class ReplyCutOff(Exception):

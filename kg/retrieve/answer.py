@@ -19,18 +19,19 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kg.config import Config
+from kg.errors import LlmCallFailed
 from kg.graph.answers import replace_page
 from kg.graph.store import Store, WriteBatch, now_iso
-from kg.llm.backends import make_client
-from kg.llm.client import Advice, LlmCallFailed, LlmClient
-from kg.llm.ledger import Ledger, Usage
-from kg.llm.prompts import RenderedPrompt, get_prompt
-from kg.models import SynthesisedAnswer
 from kg.names import slugify
 from kg.retrieve.results import ClaimRef, NavigationResult
+
+if TYPE_CHECKING:  # the LLM half loads the client (pydantic, the prompts) in its calls: an offline answer has none
+    from kg.llm.client import LlmClient
+    from kg.llm.ledger import Ledger, Usage
+    from kg.llm.prompts import RenderedPrompt
 
 EXTRACTIVE_NOTE = ("Extractive answer: no LLM is configured, so these are the wiki's own claims most relevant "
                    "to the question, grouped by what they are about. Nothing here is synthesised.")
@@ -159,8 +160,6 @@ class QueryResult:
 # the LLM path ---------------------------------------------------------------------------------
 
 ANSWER_MAX_TOKENS = 2048  # a few sentences and a list of ids; lowered by a smaller [llm] max_tokens
-ANSWER_ADVICE = Advice(busy="run the query again later, or use --offline for an extractive answer",
-                       other="run the query again, or use --offline for an extractive answer")
 
 
 class AnswerFailed(LlmCallFailed):
@@ -169,6 +168,8 @@ class AnswerFailed(LlmCallFailed):
 
 def answer_prompt(nav: NavigationResult) -> RenderedPrompt:
     """prompts/answer_v1.md.j2 with the question and the claims read, each with its id."""
+    from kg.llm.prompts import get_prompt
+
     claims = [{"id": c.id, "about": c.subject_name, "text": _inline(c.text)} for c in nav.claims]
     return get_prompt("answer").render_with(question=nav.question, claims=claims)
 
@@ -176,6 +177,8 @@ def answer_prompt(nav: NavigationResult) -> RenderedPrompt:
 def make_answer_client(config: Config, provider: str, env: Mapping[str, str] | None = None,
                        ledger: Ledger | None = None) -> tuple[LlmClient, str]:
     """The LLM client of `provider` (the same one extraction and the judges use), and its model."""
+    from kg.llm.backends import make_client
+
     client = make_client(config.llm, provider, env, ledger)
     return client, client.model
 
@@ -186,6 +189,12 @@ def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provid
     failures, tokens in the ledger, a final failure raises `AnswerFailed`). Cited ids are
     validated against the claims given (`max_retries` validation re-asks; default [llm]
     validation_retries). `model` and `provider`, when given, must be the client's own."""
+    from kg.llm.client import Advice
+    from kg.llm.ledger import Usage
+    from kg.models import SynthesisedAnswer
+
+    advice = Advice(busy="run the query again later, or use --offline for an extractive answer",
+                    other="run the query again, or use --offline for an extractive answer")
     if (model and model != client.model) or (provider and provider != client.name):
         raise ValueError(f"llm_answer: {provider}:{model} is not the client's {client.label}")
     if not nav.claims:
@@ -201,7 +210,7 @@ def llm_answer(nav: NavigationResult, client: LlmClient, model: str = "", provid
         return reply, usage
 
     try:
-        result = asker.call(request, "The LLM answer", AnswerFailed, ANSWER_ADVICE)
+        result = asker.call(request, "The LLM answer", AnswerFailed, advice)
     except AnswerFailed as exc:
         if exc.reason == "error":
             raise  # the server failed, refused or could not be reached: the clear error stands

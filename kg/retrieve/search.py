@@ -31,7 +31,7 @@ from kg.graph.retrieval import (
     CORPUS_KINDS,
     chunk_rows,
     claim_evidence_and_about_rows,
-    corpus_table,
+    corpus_rows,
     entity_live_claim_ids,
     fts_rows,
     has_pages,
@@ -180,12 +180,12 @@ class Searcher:
         keys: list[tuple[str, str]] = []
         texts: list[str] = []
         for kind in CORPUS_KINDS:
-            table = corpus_table(self.store, kind)
-            ids, values = table.column("id").to_pylist(), table.column("text").to_pylist()
-            keys.extend((kind, i) for i in ids)
-            if "subject" in table.column_names:  # a claim is found by what it is about (kg.names.in_context)
-                values = [in_context(v or "", s) for v, s in zip(values, table.column("subject").to_pylist(), strict=True)]
-            texts.extend(v or "" for v in values)
+            rows = corpus_rows(self.store, kind)
+            keys.extend((kind, row["id"]) for row in rows)
+            if kind == "claim":  # a claim is found by what it is about (kg.names.in_context)
+                texts.extend(in_context(row["text"] or "", row["subject"]) or "" for row in rows)
+            else:
+                texts.extend(row["text"] or "" for row in rows)
         return keys, texts
 
     def load_vectors(self) -> None:
