@@ -186,7 +186,7 @@ class HeuristicExtractor(Extractor):
     # denies its own predicate (kg/extract/negation.py); CJK sentences, names and bigram keys; the
     # stored type is a learned model's over the rules' votes, a concept below its threshold
     # (kg/extract/type_model.py)
-    version = "heuristic-9"
+    version = "heuristic-10"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         plain = rst_links_as_text(soften_line_breaks(to_plain(chunk.text), chunk.text), chunk.text)
