@@ -117,17 +117,18 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     parser.add_argument("--dataset", choices=sorted({*DATASETS, "crossner", "tech"}), default="hotpot",
                         help="hotpot: HotpotQA passages (issue 2, the default); redocred: Re-DocRED dev (issue 18); "
-                             "crossner: CrossNER-format jsonl given by --corpus (issue 46); tech: the same on "
+                             "crossner: CrossNER-format jsonl given by --corpus (issue 46; the tech set without one); tech: the same on "
                              "benchmarks/fixtures/tech_entities.jsonl, hand-labelled technical prose")
     parser.add_argument(
         "--corpus", type=Path, default=None,
         help="the data file (default: $KG_DATA_DIR/hotpotqa-100/corpus.jsonl or .../redocred-dev/docs.jsonl, "
-             "else the same under ../shared/data/ beside the repo)",
+             "else the same under ../shared/data/ beside the repo; crossner and tech: the tech set)",
     )
     parser.add_argument("--limit", type=int, default=None, help="use only the first N passages or documents")
     parser.add_argument("--out", type=Path, default=None,
                         help=f"JSON results (default {DEFAULT_OUT.relative_to(REPO)}, or "
-                             "extractor_quality_redocred[_spacy][_text_only].json beside it)")
+                             "extractor_quality_redocred[_spacy][_text_only].json or extractor_quality_{corpus name}.json "
+                             "beside it)")
     parser.add_argument("--misses", type=int, default=10,
                         help="how many example misses (and, for redocred, false positives) to print (default 10)")
     parser.add_argument("--chunk-chars", type=int, default=None,

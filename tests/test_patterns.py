@@ -25,3 +25,18 @@ def test_every_pattern_is_used_by_the_code_or_another_pattern() -> None:
     code = "\n".join(p.read_text(encoding="utf-8") for p in KG.rglob("*.py"))
     inside = {name for spec in P.specs().values() for name in re.findall(r"\{\{@(\w+)\}\}", spec["regex"])}
     assert [name for name in P.specs() if name not in inside and f'pattern("{name}")' not in code] == []
+
+
+def test_each_pattern_is_tested_the_way_the_code_applies_it() -> None:
+    # `start` patterns are checked with .match, `full` ones with .fullmatch, the others with .search:
+    # a pattern the code applies otherwise would have examples that pass here and fail there
+    allowed = {"full": {"fullmatch"}, "start": {"match"}, "search": {"search", "finditer", "findall", "split", "sub"}}
+    wrong = []
+    for path in sorted(KG.rglob("*.py")):
+        code = path.read_text(encoding="utf-8")
+        for var, name in re.findall(r'^(\w+) = P\.pattern\("(\w+)"\)', code, re.M):
+            spec = P.specs()[name]
+            mode = "full" if spec.get("full") else "start" if spec.get("start") else "search"
+            ok = allowed[mode] | ({"match"} if mode == "full" and spec["regex"].endswith("$") else set())
+            wrong += [(name, mode, used) for used in set(re.findall(rf"\b{var}\.(\w+)\(", code)) - ok]
+    assert wrong == []
