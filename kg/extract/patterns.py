@@ -15,7 +15,7 @@ from kg.extract import vocab as V
 PATTERNS = Path(__file__).parent / "data" / "patterns.toml"
 # Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
 UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
-_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE}
+_FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
 
 @functools.cache

@@ -1,7 +1,8 @@
 """Names in technical prose (issue 46): what READMEs, docs, release notes and clipped articles about
 software write in code, in lower case or across a line wrap, which the capitalised-name rules
-(kg/extract/name_rules.py) never see. Each pattern has its examples and counterexamples in
-tests/test_tech_names.py and its contribution by halves in benchmarks/README.md.
+(kg/extract/name_rules.py) never see. Each rule has its examples and counterexamples in
+tests/test_tech_names.py (each regex its own in kg/extract/data/patterns.toml) and its contribution
+by halves in benchmarks/README.md.
 
 The text: a line wrapped inside a paragraph is a space, as markdown renders it
 (`soften_line_breaks`: "Mateusz\\nPaprocki"); reStructuredText's link references are text, not code
@@ -28,6 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.name_rules import is_verb
 from kg.text import PlainText
@@ -36,62 +38,23 @@ from kg.text import PlainText
 # (a list of names, one a line, in a note that renders its line breaks).
 WRAPPED_LINE = 40
 
-# Words that say the word before them names software (singular and plural).
-KIND_WORDS = frozenset(
-    "library libraries package packages module modules tool tools command commands cli framework frameworks "
-    "backend backends plugin plugins extension extensions app application server client utility program "
-    "binary daemon compiler interpreter driver drivers sdk toolkit wrapper project suite distribution "
-    "implementation port fork".split()
-)
-# An installer's command and the package it installs ("pip install -U selenium", "npm i express").
-_INSTALL = re.compile(r"(?<![\w.-])([a-z][\w-]*)[ \t]+(?:install|add|i)[ \t]+((?:-{1,2}[\w-]+(?:[ \t=]+\S+)?[ \t]+)*)"
-                      r"([A-Za-z0-9][\w.-]*[A-Za-z0-9])(?:\[[\w,-]+\])?(?=[ \t]|[<>=!~;@]|$)")
-# One identifier-like word: "asyncio", "pkg-config", "concurrent.futures", "lxml_html_clean", "h11";
-# not "--verbose", "load_dotenv()", "PYINSTRUMENT_PROFILE_DIR", "/etc/os-release", "x = 1".
-_IDENTIFIER = re.compile(r"[A-Za-z][A-Za-z0-9]*(?:[._+-][A-Za-z0-9]+)*\+*")
-_ENV_CONSTANT = re.compile(r"[A-Z0-9]+(?:_[A-Z0-9]+)+")
-_FILE_NAME = re.compile(r".+\.(?:py|md|rst|txt|toml|cfg|ini|json|ya?ml|sh|html?|xml|csv|lock|env)",
-                        re.IGNORECASE)
-_RST_REFERENCE = re.compile(r"(?<![`\w])`([^`\n]+?)`__?(?![\w`])")
-_RST_BARE = re.compile(r"(?<![\w`.])([A-Za-z][A-Za-z0-9.-]*[A-Za-z0-9])_(?![\w`])")
-# What a bare reference is never in: code, a fence, markdown's emphasis ("_a whole phrase_").
-_NO_REFERENCE = re.compile(r"^[ \t]*(?:```|~~~).*?^[ \t]*(?:```|~~~)|`+[^`\n]*`+|(?<![\w_])_(?![\s_])[^_\n]+_(?!\w)",
-                           re.MULTILINE | re.DOTALL)
-_MIXED_CASE = re.compile(r"(?<![\w.@/\\-])([a-z]{1,4}[A-Z][A-Za-z0-9]+)(?![\w@/-])")
-# The verbs that open functions' names in camel case ("getElementById", "onClick", "toString").
-_CODE_PREFIXES = frozenset("get set is has to on add new use run do can should will make create update remove "
-                           "delete find load save read write init handle from".split())
-_INSTALLER = re.compile(r"([a-z][\w-]*)[ \t]+install")
-# A lowercase package name as dependency lists give them: "h11", "backports.zstd", "python-multipart"
-# (not an option or field with an underscore, "sort_field", nor a class, "TestClient").
-_PACKAGE = re.compile(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*")
-_DEPENDENCY_WORDS = re.compile(r"\b(?:librar(?:y|ies)|packages?|modules?|dependenc(?:y|ies)|requirements|"
-                               r"extras?|plugins?|installs?)\b", re.IGNORECASE)
-# What a link says of itself, not a name: "[docs](https://docs.python.org/)", "[here](https://here.dev)".
-_LINK_WORDS = frozenset("here link docs doc documentation website site blog home page source repo repository wiki "
-                        "download downloads issues discussions api www news about contact".split())
-_MD_LINK = re.compile(r"\[(`?)([^\]\n`]+)\1\]\((https?://[^)\s]+)\)")
-_HANDLE = re.compile(r"(?<![\w.@/])@([A-Za-z0-9](?:[A-Za-z0-9-]{0,37}[A-Za-z0-9])?)(?![\w@/-]|\.\w)")
-# A name, then a version constraint ("pandas >= 1.5", "joblib (>= |JoblibMinVersion|)") or a version
-# with its "+" ("pip 24.2+", "macOS 10.8+").
-# Not a goal or a measure ("recall >= 0.6", "p99 <= 1.5 s", "render <= 150 s"): a version has a
-# major number (not "0.6") or a placeholder, and no unit after it.
-_VERSIONED = re.compile(r"(?<![\w.@/-])([A-Za-z][\w.-]*[A-Za-z0-9])(?:[ \t]*\(?[ \t]*(?:>=|==|~=|!=)[ \t]*"
-                        r"(?:\|[\w-]+\||v?(?!0\.\d+(?!\d|\.\d))\d+\.\d+(?:\.\d+)*(?!\d|\.\d|[ \t]*[A-Za-z%]))"
-                        r"|[ \t]+v?\d+(?:\.\d+)+\+)")
-_VERSION_WORDS = frozenset("version versions release releases v ver python-version".split())
-_EXEMPLIFIED = re.compile(r"\b([a-z]+s)[ \t,\n]+(?:such[ \t\n]+as|like|including|e\.g\.,?)[ \t\n]+([^.;:()\n]{1,120})")
-_SOFTWARE_PLURALS = frozenset("libraries packages modules tools frameworks backends plugins extensions servers clients "
-                              "checkers linters formatters shells browsers editors compilers interpreters databases "
-                              "languages runtimes drivers applications apps platforms services".split())
-_NOUN_ENDINGS = ("ers", "ors", "ion", "ions", "ies", "ment", "ments", "ness", "ity", "ism")
-_MODIFIER_ENDINGS = ("ing", "ed", "est", "ly", "able", "ible", "al", "ive", "ous", "ic", "less", "ful", "ary")
-_MODIFIERS = frozenset("standard main core new old same whole entire full default official original base built-in "
-                       "standalone async sync native pure open source public private internal external first last "
-                       "other own top low high web said input output".split())
-_DETERMINERS = frozenset({"the", "this", "these", "that", "those", "a", "an", "our", "its", "their", "your", "my",
-                          "his", "her", "every", "each", "both", "all", "some", "any", "no"})
-_LIST_JOIN = re.compile(r"[ \t]*(?:,[ \t]*(?:and|or)?|and|or|/)[ \t]*$")
+# The regexes and word lists (kind_words, link_words, ...) are data: kg/extract/data/patterns.toml, words.toml.
+_INSTALL = P.pattern("install_command")
+_IDENTIFIER = P.pattern("identifier")
+_ENV_CONSTANT = P.pattern("env_constant")
+_FILE_NAME = P.pattern("file_name")
+_RST_REFERENCE = P.pattern("rst_reference")
+_RST_BARE = P.pattern("rst_bare_reference")
+_NO_REFERENCE = P.pattern("no_reference")
+_MIXED_CASE = P.pattern("mixed_case")
+_INSTALLER = P.pattern("installer")
+_PACKAGE = P.pattern("package_name")
+_DEPENDENCY_WORDS = P.pattern("dependency_words")
+_MD_LINK = P.pattern("md_link")
+_HANDLE = P.pattern("handle")
+_VERSIONED = P.pattern("versioned")
+_EXEMPLIFIED = P.pattern("exemplified")
+_LIST_JOIN = P.pattern("list_join")
 
 
 def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
@@ -133,7 +96,7 @@ def _kind_after(text: str, end: int) -> bool:
     if not words:
         return False
     first, second = (w.lower() if w else "" for w in words.groups())
-    return first in KIND_WORDS or (second in KIND_WORDS and first not in V.FUNCTION_WORDS
+    return first in V.KIND_WORDS or (second in V.KIND_WORDS and first not in V.FUNCTION_WORDS
                               and first not in V.STOP_CAPS and not first.endswith(("ing", "ed")))
 
 
@@ -141,7 +104,7 @@ def _kind_before(text: str, start: int) -> bool:
     """A kind word just before `start` ("the package `h11`"), but one that follows what it names."""
     window = text[max(0, start - 30) : start].rsplit("\n\n", 1)[-1]  # not across a block: "## Backends\n\n- `x`"
     before = re.search(r"([A-Za-z]+)[ \t\n]+$", window)
-    return before is not None and before.group(1).lower() in KIND_WORDS - {"project", "suite", "port", "fork"}
+    return before is not None and before.group(1).lower() in V.KIND_WORDS_BEFORE
 
 
 def _coordinated(plain: PlainText) -> dict[int, int]:
@@ -252,7 +215,7 @@ def link_names(markdown: str) -> Iterator[str]:
         host = host.lower().removeprefix("www.")
         labels = host.split(".")[:-1]  # "flake8.pycqa.org": flake8, pycqa (not the top-level "org")
         named = shown.lower() == last.lower() or shown.lower() == host or shown.lower() in labels
-        common = shown.lower() in _LINK_WORDS or shown.lower() in V.FUNCTION_WORDS or shown.lower() in V.STOP_CAPS
+        common = shown.lower() in V.LINK_WORDS or shown.lower() in V.FUNCTION_WORDS or shown.lower() in V.STOP_CAPS
         if identifier(shown) and named and not shown.isdigit() and not common:
             yield shown
 
@@ -277,7 +240,7 @@ def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]
         prefix = re.match(r"[a-z]+", word)
         unit = re.search(r"\d[ \t]*$", plain.text[max(0, match.start() - 3) : match.start()]) or \
             re.fullmatch(r"[a-zµ][A-Z][a-z]{1,2}", word)  # "750 kHz", "kWh", "mAh": a unit
-        if match.start() not in in_code and prefix and prefix.group(0) not in _CODE_PREFIXES \
+        if match.start() not in in_code and prefix and prefix.group(0) not in V.CODE_PREFIXES \
                 and not is_verb(prefix.group(0)) and not unit:
             yield word
 
@@ -288,7 +251,7 @@ def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
     "the database library", "the regex module": a word of English, for all this module can tell)."""
     for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
         word = match.group(1)
-        if match.start(1) in in_code or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in KIND_WORDS:
+        if match.start(1) in in_code or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in V.KIND_WORDS:
             continue
         if re.search(r"\d|[._-]", word) and _kind_after(plain.text, match.end(1)) and identifier(word):
             yield word
@@ -300,7 +263,7 @@ def versioned_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
     for match in _VERSIONED.finditer(plain.text):
         word = match.group(1)
         if match.start() in in_code or word.lower() in V.FUNCTION_WORDS or word.lower() in V.STOP_CAPS \
-                or word.lower() in KIND_WORDS or word.lower() in _VERSION_WORDS or not identifier(word):
+                or word.lower() in V.KIND_WORDS or word.lower() in V.VERSION_WORDS or not identifier(word):
             continue
         yield word
 
@@ -313,7 +276,7 @@ def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str
     if not plain.code:
         return
     for match in _EXEMPLIFIED.finditer(plain.text):
-        if match.group(1).lower() not in _SOFTWARE_PLURALS or match.start(2) in in_code:
+        if match.group(1).lower() not in V.SOFTWARE_PLURALS or match.start(2) in in_code:
             continue
         members = re.split(r"[ \t]*(?:,|\band\b|\bor\b|\betc\b\.?)[ \t]*", match.group(2))
         for n, member in enumerate(members):
@@ -321,13 +284,13 @@ def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str
             word = (member.split() or [""])[0] if n == len(members) - 1 and n > 0 else member.strip()
             if re.fullmatch(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*", word) and identifier(word) and len(word) > 1 \
                     and word not in V.FUNCTION_WORDS and word not in V.STOP_CAPS and not _modifier(word) \
-                    and not word.endswith(_NOUN_ENDINGS):
+                    and not word.endswith(V.NOUN_ENDINGS):
                 yield word
 
 
 def _modifier(word: str) -> bool:
     """A word that reads as an adjective or participle by its ending, or one English writes as one."""
-    return word.endswith(_MODIFIER_ENDINGS) or word in _MODIFIERS
+    return word.endswith(V.MODIFIER_ENDINGS) or word in V.MODIFIER_WORDS
 
 
 def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
@@ -366,6 +329,6 @@ def after_opener(span: str, name: str, rest: str) -> bool:
     count = len(name.split())
     following = re.match(r"[ \t]+([a-z][a-z-]*)\b", rest)
     return 0 < len(words) - count <= 2 and " ".join(words[-count:]) == name and \
-        all(w.lower() in _DETERMINERS for w in words[:-count]) and following is not None and \
+        all(w.lower() in V.OPENER_DETERMINERS for w in words[:-count]) and following is not None and \
         not is_verb(following.group(1)) and not re.fullmatch(r"[a-z]{3,}ed", following.group(1))
 

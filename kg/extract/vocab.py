@@ -1,6 +1,7 @@
 """Word lists for the heuristic extractor, kept as data in kg/extract/data/words.toml (what each
 list is for is said there). Read once, on first use: `vocab.STOP_CAPS` is the list `stop_caps`, a
-frozenset; the few lists whose order matters are tuples, the tables dicts."""
+frozenset; the few lists whose order matters, or that `str.endswith` takes, are tuples, the
+tables dicts."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 WORDS = Path(__file__).parent / "data" / "words.toml"
-_ORDERED = frozenset({"hedges", "soft_hedges", "opinion_markers", "causal_markers", "comparison_markers"})
+_ORDERED = frozenset({"hedges", "soft_hedges", "opinion_markers", "causal_markers", "comparison_markers",
+                      "noun_endings", "modifier_endings"})
 
 
 def expand(lists: dict[str, Any], key: str) -> list[str]:
