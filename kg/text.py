@@ -7,6 +7,7 @@ offset map, so every quote is verbatim source text.
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass, field
 
 HARD_BREAK = "\n\n"
@@ -231,8 +232,26 @@ def cjk_terms(text: str) -> str:
     it has none): the column it reads beside the text itself. They are the `word_tokens` of every stretch
     between white spaces that holds a CJK letter or punctuation: its CJK bigrams, and the words and numbers
     written against them ("ILOの" -> "ilo", "の"; "（Gustav" -> "gustav"), which a query (`word_tokens` too)
-    asks for. Text without CJK: '' (indexed as it always was). (Numbers are kept, but Kuzu 0.11.3's index
-    drops tokens of digits in any text, and in queries alike.)"""
+    asks for. Text without CJK: ''. (Numbers are also spelt in letters: `number_terms`.)"""
     if not has_cjk(text):
         return ""
     return " ".join(t for glued in _GLUED.findall(text.casefold()) for t in word_tokens(glued))
+
+
+# Kuzu 0.11.3's full-text index drops the digits of every token, in texts and queries alike ("1979"
+# finds nothing, "gpt4" is "gpt"), so a token with digits is also indexed and asked for spelt in
+# letters: "zz" and a consonant per digit (a token without vowels is left whole by its Porter stemmer).
+_DIGIT_LETTERS = "bcdfghjklm"
+
+
+def number_terms(tokens: list[str]) -> list[str]:
+    """The letter spellings of the tokens that hold digits ("1979" -> "zzcmkm", "gpt4" -> "zzgptg")."""
+    return ["zz" + "".join(_DIGIT_LETTERS[unicodedata.decimal(c)] if c.isdecimal() else c for c in token)
+            for token in tokens if any(c.isdecimal() for c in token)]
+
+
+def index_terms(text: str) -> str:
+    """The `terms` column a full-text index reads beside a text: what it would miss of it, the CJK
+    tokens (`cjk_terms`) and the numbers spelt in letters (`number_terms`); '' when there are none."""
+    numbers = number_terms(word_tokens(text.casefold()))
+    return " ".join(t for t in (cjk_terms(text), *numbers) if t)

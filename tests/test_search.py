@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import unicodedata
 from collections.abc import Iterator
 
 import pytest
@@ -69,7 +70,7 @@ def test_bm25_finds_claims_and_chunks_with_citations(store: Store) -> None:
 
 
 def test_punctuation_and_empty_queries() -> None:
-    assert fts_query("ENIAC's (1946) \"tubes\"!") == "eniac s 1946 tubes"
+    assert fts_query("ENIAC's (1946) \"tubes\"!") == "eniac s 1946 tubes zzcmgj"
     assert fts_query("?!") == ""
 
 
@@ -286,3 +287,31 @@ def test_one_note_does_not_fill_the_top_hits_while_another_matches(kb: Knowledge
         scores = dict(searcher.bm25_keys("zebra savanna", 5))
         best = {kind: max(s for (k, _), s in scores.items() if k == kind) for kind in ("claim", "chunk")}
         assert best == {"chunk": 1.0, "claim": CLAIM_WEIGHT}
+
+
+def test_numbers_are_found_by_search(kb: KnowledgeBase) -> None:
+    """Kuzu's index drops digits ("1979" found nothing, "GPT-4" was "GPT"): numbers are indexed spelt in letters."""
+    (kb.raw / "a.md").write_text("# Ada\n\nThe engine was designed in 1837 by Charles Babbage.\n", encoding="utf-8")
+    (kb.raw / "b.md").write_text("# Bits\n\nThe 8086 ran at 5 MHz; the 80286 followed in 1982.\n", encoding="utf-8")
+    (kb.raw / "c.md").write_text("# Models\n\nGPT4 and GPT3 are models; the engine ran in 1982 too.\n", encoding="utf-8")
+    api.compile_kb(kb, "heuristic")
+    assert {h.source_path for h in api.search_kb(kb, "1837", "bm25").hits} == {"a.md"}
+    assert {h.source_path for h in api.search_kb(kb, "8086", "bm25").hits} == {"b.md"}
+    assert {h.source_path for h in api.search_kb(kb, "1982", "bm25").hits} == {"b.md", "c.md"}
+    assert api.search_kb(kb, "gpt4", "bm25").hits[0].source_path == "c.md"
+    assert api.search_kb(kb, "engine 1837", "bm25").hits[0].source_path == "a.md"
+
+
+@given(st.lists(st.text(alphabet="0123456789ab１９", min_size=1, max_size=6), min_size=1, max_size=4))
+def test_a_numbers_spelling_is_letters_and_the_same_in_text_and_query(tokens: list[str]) -> None:
+    from kg.text import index_terms, number_terms
+
+    text = " ".join(tokens)
+    spelt = number_terms(tokens)
+    assert all(t.isalpha() and t.startswith("zz") for t in spelt)
+    # two numbers share a spelling only when they are one number ('9' and the full-width '９')
+    numeric = sorted({unicodedata.normalize("NFKC", t) for t in tokens if any(c.isdecimal() for c in t)})
+    assert len(set(number_terms(numeric))) == len(numeric)
+    assert set(spelt) <= set(index_terms(text).split())  # what a query asks for, the index holds
+    assert set(spelt) <= set(fts_query(text).split())
+    assert len(spelt) == sum(any(c.isdecimal() for c in t) for t in tokens)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from kg.text import cjk_terms
+from kg.text import index_terms
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -37,7 +37,7 @@ HISTORY: list[tuple[int, str]] = [
     (6, "rewritten: updated text columns are never NULL, no column added by ALTER (a Kuzu 0.11.3 crash)"),
     (7, "entities are a function of their names: Entity.key, what each source says on MENTIONS, Decision"),
     (8, "search: the CJK bigrams of claims, chunks and answer pages (`terms`), beside their text"),
-    (9, "search: `terms` also hold the words and numbers written against CJK text (recomputed)"),
+    (9, "search: `terms` also hold the words written against CJK text and every number spelt in letters (recomputed)"),
 ]
 
 S, INT, D, SL = "STRING", "INT64", "DOUBLE", "STRING[]"
@@ -78,7 +78,8 @@ RELS: dict[str, tuple[str, str, list[tuple[str, str]]]] = {
     "PAGE_ABOUT": ("Page", "Entity", []),
 }
 # Columns derived from others when a row is written (or copied by a rewrite): the CJK bigrams of the
-# text a full-text index reads (kg/text.py `cjk_terms`; Kuzu's FTS splits at whitespace only).
+# text a full-text index reads and the numbers spelt in letters (kg/text.py `index_terms`; Kuzu's FTS
+# splits at whitespace only and drops digits).
 SEARCH_TERMS: dict[str, tuple[str, ...]] = {"Claim": ("text",), "Chunk": ("text",), "Page": ("title", "body")}
 KEYS: dict[str, str] = {table: columns[0][0] for table, columns in NODES.items()}
 
@@ -118,5 +119,6 @@ def arrow_schema(table: str) -> pa.Schema:
 
 
 def search_terms(table: str, row: dict[str, object]) -> str:
-    """The `terms` column of a row of a SEARCH_TERMS table: the tokens of its CJK text (kg/text.py `cjk_terms`)."""
-    return cjk_terms("\n".join(str(row.get(c) or "") for c in SEARCH_TERMS[table]))
+    """The `terms` column of a row of a SEARCH_TERMS table: what Kuzu's index misses of its text, CJK
+    tokens and numbers (kg/text.py `index_terms`)."""
+    return index_terms("\n".join(str(row.get(c) or "") for c in SEARCH_TERMS[table]))

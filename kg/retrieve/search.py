@@ -45,7 +45,7 @@ from kg.graph.retrieval import (
 from kg.graph.store import Store
 from kg.names import in_context
 from kg.retrieve.settings import DEFAULT_MODE, SEARCH_MODES
-from kg.text import has_cjk, word_tokens
+from kg.text import has_cjk, number_terms, word_tokens
 
 MODES = SEARCH_MODES
 RRF_K = 60
@@ -107,8 +107,10 @@ class SearchResult:
 
 def fts_query(text: str) -> str:
     """Words only (Kuzu's FTS query parser chokes on some punctuation), CJK runs as the bigrams the
-    indexes hold in their `terms` column (kg/text.py `word_tokens`)."""
-    return " ".join(word_tokens(text.casefold()))
+    indexes hold in their `terms` column (kg/text.py `word_tokens`), and numbers also spelt as the
+    column spells them (`number_terms`)."""
+    tokens = word_tokens(text.casefold())
+    return " ".join([*tokens, *number_terms(tokens)])
 
 
 def rrf(rankings: Sequence[Sequence[tuple[str, str]]], k: int = RRF_K) -> list[tuple[tuple[str, str], float]]:
