@@ -305,11 +305,12 @@ class HeuristicExtractor(Extractor):
                 pooled.setdefault(name_key(entity.name), _Pooled(entity.name)).add(entity, related, found.science)
         for key, full in _family_owners(pooled).items():
             pooled[full].lend(pooled[key])
+        features = {key: names.features() for key, names in pooled.items()}
         results = []
         for found in finds:
             entities = []
             for entity in found.kept:
-                type_ = self.final_type(entity, pooled[name_key(entity.name)].features())
+                type_ = self.final_type(entity, features[name_key(entity.name)])
                 entities.append(ExtractedEntity(name=entity.name, type=cast(EntityType, type_),
                                                 aliases=entity.declared_aliases(), description=entity.description))
             results.append(ExtractionResult(entities=entities, claims=found.claims))
