@@ -141,9 +141,10 @@ def test_the_words_around_a_mention_carry_the_verb_before_its_preposition_and_wo
     assert {"desc:rapper", "desc-file:person"} <= type_model.around("", " is an American rapper.")
 
 
-def test_the_words_near_a_mention_and_an_owner_s_possessive_are_features() -> None:
-    features = type_model.around("Last year ", " sold 46 UNIVAC I systems to the Census Bureau.")
-    assert {"W:sold", "W:year"} <= features and "W:census" not in features  # four words each side
+def test_the_words_before_a_mention_are_a_bag_and_an_owner_s_possessive_a_feature() -> None:
+    features = type_model.around("Last week a new alliance including ", " was formed.")
+    assert {"W:alliance", "W:including", "W:week"} <= features and "W:a" not in features  # no article
+    assert not [f for f in type_model.around("", " sold 46 UNIVAC I systems.") if f.startswith("W:")]  # before only
     owned = type_model.around("", "'s search engine ranks pages.")
     assert {"poss:word", "poss-file:act"} & owned and "poss:word" in owned
     assert "poss:name" in type_model.around("", "’s Claude answered.")
@@ -184,12 +185,12 @@ def test_an_entity_is_typed_over_every_chunk_of_its_source_that_names_it() -> No
     recorder = _Recorder()
     results = recorder.extract(chunks, ExtractionContext("a.md", "a"))
     pooled = recorder.features["Remington Rand"]
-    assert "W:sold" in pooled and "W:engineers" in pooled and "mentions:2-3" in pooled
+    assert "R1:sold" in pooled and "R1:built" in pooled and "mentions:2-3" in pooled
     types = [{e.name: e.type for e in r.entities}.get("Remington Rand") for r in results]
     assert types[0] == types[1]
     alone = _Recorder()  # a chunk extracted alone knows only its own mentions
     alone.extract_chunk(chunks[0], ExtractionContext("a.md", "a"))
-    assert "W:engineers" not in alone.features["Remington Rand"]
+    assert "R1:built" not in alone.features["Remington Rand"]
 
 
 def test_a_lone_family_name_lends_its_contexts_to_the_full_name() -> None:
@@ -198,7 +199,7 @@ def test_a_lone_family_name_lends_its_contexts_to_the_full_name() -> None:
     chunks = _chunks("Andrej Karpathy wrote a post about it.", "In a later post, Karpathy said that the tool works well.")
     recorder = _Recorder()
     recorder.extract(chunks, ExtractionContext("a.md", "a"))
-    assert "W:said" in recorder.features["Andrej Karpathy"] and "mentions:2-3" in recorder.features["Andrej Karpathy"]
+    assert "R1:said" in recorder.features["Andrej Karpathy"] and "mentions:2-3" in recorder.features["Andrej Karpathy"]
 
 
 def test_typing_over_a_source_is_deterministic() -> None:

@@ -5,8 +5,9 @@ entity stays a concept (a wrong type misleads a reader more than none).
 The features: the type rules' votes (kg/extract/entity_types.py, as "rule=type" -> summed weight),
 the gazetteers and WordNet (the name's own senses' files too), the name's shape, the words around its
 mentions (the verb before a preposition, a description's head noun, and the WordNet files of the
-nouns next to it: words the training never saw still tell a kind; the words within four either
-side as a bag: "sold", "acquired", "Inc"; an owner's possessive: "Anthropic's Claude"), the chunk's
+nouns next to it: words the training never saw still tell a kind; the words before it in its
+sentence as a bag: "acquired by", "an alliance including"; an owner's possessive: "Anthropic's
+Claude"), the chunk's
 other names (a word shared with a name the rules type) and how often the source names it. The
 extractor pools an entity's features over every chunk of its source that names it (and a lone family
 name's into its full name's): one confident context types the name throughout. The weights (kg/extract/type_weights.npz) are
@@ -61,10 +62,9 @@ def around(before: str, after: str) -> set[str]:
         out.update(f"L1-file:{kind}" for kind in gazetteer.noun_files(bare[-1])[:1])
     if right and right[0].isalpha():
         out.update(f"R1-file:{kind}" for kind in gazetteer.noun_files(right[0])[:1])
-    # the words near it, wherever they stand ("OpenAI, which sold ...", "the company X"): which of
-    # them tell a kind ("acquired", "founded", "Inc", "album") the training weighs
-    out.update(f"W:{t}" for t in (*left[-_WINDOW:], *[t.lower() for t in _TOKEN.findall(after[:60])][:_WINDOW])
-               if t.isalpha() and t not in _ARTICLES)
+    # the words before it in its sentence (80 characters), as a bag: wherever they stand, those that
+    # tell a kind ("acquired by", "an alliance including", "the company") the training weighs
+    out.update(f"W:{t}" for t in left if t.isalpha() and t not in _ARTICLES)
     if right and right[0] in _POSSESSIVE:  # "Google's search engine", "Anthropic's Claude": an owner
         owned = _TOKEN.findall(after[:60])[1:2]
         out.add("poss:" + ("name" if owned and owned[0][:1].isupper() else "word"))
@@ -77,7 +77,6 @@ def around(before: str, after: str) -> set[str]:
     return out
 
 
-_WINDOW = 4  # words each side read as a bag
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
 _ARTICLES = frozenset({"the", "a", "an", "his", "her", "its", "their", "our", "my"})
 _PREPOSITIONS = frozenset({"in", "at", "on", "of", "from", "to", "by", "with", "for", "into", "near", "as", "under",
