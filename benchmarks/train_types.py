@@ -67,7 +67,7 @@ CROSSNER_TYPES = {
 }  # every other kind (misc, algorithm, field, task, metrics, award, conference, journal, genre, ...): concept
 BODIES = ("person", "organization", "place")
 HASH_SIZE = 1 << 16
-C = 1.0
+C = 1.0  # inverse regularisation: 0.1 and 1 tried by document folds; 1 types most right (benchmarks/README.md)
 PRECISION = 0.93
 DOCUMENT_FOLDS = 5
 GROUP_SLACK = 0.03  # how far below the precision one group's may fall (a group's few predictions vary)
@@ -217,10 +217,11 @@ def probabilities(examples: Sequence[Example], weights: np.ndarray, bias: np.nda
     return np.asarray(exp / exp.sum(axis=1, keepdims=True))
 
 
-def thresholds(examples: Sequence[Example], probs: np.ndarray, classes: Sequence[str], precision: float) -> dict[str, float]:
+def thresholds(examples: Sequence[Example], probs: np.ndarray, classes: Sequence[str], precision: float,
+               least: int = GROUP_LEAST) -> dict[str, float]:
     """Per type the least threshold at which its predictions over gold-matched examples are right
     `precision` of the time, and at least `precision - GROUP_SLACK` of the time in each group where
-    it gives GROUP_LEAST or more (1.0: never given): a precision that holds across genres, not only
+    it gives `least` or more (1.0: never given): a precision that holds across genres, not only
     on their sum."""
     best = probs.argmax(axis=1)
     groups = np.array([e.group for e in examples])
@@ -237,7 +238,7 @@ def thresholds(examples: Sequence[Example], probs: np.ndarray, classes: Sequence
             if not given.sum() or (right & given).sum() / given.sum() < precision:
                 continue
             if all((right & given & (groups == g)).sum() >= (precision - GROUP_SLACK) * n
-                   for g in np.unique(groups) if (n := (given & (groups == g)).sum()) >= GROUP_LEAST):
+                   for g in np.unique(groups) if (n := (given & (groups == g)).sum()) >= least):
                 chosen[type_] = threshold
                 break
     return chosen
@@ -289,14 +290,16 @@ def rule_types(examples: Sequence[Example]) -> list[str]:
 
 
 def cross_validate(examples: list[Example], classes: list[str], figures: dict[str, Counter[str]],
-                   precision: float, c: float, by: str = "groups") -> tuple[dict[str, Any], np.ndarray]:
+                   precision: float, c: float, by: str = "groups", least: int = GROUP_LEAST,
+                   saved: np.ndarray | None = None) -> tuple[dict[str, Any], np.ndarray]:
     """Each example's probabilities from a model that did not see its group (`by` "groups": a new
     genre) or its document ("documents": five folds of documents, each group in every fold: new
-    text of the genres trained on); each group's figures with thresholds chosen on the others."""
+    text of the genres trained on); each group's figures with thresholds chosen on the others.
+    `saved`: those probabilities from an earlier run of the same folds (only thresholds are tried)."""
     groups = sorted({e.group for e in examples})
-    held_out = np.zeros((len(examples), len(classes)))
+    held_out = np.zeros((len(examples), len(classes))) if saved is None else saved
     fold_of = [e.group if by == "groups" else e.fold for e in examples]
-    for fold in sorted(set(fold_of), key=str):
+    for fold in sorted(set(fold_of), key=str) if saved is None else ():
         train = [e for e, f in zip(examples, fold_of, strict=True) if f != fold]
         weights, bias = fit(train, classes, c=c)
         index = [i for i, f in enumerate(fold_of) if f == fold]
@@ -305,7 +308,7 @@ def cross_validate(examples: list[Example], classes: list[str], figures: dict[st
     for group in groups:
         index = [i for i, e in enumerate(examples) if e.group == group]
         others = [i for i, e in enumerate(examples) if e.group != group]
-        limits = thresholds([examples[i] for i in others], held_out[others], classes, precision)
+        limits = thresholds([examples[i] for i in others], held_out[others], classes, precision, least)
         mine = [examples[i] for i in index]
         report[group] = {"model": score(mine, decide(mine, held_out[index], classes, limits), figures[group]),
                          "rules": score(mine, rule_types(mine), figures[group]), "thresholds": limits}
@@ -330,6 +333,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--precision", type=float, default=PRECISION, help=f"per-type precision target (default {PRECISION})")
     parser.add_argument("--folds", choices=("groups", "documents"), default="groups",
                         help="hold out a whole group (a new genre; default) or documents (new text of known genres)")
+    parser.add_argument("--group-least", type=int, default=GROUP_LEAST,
+                        help=f"predictions a group needs for its precision to count (default {GROUP_LEAST})")
+    parser.add_argument("--held-out", type=Path, default=None,
+                        help="held-out probabilities saved by an --examples run of the same folds: thresholds only, no fitting")
     parser.add_argument("--c", type=float, default=C, help=f"inverse regularisation strength (default {C})")
     parser.add_argument("--out", type=Path, default=OUT_DIR / "train_types.json")
     parser.add_argument("--examples", type=Path, default=None,
@@ -351,11 +358,12 @@ def main(argv: list[str] | None = None) -> int:
     if args.unmatched == "drop":
         examples = [e for e in examples if e.matched]
     classes = sorted({e.label for e in examples})
-    report, held_out = cross_validate(examples, classes, figures, args.precision, args.c, args.folds)
+    saved = np.load(args.held_out) if args.held_out else None
+    report, held_out = cross_validate(examples, classes, figures, args.precision, args.c, args.folds, args.group_least, saved)
     if args.examples:
         np.save(args.examples.with_suffix(f".{args.folds}.npy"), held_out)
     print_report(report)
-    limits = thresholds(examples, held_out, classes, args.precision)
+    limits = thresholds(examples, held_out, classes, args.precision, args.group_least)
     print("thresholds (all held-out probabilities):", json.dumps(limits))
     write_json(args.out, {"folds": report, "thresholds": limits, "classes": classes, "examples": len(examples),
                           "labels": dict(Counter(e.label for e in examples))}, sort_keys=True)

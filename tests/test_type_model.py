@@ -139,3 +139,74 @@ def test_the_words_around_a_mention_carry_the_verb_before_its_preposition_and_wo
     assert {"LP:written by", "L1:the", "L2:by the"} <= features
     assert "L1-file:group" in type_model.around("He joined the band ", ".")  # "band": a group in WordNet
     assert {"desc:rapper", "desc-file:person"} <= type_model.around("", " is an American rapper.")
+
+
+def test_the_words_before_a_mention_are_a_bag_and_an_owner_s_possessive_a_feature() -> None:
+    features = type_model.around("Last week a new alliance including ", " was formed.")
+    assert {"W:alliance", "W:including", "W:week"} <= features and "W:a" not in features  # no article
+    assert not [f for f in type_model.around("", " sold 46 UNIVAC I systems.") if f.startswith("W:")]  # before only
+    owned = type_model.around("", "'s search engine ranks pages.")
+    assert {"poss:word", "poss-file:act"} & owned and "poss:word" in owned
+    assert "poss:name" in type_model.around("", "’s Claude answered.")
+
+
+def test_how_often_a_source_names_an_entity_is_a_feature() -> None:
+    def bins(mentions: int) -> set[str]:
+        features = type_model.entity_features("Acme", {}, (), ["concept"], (), False, mentions)
+        return {f for f in features if f.startswith("mentions:")}
+
+    assert [bins(n) for n in (1, 3, 9, 10)] == [{"mentions:1"}, {"mentions:2-3"}, {"mentions:4-9"}, {"mentions:10+"}]
+
+
+class _Recorder(HeuristicExtractor):
+    """The extractor, keeping the features each entity was typed by."""
+
+    def __init__(self) -> None:
+        super().__init__(None)
+        self.features: dict[str, dict[str, float]] = {}
+
+    def final_type(self, entity, features):  # type: ignore[no-untyped-def]
+        self.features.setdefault(entity.name, features)
+        assert self.features[entity.name] == features  # one name, one set of features in a source
+        return super().final_type(entity, features)
+
+
+def _chunks(*texts: str) -> list:  # type: ignore[type-arg]
+    from kg.models import Chunk
+
+    return [Chunk(source_path="a.md", index=i, text=t, start=0, end=len(t)) for i, t in enumerate(texts)]
+
+
+def test_an_entity_is_typed_over_every_chunk_of_its_source_that_names_it() -> None:
+    from kg.extract import ExtractionContext
+
+    chunks = _chunks("Remington Rand sold 46 UNIVAC I systems to the Census Bureau and others.",
+                     "Engineers at Remington Rand built the UNIVAC II later. Remington Rand hired many of them.")
+    recorder = _Recorder()
+    results = recorder.extract(chunks, ExtractionContext("a.md", "a"))
+    pooled = recorder.features["Remington Rand"]
+    assert "R1:sold" in pooled and "R1:built" in pooled and "mentions:2-3" in pooled
+    types = [{e.name: e.type for e in r.entities}.get("Remington Rand") for r in results]
+    assert types[0] == types[1]
+    alone = _Recorder()  # a chunk extracted alone knows only its own mentions
+    alone.extract_chunk(chunks[0], ExtractionContext("a.md", "a"))
+    assert "R1:built" not in alone.features["Remington Rand"]
+
+
+def test_a_lone_family_name_lends_its_contexts_to_the_full_name() -> None:
+    from kg.extract import ExtractionContext
+
+    chunks = _chunks("Andrej Karpathy wrote a post about it.", "In a later post, Karpathy said that the tool works well.")
+    recorder = _Recorder()
+    recorder.extract(chunks, ExtractionContext("a.md", "a"))
+    assert "R1:said" in recorder.features["Andrej Karpathy"] and "mentions:2-3" in recorder.features["Andrej Karpathy"]
+
+
+def test_typing_over_a_source_is_deterministic() -> None:
+    from kg.extract import ExtractionContext
+
+    chunks = _chunks("OpenAI, Anthropic and Google formed a new alliance. OpenAI sold access to its models.",
+                     "Sam Altman runs OpenAI. Google acquired DeepMind in 2014.")
+    first = HeuristicExtractor().extract(chunks, ExtractionContext("a.md", "a"))
+    second = HeuristicExtractor().extract(chunks, ExtractionContext("a.md", "a"))
+    assert [r.model_dump() for r in first] == [r.model_dump() for r in second]

@@ -12,8 +12,8 @@ from __future__ import annotations
 import functools
 import re
 from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import cast
 
 from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
@@ -165,6 +165,70 @@ def _in_order(letters: list[str], word: str) -> bool:
     return True
 
 
+@dataclass
+class _ChunkFinds:
+    """One chunk's claims and kept entities, before their types (which pool the source's chunks)."""
+
+    claims: list[ExtractedClaim]
+    kept: list[Entity]
+    related: list[set[str]]  # per kept entity: the rules' types of the chunk's names sharing a word with it
+    science: bool
+
+
+def _related_kinds(kept: list[Entity], registry: Registry) -> list[set[str]]:
+    typed_by_word: dict[str, list[Entity]] = {}  # a capitalised word -> the rule-typed names holding it
+    for entity in registry.entities.values():
+        if typed(entity.type):
+            for word in set(entity.name.split()):
+                if word[:1].isupper() and len(word) > 2:
+                    typed_by_word.setdefault(word, []).append(entity)
+    return [{other.type for word in set(entity.name.split()) for other in typed_by_word.get(word, ()) if other is not entity}
+            for entity in kept]
+
+
+@dataclass
+class _Pooled:
+    """What a source's chunks say of one name, for the type model."""
+
+    name: str
+    evidence: Counter[str] = field(default_factory=Counter)
+    around: set[str] = field(default_factory=set)
+    decided: set[str] = field(default_factory=set)
+    related: set[str] = field(default_factory=set)
+    science: bool = False
+    mentions: int = 0
+
+    def add(self, entity: Entity, related: set[str], science: bool) -> None:
+        self.evidence.update(entity.evidence)
+        self.around |= entity.around
+        self.decided.add(entity.type)
+        self.related |= related
+        self.science |= science
+        self.mentions += entity.mentions
+
+    def lend(self, alone: _Pooled) -> None:
+        """A lone family name's contexts are its full name's too ("Karpathy agreed")."""
+        self.evidence.update(alone.evidence)
+        self.around |= alone.around
+        self.mentions += alone.mentions
+
+    def features(self) -> dict[str, float]:
+        return type_model.entity_features(self.name, self.evidence, self.around, sorted(self.decided), self.related,
+                                          self.science, self.mentions)
+
+
+def _family_owners(pooled: dict[str, _Pooled]) -> dict[str, str]:
+    """Each one-word name's key -> the key of the one name of two or more capitalised words in the
+    source ending in it (none when two do: "John Smith", "Jane Smith")."""
+    ending: dict[str, list[str]] = {}
+    for key, found in pooled.items():
+        words = found.name.split()
+        if len(words) >= 2 and all(w[:1].isupper() for w in words):
+            ending.setdefault(name_key(words[-1]), []).append(key)
+    return {key: ending[key][0] for key, found in pooled.items()
+            if len(found.name.split()) == 1 and len(ending.get(key, ())) == 1}
+
+
 class HeuristicExtractor(Extractor):
     name = "heuristic"
     # 2: subjects of pronouns and descriptions resolved; standalone text. 3: names' boundaries
@@ -189,6 +253,15 @@ class HeuristicExtractor(Extractor):
     version = "heuristic-10"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
+        return self._typed([self._untyped(chunk)])[0]
+
+    def extract(self, chunks: Sequence[Chunk], context: ExtractionContext) -> list[ExtractionResult]:
+        """The chunks of one source, each entity typed over all the source's mentions of it: one
+        confident context ("Remington Rand sold 46 UNIVAC I systems") types the name wherever the
+        source uses it. Only the source's own chunks count, so an edit re-extracts one source."""
+        return self._typed([self._untyped(chunk) for chunk in chunks])
+
+    def _untyped(self, chunk: Chunk) -> _ChunkFinds:
         plain = rst_links_as_text(soften_line_breaks(to_plain(chunk.text), chunk.text), chunk.text)
         spans = sentences(plain.text)
         registry = Registry()
@@ -228,29 +301,29 @@ class HeuristicExtractor(Extractor):
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
-        types = self._final_types(kept, registry, scientific(plain.text))
-        entities = [
-            ExtractedEntity(name=e.name, type=cast(EntityType, type_), aliases=e.declared_aliases(), description=e.description)
-            for e, type_ in zip(kept, types, strict=True)
-        ]
-        return ExtractionResult(entities=entities, claims=claims)
+        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text))
 
-    def _final_types(self, kept: list[Entity], registry: Registry, science: bool) -> list[str]:
-        """Each kept entity's type from the type model over its features (kg/extract/type_model.py);
-        the rules' decision is one of them (`type_model.final_type`: which kinds stay the rules')."""
-        typed_by_word: dict[str, list[Entity]] = {}  # a capitalised word -> the rule-typed names holding it
-        for entity in registry.entities.values():
-            if typed(entity.type):
-                for word in set(entity.name.split()):
-                    if word[:1].isupper() and len(word) > 2:
-                        typed_by_word.setdefault(word, []).append(entity)
-        types = []
-        for entity in kept:
-            related = {other.type for word in set(entity.name.split()) for other in typed_by_word.get(word, ())
-                       if other is not entity}
-            features = type_model.entity_features(entity.name, entity.evidence, entity.around, entity.type, related, science)
-            types.append(self.final_type(entity, features))
-        return types
+    def _typed(self, finds: list[_ChunkFinds]) -> list[ExtractionResult]:
+        """Each kept entity's type from the type model (kg/extract/type_model.py) over the evidence
+        of every chunk naming it, and of a lone family name ending its full name ("Karpathy" said,
+        "Andrej Karpathy" typed); the rules' decision is one feature (`type_model.final_type`: which
+        kinds stay the rules')."""
+        pooled: dict[str, _Pooled] = {}
+        for found in finds:
+            for entity, related in zip(found.kept, found.related, strict=True):
+                pooled.setdefault(name_key(entity.name), _Pooled(entity.name)).add(entity, related, found.science)
+        for key, full in _family_owners(pooled).items():
+            pooled[full].lend(pooled[key])
+        features = {key: names.features() for key, names in pooled.items()}
+        results = []
+        for found in finds:
+            entities = []
+            for entity in found.kept:
+                type_ = self.final_type(entity, features[name_key(entity.name)])
+                entities.append(ExtractedEntity(name=entity.name, type=cast(EntityType, type_),
+                                                aliases=entity.declared_aliases(), description=entity.description))
+            results.append(ExtractionResult(entities=entities, claims=found.claims))
+        return results
 
     def final_type(self, entity: Entity, features: dict[str, float]) -> str:
         return type_model.final_type(type_model.shipped().classify(features)[0], entity.type)
@@ -521,6 +594,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
             entity.around |= type_model.around(sentence[: mention.start], after)
+            entity.mentions += 1
             for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
                 if rule in GENERAL_PROSE_RULES and science:
                     continue  # "the BBB", "produced by Penicillium" in an abstract

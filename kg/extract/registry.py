@@ -34,6 +34,7 @@ class Entity:
     # rules' votes, and the words around each mention ("L1:by", "R2:was born")
     evidence: dict[str, float] = field(default_factory=dict)
     around: set[str] = field(default_factory=set)
+    mentions: int = 0  # sentences' mentions found in the chunk
 
     def declared_aliases(self) -> list[str]:
         """Its aliases, and the country a demonym used as a place names ("American" -> "United
@@ -64,6 +65,7 @@ class Entity:
         for feature, weight in other.evidence.items():
             self.evidence[feature] = self.evidence.get(feature, 0.0) + weight
         self.around |= other.around
+        self.mentions += other.mentions
 
 
 class Registry:

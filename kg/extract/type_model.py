@@ -5,8 +5,12 @@ entity stays a concept (a wrong type misleads a reader more than none).
 The features: the type rules' votes (kg/extract/entity_types.py, as "rule=type" -> summed weight),
 the gazetteers and WordNet (the name's own senses' files too), the name's shape, the words around its
 mentions (the verb before a preposition, a description's head noun, and the WordNet files of the
-nouns next to it: words the training never saw still tell a kind), and the chunk's other names (a
-word shared with a name the rules type). The weights (kg/extract/type_weights.npz) are
+nouns next to it: words the training never saw still tell a kind; the words before it in its
+sentence as a bag: "acquired by", "an alliance including"; an owner's possessive: "Anthropic's
+Claude"), the chunk's
+other names (a word shared with a name the rules type) and how often the source names it. The
+extractor pools an entity's features over every chunk of its source that names it (and a lone family
+name's into its full name's): one confident context types the name throughout. The weights (kg/extract/type_weights.npz) are
 trained by `python benchmarks/train_types.py` on ../shared/data; here they are only read, once, and
 applied with numpy: one dot product per entity.
 """
@@ -58,6 +62,14 @@ def around(before: str, after: str) -> set[str]:
         out.update(f"L1-file:{kind}" for kind in gazetteer.noun_files(bare[-1])[:1])
     if right and right[0].isalpha():
         out.update(f"R1-file:{kind}" for kind in gazetteer.noun_files(right[0])[:1])
+    # the words before it in its sentence (80 characters), as a bag: wherever they stand, those that
+    # tell a kind ("acquired by", "an alliance including", "the company") the training weighs
+    out.update(f"W:{t}" for t in left if t.isalpha() and t not in _ARTICLES)
+    if right and right[0] in _POSSESSIVE:  # "Google's search engine", "Anthropic's Claude": an owner
+        owned = _TOKEN.findall(after[:60])[1:2]
+        out.add("poss:" + ("name" if owned and owned[0][:1].isupper() else "word"))
+        if owned and owned[0].isalpha():
+            out.update(f"poss-file:{kind}" for kind in gazetteer.noun_files(owned[0])[:1])
     head = description_head(after)
     if head:
         out.add(f"desc:{head}")
@@ -65,6 +77,7 @@ def around(before: str, after: str) -> set[str]:
     return out
 
 
+_POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
 _ARTICLES = frozenset({"the", "a", "an", "his", "her", "its", "their", "our", "my"})
 _PREPOSITIONS = frozenset({"in", "at", "on", "of", "from", "to", "by", "with", "for", "into", "near", "as", "under",
                            "about", "against", "between", "through", "via", "like"})
@@ -133,12 +146,15 @@ def name_features(name: str) -> list[str]:
     return out
 
 
-def entity_features(name: str, evidence: Mapping[str, float], around_words: Iterable[str], decided: str,
-                    related: Iterable[str], scientific: bool) -> dict[str, float]:
+def entity_features(name: str, evidence: Mapping[str, float], around_words: Iterable[str], decided: Iterable[str],
+                    related: Iterable[str], scientific: bool, mentions: int = 1) -> dict[str, float]:
     """Every feature of one entity, by name -> value: the rules' votes (log-scaled summed weight),
-    the type the rules decide, name features, context words, the kinds of the names it shares a
-    word with, and whether the chunk reads as an abstract."""
-    features = {"bias": 1.0, f"decided:{decided}": 1.0}
+    the types the rules decide (in each chunk of the source naming it), name features, context
+    words, the kinds of the names it shares a word with, whether the chunk reads as an abstract, and
+    how often the source mentions it (binned: a name said once is more often a passing concept)."""
+    features = {"bias": 1.0, f"mentions:{mention_bin(mentions)}": 1.0}
+    for kind in decided:
+        features[f"decided:{kind}"] = 1.0
     for rule, weight in evidence.items():
         features[f"rule:{rule}"] = math.log1p(weight)
     for feature in name_features(name):
@@ -150,6 +166,10 @@ def entity_features(name: str, evidence: Mapping[str, float], around_words: Iter
     if scientific:
         features["scientific"] = 1.0
     return features
+
+
+def mention_bin(mentions: int) -> str:
+    return "1" if mentions <= 1 else "2-3" if mentions <= 3 else "4-9" if mentions <= 9 else "10+"
 
 
 def bucket(feature: str, size: int) -> int:
