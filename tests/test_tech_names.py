@@ -182,3 +182,25 @@ def test_a_capital_after_an_opener_is_a_names() -> None:
     assert "Python" in _entities("# Similar work\n\nThese Python libraries do the same.\n")
     eniac = "# ENIAC\n\nENIAC was built in 1945. The Army wanted it because firing tables took too long.\n"
     assert "Army" not in _entities(eniac)
+
+
+def test_a_table_of_files_gives_files_no_product_type() -> None:
+    """A README's table of its files made "claims.parquet" and "broken/" products; a file is a concept."""
+    markdown = ("# Files\n\n| file | what |\n|---|---|\n| `claims.parquet` | one row per claim |\n"
+                "| `cache.sqlite` | the reply cache |\n| `broken/` | graph files a rebuild moved aside |\n\n"
+                "The `distro` package reads it; `pip` installs it.\n")
+    chunk = Chunk(source_path="t.md", index=0, text=markdown, start=0, end=len(markdown))
+    result = HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    types = {e.name: e.type for e in result.entities}
+    files = {name for name in types if T.names_a_file(name)}
+    assert files and all(types[name] == "concept" for name in files), types
+
+
+@pytest.mark.parametrize("name", ["claims.parquet", "setup.py", "broken/", "journal.sqlite", "model.gguf"])
+def test_files_and_folders_are_named_as_such(name: str) -> None:
+    assert T.names_a_file(name)
+
+
+@pytest.mark.parametrize("name", ["llama.cpp", "concurrent.futures", "Node.js", "socket.io", "pip", "FastAPI"])
+def test_software_with_a_dot_is_not_a_file(name: str) -> None:
+    assert not T.names_a_file(name)

@@ -60,6 +60,7 @@ from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.extract.tech_names import (
     after_opener,
+    names_a_file,
     prose,
     rst_links_as_text,
     soften_line_breaks,
@@ -326,6 +327,8 @@ class HeuristicExtractor(Extractor):
         return results
 
     def final_type(self, entity: Entity, features: dict[str, float]) -> str:
+        if names_a_file(entity.name):  # a table of a note's files, a path in code: never a product or a body
+            return "concept"
         return type_model.final_type(type_model.shipped().classify(features)[0], entity.type)
 
     # pass 1: discovery ---------------------------------------------------------------------

@@ -90,6 +90,12 @@ def identifier(text: str) -> bool:
             and not _FILE_NAME.fullmatch(text) and len(text) <= 40)
 
 
+def names_a_file(name: str) -> bool:
+    """A file or folder of the text ("claims.parquet", "broken/"): a concept, whatever a table or a
+    code span around it makes it look like."""
+    return name.endswith("/") or bool(_FILE_NAME.fullmatch(name))
+
+
 def _kind_after(text: str, end: int) -> bool:
     """A kind word follows `end`, perhaps after one modifier ("`trio` async framework")."""
     words = re.match(r"[ \t\n]+([A-Za-z-]+)(?:[ \t\n]+([A-Za-z-]+))?", text[end:])
