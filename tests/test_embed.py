@@ -3,6 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kg import api
 from kg.embed import (
@@ -13,7 +14,7 @@ from kg.embed import (
     _session,
     top_k,
 )
-from kg.kb import init
+from kg.kb import KnowledgeBase, init
 
 
 def test_hashing_embedder_is_deterministic_normalised_and_cached(tmp_path: Path) -> None:
@@ -64,6 +65,26 @@ def test_a_question_embedded_by_one_thread_is_the_same_bits() -> None:
     assert np.array_equal(one_by_one, pooled.embed_batch(texts))
     assert np.array_equal(one_by_one, np.concatenate([pooled.embed_batch([text]) for text in texts]))
 
+
+
+def test_a_kept_embedder_is_sized_for_bulk_work_whatever_its_first_batch() -> None:
+    """kg serve's read worker keeps its embedder: a first question of one text must not leave it one
+    thread for the re-embedding after a large compile."""
+    kept = MiniLMEmbedder()
+    kept.long_lived = True
+    kept.embed_batch(["Who designed ENIAC?"])
+    assert kept._load()[0].get_session_options().intra_op_num_threads == 0
+
+
+def test_a_read_worker_keeps_a_long_lived_embedder(kb: KnowledgeBase, monkeypatch: pytest.MonkeyPatch) -> None:
+    from kg.api import reads
+    from kg.graph import kept
+
+    monkeypatch.setattr(kept, "keeping", lambda: True)
+    monkeypatch.setattr(reads, "_KEPT_EMBEDDERS", {})
+    assert reads._embedder(kb, "hashing").long_lived
+    monkeypatch.setattr(kept, "keeping", lambda: False)
+    assert not reads._embedder(kb, "hashing").long_lived
 
 def test_the_optimised_model_keeps_its_weights_apart_with_the_same_bits(tmp_path: Path) -> None:
     """The graph optimised once is saved with its weights in a file of their own (mapped, not

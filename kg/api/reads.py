@@ -151,6 +151,7 @@ def _embedder(kb: KnowledgeBase, name: str) -> Embedder:
     place = (str(kb.vectors_path), name)
     if place not in _KEPT_EMBEDDERS:
         _KEPT_EMBEDDERS[place] = make_embedder(name, VectorCache(kb.vectors_path))
+        _KEPT_EMBEDDERS[place].long_lived = True
     return _KEPT_EMBEDDERS[place]
 
 

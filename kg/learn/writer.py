@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 
 from exporters.pages import ClaimView
 from kg.cache import ResponseCache, content_key
-from kg.llm.client import Advice, LlmCallFailed, LlmClient
+from kg.errors import LlmCallFailed
+from kg.llm.client import Advice, LlmClient
 from kg.llm.prompts import get_prompt
 from kg.models import CardDraft, CardDrafts
 

@@ -36,10 +36,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kg.cache import ResponseCache, content_key
 from kg.compile.verify import ChunkVerifier
-from kg.errors import ExtractionError, SourceError
+from kg.errors import ExtractionError, LlmCallFailed, SourceError
 from kg.extract import EmptyExtraction, ExtractionContext, Extractor
 from kg.extract.heuristic import HeuristicExtractor
-from kg.llm.client import LlmCallFailed, LlmClient
+from kg.llm.client import LlmClient
 from kg.llm.ledger import Usage, estimate_tokens
 from kg.llm.prompts import PromptTemplate, RenderedPrompt, get_prompt
 from kg.models import Chunk, ExtractedEntity, ExtractionResult

@@ -33,8 +33,8 @@ from typing import Any
 from kg.cache import ResponseCache, content_key
 from kg.compile.contradict import ClaimRecord, ContradictionJudge, Finding, RuleJudge
 from kg.compile.resolve import EntityJudge, EntityRecord, Judgement
-from kg.errors import ExtractionError
-from kg.llm.client import LlmCallFailed, LlmClient
+from kg.errors import ExtractionError, LlmCallFailed
+from kg.llm.client import LlmClient
 from kg.llm.prompts import PromptTemplate, get_prompt
 from kg.models import ExtractedEntity
 
