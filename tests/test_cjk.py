@@ -213,3 +213,12 @@ def test_a_schema_8_graph_is_copied_with_the_terms_of_schema_9(tmp_path: Path) -
     with Store(path) as store:
         assert store.schema_version() == SCHEMA_VERSION == 9
         assert store.query("MATCH (c:Claim) RETURN c.terms AS t") == [{"t": "eniac 是 1946 年的 zzcmgj"}]
+
+
+def test_a_name_in_cjk_script_is_never_given_a_type_the_model_cannot_read() -> None:
+    # The type model learned from English names (shape, WordNet, gazetteers, words around): on a CJK
+    # name its guess is noise, and a note's title was typed a product.
+    note = "# 東京の研究会メモ\n\n『吾輩は猫である』は夏目漱石の小説である。Andrej Karpathy 在 2025 年提出了想法。\n"
+    types = {e.name: e.type for e in extract(note).entities}
+    assert types.get("東京の研究会メモ", "concept") == "concept" and types.get("吾輩は猫である") == "concept"
+    assert types.get("Andrej Karpathy") == "person"

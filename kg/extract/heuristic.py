@@ -85,6 +85,7 @@ _CJK_QUOTED = P.pattern("cjk_quoted")
 _ACRONYM = P.pattern("acronym")
 _DEFINED_TERM = P.pattern("defined_term")
 _WORD = re.compile(r"[A-Za-z][\w'’-]*")
+_LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")  # a letter of the Latin script (with accents)
 _COMPARATIVE = P.pattern("comparative")
 _QUALIFIER = P.pattern("qualifier")
 _HEADING_LINE = P.pattern("heading_line")
@@ -329,6 +330,8 @@ class HeuristicExtractor(Extractor):
     def final_type(self, entity: Entity, features: dict[str, float]) -> str:
         if names_a_file(entity.name):  # a table of a note's files, a path in code: never a product or a body
             return "concept"
+        if has_cjk(entity.name) and not _LATIN_LETTER.search(entity.name):  # "東京の研究会メモ" was a product: the model knows
+            return type_model.final_type("concept", entity.type)  # English names, its features read Latin script
         return type_model.final_type(type_model.shipped().classify(features)[0], entity.type)
 
     # pass 1: discovery ---------------------------------------------------------------------
