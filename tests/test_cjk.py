@@ -20,7 +20,7 @@ from kg.kb import KnowledgeBase
 from kg.models import Chunk
 from kg.retrieve.question import parse_question, terms
 from kg.retrieve.search import fts_query
-from kg.text import cjk_terms, index_terms, sentences, word_tokens
+from kg.text import cjk_terms, has_cjk, index_terms, sentences, word_tokens
 from tests.test_heuristic import extract
 
 MIXED = """# LLM Wiki 工作流
@@ -222,3 +222,11 @@ def test_a_name_in_cjk_script_is_never_given_a_type_the_model_cannot_read() -> N
     types = {e.name: e.type for e in extract(note).entities}
     assert types.get("東京の研究会メモ", "concept") == "concept" and types.get("吾輩は猫である") == "concept"
     assert types.get("Andrej Karpathy") == "person"
+
+
+def test_a_cjk_word_after_a_latin_name_is_not_taken_for_its_predicate() -> None:
+    result = extract("OpenAI 和 Anthropic 都提供了 API。Andrej Karpathy 在 2025 年提出了想法。\n\n"
+                     "The ENIAC computed firing tables for the Army in 1946.")
+    predicates = {c.text[:6]: c.predicate for c in result.claims}
+    assert predicates["OpenAI"] == "states" and not has_cjk(predicates["Andrej"]), predicates
+    assert predicates["The EN"] == "computed_firing_tables"

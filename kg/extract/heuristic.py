@@ -860,7 +860,8 @@ def _head(phrase: list[str], group: bool = False) -> list[str]:
 
 def _predicate(words: list[str]) -> str:
     kept = [w.lower().strip(".,;:'’\"()") for w in words]
-    kept = [w for w in kept if w and w.isalpha() and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in V.CONJUNCTIONS][:3]
+    # a CJK word is no English verb: "OpenAI 和 Anthropic ..." had the predicate 和 ("and")
+    kept = [w for w in kept if w and w.isalpha() and not has_cjk(w) and w not in V.NOT_CONTENT and w not in V.PRONOUN_STARTS and w not in V.CONJUNCTIONS][:3]
     return "_".join(kept)
 
 
