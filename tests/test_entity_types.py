@@ -251,6 +251,8 @@ def test_gazetteers_come_from_packages() -> None:
     assert not gazetteer.is_wordnet_demonym("Finn") and not gazetteer.is_wordnet_demonym("Cambrian")
     assert gazetteer.past_tense("invaded") and gazetteer.past_tense("stopped") and not gazetteer.past_tense("red")
     assert gazetteer.common_word("Methods") and not gazetteer.common_word("Nintendo")
+    assert all(map(gazetteer.english_word, ["Founded", "Varieties", "Having", "Highest", "Among", "Behaviorally", "Stopped"]))
+    assert not any(map(gazetteer.english_word, ["Qdrant", "Tolkien", "Vanuatu", "Wałęsa"]))
     assert {"zhu", "liang"} <= gazetteer.chinese_family_names()
     assert gazetteer.wordnet_group("Utes") is None  # "ute", a utility vehicle: a word first
     assert [gazetteer.wordnet_group(n) for n in ("Nahuatl", "Mongols", "Augustinians", "Hindu")] == \

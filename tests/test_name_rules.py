@@ -32,8 +32,10 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "date_alone": ("On Monday the band split, and in March 1990 it reformed in Ohio.", {"Ohio"},
                    {"Monday", "March 1990", "March"}),
     # split
-    "split_of": ("He played for the Kansas City Chiefs of the National Football League in 1990.",
-                 {"Kansas City Chiefs", "National Football League"}, {"Kansas City Chiefs of the National Football League"}),
+    "split_of": ("He played for the Kansas City Chiefs of the National Football League in 1990. In 2020 Andy Pavlo "
+                 "of Carnegie Mellon University spoke.", {"Kansas City Chiefs", "National Football League", "Andy Pavlo",
+                                                          "Carnegie Mellon University"},
+                 {"Kansas City Chiefs of the National Football League", "Andy Pavlo of Carnegie Mellon University"}),
     "split_role": ("In 1990 Vice Admiral James Greer met Prime Minister Tony Blair.", {"James Greer", "Tony Blair"},
                    {"Vice Admiral James Greer", "Prime Minister Tony Blair"}),
     # filter: what a capitalised name becomes
@@ -47,7 +49,9 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
                       {"Ethics of Placebo Controls The Declaration of Helsinki"}),
     "generic_abbreviation": ("In 1990 he earned an MBA in Boston.", {"Boston"}, {"MBA"}),
     "role_alone": ("In 1990 the Brigadier General arrived in Paris.", {"Paris"}, {"Brigadier General"}),
-    "common_word": ("Draft versions were kept in Ohio. A draft was sent to Texas.", {"Ohio", "Texas"}, {"Draft"}),
+    "common_word": ("Draft versions were kept in Ohio. A draft was sent to Texas. Varieties grew in Iowa. Stopped "
+                    "trains waited. Qdrant, written in Rust, had the best filtering.", {"Ohio", "Texas", "Qdrant"},
+                    {"Draft", "Varieties", "Stopped"}),
     # filter: any name, whatever found it
     "statistical_notation": ("The risk fell in Finland (HR 0.91, 95% CI 0.89-0.94; OR 1.2).", {"Finland"},
                              {"HR", "CI", "OR"}),

@@ -97,6 +97,14 @@ ROWS: list[tuple[str, bool, str]] = [
     ("(The author is not related to the founder.)", True, "a sentence that is an aside"),
     ("Note that the flag does not change the output format.", True, "note that: the source's own statement"),
     ("He added a retry so that the job would not fail.", False, "a purpose clause"),
+    # a clause of a noun without "that": its negation is not the sentence's
+    ("Milvus needed a Kubernetes operator we did not want to own.", False, "noun clause after the object"),
+    ("This is a problem we cannot solve with caching.", False, "noun clause, cannot"),
+    ("The team picked Qdrant, a database they had not used before.", False, "noun clause in an apposition"),
+    ("We found we could not reproduce the speedup.", True, "a finding without that"),
+    ("The results we got do not support the claim.", True, "a noun clause inside the subject, then the denial"),
+    ("Users we interviewed did not like the new editor.", True, "a noun clause inside the subject"),
+    ("On Tuesday we did not ship the release.", True, "fronted time, no verb before the pronoun"),
 ]
 
 

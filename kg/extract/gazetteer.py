@@ -337,6 +337,26 @@ def common_word(word: str) -> bool:
     return lowered in words or (lowered.endswith("s") and (lowered[:-1] in words or lowered[:-2] in words))
 
 
+# (ending, what replaces it) of an inflected or derived word: "Varieties", "Founded", "Having", "Highest"
+_INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ier", "y"), ("iest", "y"), ("ily", "y"), ("ing", ""), ("ing", "e"),
+                ("ed", ""), ("ed", "e"), ("er", ""), ("er", "e"), ("est", ""), ("est", "e"), ("ly", ""), ("ally", ""))
+
+
+def english_word(word: str) -> bool:
+    """A word English writes in lower case: `common_word`, an inflection of one ("Founded",
+    "Varieties", "Behaviorally", "Stopped") or a function word ("Among", "Upon", "You're")."""
+    lowered = word.lower().replace("’", "'").split("'")[0]
+    if common_word(lowered) or lowered in V.CUT_WORDS or lowered in V.PRONOUN_OPENERS or lowered in V.FUNCTION_WORDS:
+        return True
+    words = _wordnet().words
+    for ending, replacement in _INFLECTIONS:
+        stem = lowered[: -len(ending)]
+        if lowered.endswith(ending) and len(stem) >= 2 and (
+                stem + replacement in words or (not replacement and stem[-1] == stem[-2] and stem[:-1] in words)):
+            return True
+    return False
+
+
 def past_tense(word: str) -> bool:
     """A verb's past tense by rule, of a verb WordNet lists ("invaded", "signed", "stopped")."""
     if not word.endswith("ed") or len(word) < 5:

@@ -276,13 +276,21 @@ def split_of(name: str) -> Split:
     if rest[0].lower() == "the":
         rest = rest[1:]
     elif not (_REGNAL.fullmatch(head[-1]) or any(w.lower() in V.ROLES for w in head[:-1])
-              or (len(rest) == 1 and rest[0].lower() in V.NATIONALITIES)):
-        return Split(name)  # only a ruler's name ("Gustav III", "King James III") or "of Bulgarian" splits
+              or (len(rest) == 1 and rest[0].lower() in V.NATIONALITIES) or _persons(head)):
+        return Split(name)  # only a ruler's ("Gustav III", "King James III"), a person's ("Andy Pavlo of
+        # Carnegie Mellon University") or "of Bulgarian" splits
     if len(head) < 2 or not rest or not rest[0][:1].isupper() or head[-1].lower().strip(".,") in V.OF_HEADS:
         return Split(name)
     if any(w.lower() in V.NAME_PARTICLES - {"of", "the"} for w in head):
         return Split(name)  # "Charles de Gaulle of ..." is rare; keep what is unclear whole
     return Split(" ".join(head), inner=" ".join(rest))
+
+
+def _persons(words: list[str]) -> bool:
+    """A given name and a family name that are not also a place's or a kind's ("London Borough")."""
+    last = words[-1]
+    return reads_as_person(" ".join(words)) and not gazetteer.is_place(words[0]) and (
+        last.lower() in gazetteer.last_names() or not gazetteer.common_word(last))
 
 
 @split_rule
@@ -393,8 +401,9 @@ def common_word(candidate: Candidate) -> Verdict:
     name = candidate.name
     if " " in name or not name[1:].islower() or any(c.isdigit() for c in name):
         return None
-    if (candidate.at_start and not candidate.capitalised_mid_sentence) or name.lower() in candidate.lowercase_words:
-        return []
+    if (candidate.at_start and not candidate.capitalised_mid_sentence and gazetteer.english_word(name)) \
+            or name.lower() in candidate.lowercase_words:
+        return []  # an opener English does not know ("Qdrant, written in Rust, ...") is a name
     return None
 
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from kg.extract import gazetteer
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.name_rules import is_verb
@@ -73,6 +74,8 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
     boundaries = [m.end() for m in _COORDINATED.finditer(before, fronted_end) if not before.startswith("that ", m.end())]
     tokens = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(before, max([fronted_end, *boundaries]))]
     words = [w for _, w in tokens]
+    if _noun_clause(words):
+        return False  # "Milvus needed an operator we did not want": a clause of a noun without "that"
     for i in range(len(words) - 1, -1, -1):
         word, where = words[i], tokens[i][0]
         if word in V.SUBORDINATORS or (word == "that" and (i == 0 or words[i - 1] not in V.FINDING | {"and", "or", "but"})):
@@ -86,6 +89,20 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
         if word in V.SAYING and i + 1 < len(words) and not _owned(" ".join(words[:i])):
             return False  # "Karpathy said the model doesn't ...": someone else's saying
     return True
+
+
+def _noun_clause(words: list[str]) -> bool:
+    """Whether the negation's subject is a pronoun opening a clause of the noun before it, after the
+    sentence's own verb ("a problem we cannot solve"; not "Users we asked did not ...", "We found we
+    could not ...", whose pronoun follows a verb, nor "On Tuesday we did not ...", with no verb before)."""
+    if words and words[-1] in V.AUXILIARIES:
+        words = words[:-1]  # the negation's own auxiliary ("we did not")
+    if len(words) < 3 or words[-1] not in V.SUBJECT_PRONOUNS:
+        return False
+    noun = words[-2]
+    if is_verb(noun) or noun in V.CONJUNCTIONS or noun in V.SUBORDINATORS or noun in V.FUNCTION_WORDS:
+        return False
+    return any(is_verb(w) or gazetteer.past_tense(w) for w in words[:-2])
 
 
 def _closed(before: str, where: int, ahead: list[str], inside: list[str]) -> bool:
