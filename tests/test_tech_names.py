@@ -252,3 +252,14 @@ def test_a_table_row_opening_with_a_list_has_no_subject() -> None:
                 "rules |\n| ENIAC | 1946 |\n")
     names = _entities(markdown)
     assert "ENIAC" in names and not any("," in name for name in names), names
+
+
+def test_an_opening_word_of_english_is_no_part_of_the_name_after_it() -> None:
+    """"Use Magika to ..." and a list's "- Monitor Ray apps" made "Use Magika" a product and "Monitor
+    Ray" a person: an English first word before a name the chunk writes alone is the sentence's."""
+    markdown = ("# Tools\n\nWe ship Magika and Ray in one image. Use Magika to tell file types apart.\n\n"
+                "Learn more:\n\n- Monitor Ray apps with the dashboard.\n- Debug Ray apps with the debugger.\n\n"
+                "Western Australia has no office; De Silva runs Western Australia's from Lisbon.\n")
+    names = _entities(markdown)
+    assert {"Magika", "Ray"} <= names and not {"Use Magika", "Monitor Ray", "Debug Ray"} & names, names
+    assert "Western Australia" in names and "Australia" not in names  # a place's name keeps its first word

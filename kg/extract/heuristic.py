@@ -378,8 +378,9 @@ class HeuristicExtractor(Extractor):
                 registry.kept.add(key)
                 software.add(key)
         lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
+        mid_sentence = frozenset(capitalised)
         for name, at_start in candidates:
-            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words)
+            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence)
             for kept_name, type_ in candidate_verdict(found):
                 registry.add(kept_name, type_)
         fold_names(registry)
@@ -408,7 +409,7 @@ class HeuristicExtractor(Extractor):
                     person_head = known_type == "person" and name.split()[-1].lower() in V.NOT_PERSON_HEADS
                     registry.add(name, "" if person_head else known_type)
                     continue
-                opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
+                opening = sentence[:m_start].strip(" \t\"“”‘’'([-*•")  # a quote, a bracket or a list's mark before it
                 at_start = (opening == "" or opening.lower() in V.STOP_CAPS) and not after_opener(
                     sentence[m_start:m_end], name, sentence[m_end:])
                 after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
