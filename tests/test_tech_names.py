@@ -196,12 +196,14 @@ def test_a_table_of_files_gives_files_no_product_type() -> None:
     assert files and all(types[name] == "concept" for name in files), types
 
 
-@pytest.mark.parametrize("name", ["claims.parquet", "setup.py", "broken/", "journal.sqlite", "model.gguf"])
+@pytest.mark.parametrize("name", ["claims.parquet", "setup.py", "broken/", "journal.sqlite", "model.gguf",
+                                  "platform.claude.com/docs/en/api", "https://pypi.org/project/kg/"])
 def test_files_and_folders_are_named_as_such(name: str) -> None:
     assert T.names_a_file(name)
 
 
-@pytest.mark.parametrize("name", ["llama.cpp", "concurrent.futures", "Node.js", "socket.io", "pip", "FastAPI"])
+@pytest.mark.parametrize("name", ["llama.cpp", "concurrent.futures", "Node.js", "socket.io", "pip", "FastAPI",
+                                  "calmcode.io", "sentence-transformers/all-MiniLM-L6-v2"])
 def test_software_with_a_dot_is_not_a_file(name: str) -> None:
     assert not T.names_a_file(name)
 
