@@ -116,11 +116,9 @@ def enumeration(text: str) -> bool:
 
 
 def names_a_file(name: str) -> bool:
-    """A file or folder of the text ("claims.parquet", "broken/"), or a web address with a path
-    ("platform.claude.com/docs/en/api"): a concept, whatever a table, a bold link or a code span
-    around it makes it look like."""
-    return name.endswith("/") or bool(_FILE_NAME.fullmatch(name)) or \
-        bool(re.fullmatch(r"(?:https?://)?[\w-]+(?:\.[\w-]+)*\.[a-z]{2,}/\S+", name))
+    """A file or folder of the text ("claims.parquet", "broken/"): a concept, whatever a table or a
+    code span around it makes it look like."""
+    return name.endswith("/") or bool(_FILE_NAME.fullmatch(name))
 
 
 def _kind_after(text: str, end: int) -> bool:
