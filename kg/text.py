@@ -22,11 +22,15 @@ _MARKUP = re.compile(
     r"|(?P<link>\[(?P<ltext>[^\]\n]+)\]\([^)\n]*\))"
     r"|(?P<code>`+)(?P<ctext>[^`\n]+?)(?P=code)"
     r"|(?P<strong>\*\*|__)(?P<stext>[^\n]+?)(?P=strong)"
-    r"|(?P<em>(?<![\w*])\*(?![\s*])|(?<![\w_])_(?![\s_]))(?P<etext>[^\n*_]+?)(?P=em)(?![\w])"
+    r"|(?P<em>(?<![\w*])\*(?![\s*])|(?<![\w_])_(?![\s_]))(?P<etext>[^\n*_`]+?)(?P=em)(?![\w])"
     r"|(?P<html></?[A-Za-z][^>\n]*>)"
     r"|(?P<url>https?://[^\s)>\]]+)",
     re.MULTILINE | re.DOTALL,
 )
+# Inside a link's text or a bold or emphasised phrase, only inline markup: "[`bfloat16`](...)",
+# "**[platform.claude.com](...)**" read as their text, the code a code span.
+_INLINE = re.compile(_MARKUP.pattern.split("|(?P<image>", 1)[0].split("(?P<fence>", 1)[0] + "(?P<image>"
+                     + _MARKUP.pattern.split("|(?P<image>", 1)[1], re.MULTILINE | re.DOTALL)
 
 
 @dataclass
@@ -67,45 +71,51 @@ def to_plain(markdown: str) -> PlainText:
             offsets.extend(range(start, start + len(text)))
         length += len(text)
 
-    pos = 0
-    for match in _MARKUP.finditer(markdown):
-        if match.start() > pos:
-            emit(markdown[pos : match.start()], pos)
-        wrapped_from = length
-        kind = match.lastgroup if match.lastgroup in {"fence", "table", "block", "blank", "image", "html", "url"} else None
-        if match.group("fence") is not None or match.group("blank") is not None or match.group("block") is not None:
-            emit(HARD_BREAK, match.start(), synthetic=True)
-        elif match.group("table") is not None:
-            plain.tables.append((match.start(), match.end()))
-            emit(HARD_BREAK, match.start(), synthetic=True)
-        elif match.group("wiki") is not None:
-            target = match.group("wtarget").strip()
-            shown = (match.group("walias") or match.group("wtarget")).strip()
-            at = match.start("walias") if match.group("walias") else match.start("wtarget")
-            at += len(markdown[at:]) - len(markdown[at:].lstrip())
-            begin = length
-            emit(shown, at)
-            plain.links.append((begin, length, target))
-        elif match.group("link") is not None:
-            emit(match.group("ltext"), match.start("ltext"))
-        elif match.group("code") is not None:
-            begin = length
-            emit(match.group("ctext"), match.start("ctext"))
-            plain.code.append((begin, length))
-        elif match.group("strong") is not None:
-            begin = length
-            emit(match.group("stext"), match.start("stext"))
-            plain.strong.append((begin, length))
-        elif match.group("em") is not None:
-            emit(match.group("etext"), match.start("etext"))
-        elif kind in {"image", "html", "url"}:
-            emit(" ", match.start(), synthetic=True)
-        if match.lastgroup in {"wiki", "wtarget", "walias", "link", "ltext", "code", "ctext", "strong", "stext", "em", "etext"}:
-            plain.wrap_starts.setdefault(wrapped_from, match.start())
-            plain.wrap_ends[length] = match.end()
-        pos = match.end()
-    if pos < len(markdown):
-        emit(markdown[pos:], pos)
+    def convert(markup: re.Pattern[str], start: int, end: int) -> None:
+        """markdown[start:end] as plain text; a link's or a bold phrase's own text again, inline."""
+        pos = start
+        for match in markup.finditer(markdown, start, end):
+            if match.start() > pos:
+                emit(markdown[pos : match.start()], pos)
+            wrapped_from = length
+            group = match.groupdict()  # the inline pattern has no block groups
+            kind = match.lastgroup if match.lastgroup in {"fence", "table", "block", "blank", "image", "html", "url"} else None
+            if group.get("fence") is not None or group.get("blank") is not None or group.get("block") is not None:
+                emit(HARD_BREAK, match.start(), synthetic=True)
+            elif group.get("table") is not None:
+                plain.tables.append((match.start(), match.end()))
+                emit(HARD_BREAK, match.start(), synthetic=True)
+            elif group.get("wiki") is not None:
+                target = match.group("wtarget").strip()
+                shown = (match.group("walias") or match.group("wtarget")).strip()
+                at = match.start("walias") if match.group("walias") else match.start("wtarget")
+                at += len(markdown[at:]) - len(markdown[at:].lstrip())
+                begin = length
+                emit(shown, at)
+                plain.links.append((begin, length, target))
+            elif group.get("link") is not None:
+                convert(_INLINE, match.start("ltext"), match.end("ltext"))
+            elif group.get("code") is not None:
+                begin = length
+                emit(match.group("ctext"), match.start("ctext"))
+                plain.code.append((begin, length))
+            elif group.get("strong") is not None:
+                begin = length
+                convert(_INLINE, match.start("stext"), match.end("stext"))
+                plain.strong.append((begin, length))
+            elif group.get("em") is not None:
+                convert(_INLINE, match.start("etext"), match.end("etext"))
+            elif kind in {"image", "html", "url"}:
+                emit(" ", match.start(), synthetic=True)
+            if match.lastgroup in {"wiki", "wtarget", "walias", "link", "ltext", "code", "ctext", "strong", "stext", "em", "etext"}:
+                # the outermost markup's ends ("**[x](u)**": from the stars), inner markup runs first
+                plain.wrap_starts[wrapped_from] = min(plain.wrap_starts.get(wrapped_from, match.start()), match.start())
+                plain.wrap_ends[length] = max(plain.wrap_ends.get(length, match.end()), match.end())
+            pos = match.end()
+        if pos < end:
+            emit(markdown[pos:end], pos)
+
+    convert(_MARKUP, 0, len(markdown))
     plain.text = "".join(parts)
     offsets.append(len(markdown))
     return plain

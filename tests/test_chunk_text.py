@@ -65,3 +65,24 @@ def test_plain_view_maps_back_to_markdown() -> None:
 def test_sentences_respect_abbreviations_and_initials() -> None:
     text = "Dr. Smith met J. Presper Eckert in 1946. They talked."
     assert [text[s:e] for s, e in sentences(text)] == ["Dr. Smith met J. Presper Eckert in 1946.", "They talked."]
+
+
+def test_markup_inside_a_link_or_bold_phrase_is_read_too() -> None:
+    """"[`bfloat16`](...)" and "**[platform.claude.com](...)**" made names with backquotes and
+    brackets: a link's text and a bold phrase are read as inline markdown again."""
+    md = "Docs at **[platform.claude.com/docs](https://platform.claude.com/docs)**. See [`bfloat16`](https://w.org/b) now."
+    plain = to_plain(md)
+    assert plain.text == "Docs at platform.claude.com/docs. See bfloat16 now."
+    code = [plain.text[start:end] for start, end in plain.code]
+    assert code == ["bfloat16"] and [plain.text[s:e] for s, e in plain.strong] == ["platform.claude.com/docs"]
+    first = plain.source_span(*sentences(plain.text)[0])
+    assert md[first[0] : first[1]].startswith("Docs at **[platform") and md[first[0] : first[1]].endswith("/docs)**.")
+
+
+@settings(max_examples=100)
+@given(st.text(alphabet=st.sampled_from(list("ab .\n*_`[]()")), max_size=200))
+def test_every_plain_character_maps_to_itself_in_the_markdown(md: str) -> None:
+    plain = to_plain(md)
+    assert len(plain.offsets) == len(plain.text) + 1
+    for i, char in enumerate(plain.text):
+        assert char in "\n " or md[plain.offsets[i]] == char

@@ -49,6 +49,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
                       {"Ethics of Placebo Controls The Declaration of Helsinki"}),
     "generic_abbreviation": ("In 1990 he earned an MBA in Boston.", {"Boston"}, {"MBA"}),
     "role_alone": ("In 1990 the Brigadier General arrived in Paris.", {"Paris"}, {"Brigadier General"}),
+    "opening_word": ("Visit Wolfsburg in May. It lies near Wolfsburg Castle; Wolfsburg has a canal.", {"Wolfsburg"},
+                     {"Visit Wolfsburg"}),
     "common_word": ("Draft versions were kept in Ohio. A draft was sent to Texas. Varieties grew in Iowa. Stopped "
                     "trains waited. Qdrant, written in Rust, had the best filtering.", {"Ohio", "Texas", "Qdrant"},
                     {"Draft", "Varieties", "Stopped"}),

@@ -201,6 +201,66 @@ def test_files_and_folders_are_named_as_such(name: str) -> None:
     assert T.names_a_file(name)
 
 
-@pytest.mark.parametrize("name", ["llama.cpp", "concurrent.futures", "Node.js", "socket.io", "pip", "FastAPI"])
+@pytest.mark.parametrize("name", ["llama.cpp", "concurrent.futures", "Node.js", "socket.io", "pip", "FastAPI",
+                                  "calmcode.io", "sentence-transformers/all-MiniLM-L6-v2"])
 def test_software_with_a_dot_is_not_a_file(name: str) -> None:
     assert not T.names_a_file(name)
+
+
+def test_a_word_of_english_needs_evidence_to_be_a_product() -> None:
+    """The type model reads lower case as a program's (the names found above are): "A compile is a
+    pure step", a table's `person` and "the wiki" made products. A rule's find, a kind word after it
+    or a description with one is the evidence; a name that is no English word, with no article, keeps
+    the model's type."""
+    assert not T.named_as_software("compile", False, {"L1:^", "R1:is", "desc:step"})
+    assert not T.named_as_software("person", False, {"L1:^"})
+    assert not T.named_as_software("bundled", False, set())
+    assert not T.named_as_software("wiki", False, {"L1:the", "R1:is"})
+    assert T.named_as_software("pandas", False, {"L1:with", "R1:library"})
+    assert T.named_as_software("chevron", False, {"L1:^", "desc:library"})
+    assert T.named_as_software("torch", True, {"L1:the"})
+    assert T.named_as_software("countryinfo", False, {"L1:^", "R1:1"})
+    assert T.named_as_software("Compile", False, set())  # capitalised: the model's own evidence
+
+
+def test_no_product_from_a_word_of_english_through_the_extractor() -> None:
+    markdown = ("# Notes\n\nA compile is a pure per-source step, then one writer. A compile killed at any "
+                "point is repaired.\n\n| type | what |\n|---|---|\n| `person` | people by name |\n"
+                "| `work` | titled works |\n\nThe wiki is an output. Obsidian opens the wiki.\n\n"
+                "Install the `distro` package with `pip`.\n")
+    chunk = Chunk(source_path="t.md", index=0, text=markdown, start=0, end=len(markdown))
+    result = HeuristicExtractor(None).extract_chunk(chunk, ExtractionContext("t.md", "t"))
+    types = {e.name.lower(): e.type for e in result.entities}
+    assert {"compile", "person", "work"} <= set(types), types
+    assert all(types[name] != "product" for name in ("compile", "person", "work", "wiki", "the wiki") if name in types)
+
+
+@pytest.mark.parametrize("text", ["disease, gene or protein, cell type, organism, chemical", "Linux, macOS and Windows",
+                                  "person, organization, place", "red, or blue"])
+def test_an_enumeration_is_no_name(text: str) -> None:
+    assert T.enumeration(text)
+
+
+@pytest.mark.parametrize("text", ["Westmere, New York", "ENIAC", "Crosby, Stills", "Procter & Gamble", "a,"])
+def test_one_name_is_no_enumeration(text: str) -> None:
+    assert not T.enumeration(text)
+
+
+def test_a_table_row_opening_with_a_list_has_no_subject() -> None:
+    """A table whose first cell lists kinds made one garbled entity ("disease, gene or protein, cell
+    type, ...", typed a cell type by its words); the row names no one thing."""
+    markdown = ("# Kinds\n\n| kinds | source |\n|---|---|\n| disease, gene or protein, cell type, organism | the "
+                "rules |\n| ENIAC | 1946 |\n")
+    names = _entities(markdown)
+    assert "ENIAC" in names and not any("," in name for name in names), names
+
+
+def test_an_opening_word_of_english_is_no_part_of_the_name_after_it() -> None:
+    """"Use Magika to ..." and a list's "- Monitor Ray apps" made "Use Magika" a product and "Monitor
+    Ray" a person: an English first word before a name the chunk writes alone is the sentence's."""
+    markdown = ("# Tools\n\nWe ship Magika and Ray in one image. Use Magika to tell file types apart.\n\n"
+                "Learn more:\n\n- Monitor Ray apps with the dashboard.\n- Debug Ray apps with the debugger.\n\n"
+                "Western Australia has no office; De Silva runs Western Australia's from Lisbon.\n")
+    names = _entities(markdown)
+    assert {"Magika", "Ray"} <= names and not {"Use Magika", "Monitor Ray", "Debug Ray"} & names, names
+    assert "Western Australia" in names and "Australia" not in names  # a place's name keeps its first word

@@ -367,6 +367,11 @@ def past_tense(word: str) -> bool:
         (stem.endswith("i") and stem[:-1] + "y" in verbs)
 
 
+def verb(word: str) -> bool:
+    """A verb's base form WordNet lists ("use", "monitor", "debug"): what an imperative opens with."""
+    return word in _wordnet().verbs
+
+
 def third_person(word: str) -> bool:
     """A verb's third person singular, of a verb WordNet lists ("attacks", "coaches", "carries")."""
     verbs = _wordnet().verbs

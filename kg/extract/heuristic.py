@@ -60,6 +60,8 @@ from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.extract.tech_names import (
     after_opener,
+    enumeration,
+    named_as_software,
     names_a_file,
     prose,
     rst_links_as_text,
@@ -175,6 +177,7 @@ class _ChunkFinds:
     kept: list[Entity]
     related: list[set[str]]  # per kept entity: the rules' types of the chunk's names sharing a word with it
     science: bool
+    software: set[str]  # keys of the names a technical-name rule found (kg/extract/tech_names.py)
 
 
 def _related_kinds(kept: list[Entity], registry: Registry) -> list[set[str]]:
@@ -199,8 +202,10 @@ class _Pooled:
     related: set[str] = field(default_factory=set)
     science: bool = False
     mentions: int = 0
+    software: bool = False  # a technical-name rule found it in some chunk
 
-    def add(self, entity: Entity, related: set[str], science: bool) -> None:
+    def add(self, entity: Entity, related: set[str], science: bool, software: bool) -> None:
+        self.software |= software
         self.evidence.update(entity.evidence)
         self.around |= entity.around
         self.decided.add(entity.type)
@@ -268,7 +273,7 @@ class HeuristicExtractor(Extractor):
         spans = sentences(plain.text)
         registry = Registry()
         headings = self._headings(chunk, registry)
-        self._discover(plain, spans, registry, chunk.text)
+        software = self._discover(plain, spans, registry, chunk.text)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
         titles = _title_keys(chunk, headings)
@@ -303,7 +308,7 @@ class HeuristicExtractor(Extractor):
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
-        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text))
+        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software)
 
     def _typed(self, finds: list[_ChunkFinds]) -> list[ExtractionResult]:
         """Each kept entity's type from the type model (kg/extract/type_model.py) over the evidence
@@ -313,7 +318,8 @@ class HeuristicExtractor(Extractor):
         pooled: dict[str, _Pooled] = {}
         for found in finds:
             for entity, related in zip(found.kept, found.related, strict=True):
-                pooled.setdefault(name_key(entity.name), _Pooled(entity.name)).add(entity, related, found.science)
+                key = name_key(entity.name)
+                pooled.setdefault(key, _Pooled(entity.name)).add(entity, related, found.science, key in found.software)
         for key, full in _family_owners(pooled).items():
             pooled[full].lend(pooled[key])
         features = {key: names.features() for key, names in pooled.items()}
@@ -321,7 +327,10 @@ class HeuristicExtractor(Extractor):
         for found in finds:
             entities = []
             for entity in found.kept:
-                type_ = self.final_type(entity, features[name_key(entity.name)])
+                key = name_key(entity.name)
+                type_ = self.final_type(entity, features[key])
+                if type_ == "product" and not named_as_software(pooled[key].name, pooled[key].software, pooled[key].around):
+                    type_ = "concept"  # "A compile is ...", a table's `person`: a word of English, not a program's name
                 entities.append(ExtractedEntity(name=entity.name, type=cast(EntityType, type_),
                                                 aliases=entity.declared_aliases(), description=entity.description))
             results.append(ExtractionResult(entities=entities, claims=found.claims))
@@ -357,23 +366,28 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
-    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> None:
+    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> set[str]:
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
         through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms, names
-        that technical prose writes in code or lower case (kg/extract/tech_names.py)."""
+        that technical prose writes in code or lower case (kg/extract/tech_names.py): the keys of
+        those are returned."""
         in_code = _CodeSpans(plain.code)
         for _, rule in MARKED_RULES:
             rule(plain, registry, in_code)
         candidates, capitalised = self._capitalised_names(plain.text, spans, registry, in_code)
+        software = set()
         for name in technical_names(plain, markdown):
             if key := registry.add(name):
                 registry.kept.add(key)
+                software.add(key)
         lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
+        mid_sentence = frozenset(capitalised)
         for name, at_start in candidates:
-            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words)
+            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence)
             for kept_name, type_ in candidate_verdict(found):
                 registry.add(kept_name, type_)
         fold_names(registry)
+        return software
 
     @staticmethod
     def _capitalised_names(text: str, spans: list[tuple[int, int]], registry: Registry, in_code: _CodeSpans
@@ -398,7 +412,7 @@ class HeuristicExtractor(Extractor):
                     person_head = known_type == "person" and name.split()[-1].lower() in V.NOT_PERSON_HEADS
                     registry.add(name, "" if person_head else known_type)
                     continue
-                opening = sentence[:m_start].strip(" \t\"“”‘’'([")  # a quote or bracket before it
+                opening = sentence[:m_start].strip(" \t\"“”‘’'([-*•")  # a quote, a bracket or a list's mark before it
                 at_start = (opening == "" or opening.lower() in V.STOP_CAPS) and not after_opener(
                     sentence[m_start:m_end], name, sentence[m_end:])
                 after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
@@ -507,8 +521,8 @@ class HeuristicExtractor(Extractor):
             if header is None or (row_start > 0 and markdown[: row_start].rstrip(" \t").endswith("\n\n")):
                 header = cells
                 continue
-            if not cells or not cells[0] or len(cells) < 2:
-                continue
+            if not cells or not cells[0] or len(cells) < 2 or enumeration(cells[0]):
+                continue  # a first cell listing kinds ("disease, gene or protein, ...") is no subject
             # a CJK first cell names a thing only when the text marks it (a heading, bold, a link, 「」):
             # a comparison table's rows are features ("可版本控制", "Token 效率高")
             key = registry.key_of(cells[0]) if has_cjk(cells[0]) else registry.add(cells[0], "")

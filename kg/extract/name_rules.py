@@ -338,6 +338,7 @@ class Candidate:
     at_start: bool  # it opens its sentence (after a quote, a bracket or a stop word)
     capitalised_mid_sentence: bool  # the chunk also has it capitalised mid-sentence, or as a subject
     lowercase_words: frozenset[str]  # the words the chunk writes in lower case
+    names_mid_sentence: frozenset[str] = frozenset()  # keys of the names the chunk capitalises mid-sentence
 
 
 # A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
@@ -391,6 +392,26 @@ def role_alone(candidate: Candidate) -> Verdict:
     """"Prime minister Benazir Bhutto", "Brigadier General": a role, not a name."""
     return [] if all(w.lower().strip(".") in V.ROLES or w.lower() in V.ROLE_MODIFIERS
                      for w in candidate.name.split()) else None
+
+
+@candidate_rule
+def opening_word(candidate: Candidate) -> Verdict:
+    """"Use Magika to ...", "- Monitor Ray apps", "Supported Python versions are": a sentence's (or a
+    list item's) first word that is a verb WordNet lists, bare (an imperative) or in its past tense,
+    before a name the chunk writes alone mid-sentence, is the sentence's word, not the name's. Not a
+    gerund ("Rebuilding Russia", a title), an adjective ("Peninsular Malaysia", "National War Labor
+    Board"), a particle, a given name ("Will Smith"), a place's name ("United Kingdom"), a name
+    WordNet lists, nor one the chunk writes whole mid-sentence or as a subject ("Old Bohumín is")."""
+    first, *rest = candidate.name.split()
+    name = " ".join(rest)
+    word = first.lower()
+    if candidate.at_start and not candidate.capitalised_mid_sentence and rest and \
+            (gazetteer.verb(word) or gazetteer.past_tense(word)) and \
+            word not in V.NAME_PARTICLES and word not in gazetteer.first_names() and \
+            name_key(name) in candidate.names_mid_sentence and not gazetteer.is_place(candidate.name) and \
+            candidate.name not in gazetteer.wordnet_names():
+        return [(name, "")]
+    return None
 
 
 @candidate_rule

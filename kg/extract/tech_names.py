@@ -27,8 +27,9 @@ stays the type model's (kg/extract/type_model.py).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
+from kg.extract import gazetteer
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.name_rules import is_verb
@@ -88,6 +89,30 @@ def identifier(text: str) -> bool:
     """One identifier-like word that may name software, not an expression, constant or file."""
     return (bool(_IDENTIFIER.fullmatch(text)) and not _ENV_CONSTANT.fullmatch(text)
             and not _FILE_NAME.fullmatch(text) and len(text) <= 40)
+
+
+def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> bool:
+    """Whether a name the type model calls a product has the evidence a lowercase word needs: a
+    technical-name rule above found it, or the words around it say it is software (a kind word right
+    after it, "the pandas library", or heading what the text says it is, "chevron is a templating
+    library"). Short of that, a word WordNet lists or its past tense ("A compile is a pure step", a
+    table's `person`, "**bundled**") or one the text writes after an article ("the wiki") is a common
+    noun, not a program's name. (The type model learnt lower case from the names these rules find,
+    which are programs'; `around` is its context features: kg/extract/type_model.py `around`.)"""
+    if found_by_rule or not re.fullmatch(r"[a-z][a-z0-9_.-]*", name):
+        return True
+    if any(feature.split(":", 1)[0] in ("R1", "desc") and feature.split(":", 1)[1] in V.KIND_WORDS for feature in around):
+        return True
+    english = gazetteer.common_word(name) or gazetteer.past_tense(name)  # "compile", "bundled"
+    return not (english or any(feature in ("L1:the", "L1:a", "L1:an") for feature in around))
+
+
+def enumeration(text: str) -> bool:
+    """A list of things, not one thing's name: three items or more between commas, or two whose last
+    holds an "and" / "or" ("disease, gene or protein, cell type, organism, chemical", "Linux, macOS
+    and Windows"); not a place qualified by its region ("Westmere, New York")."""
+    items = [item.strip() for item in text.split(",")]
+    return all(items) and (len(items) >= 3 or (len(items) == 2 and bool(re.search(r"(?:^|\s)(?:and|or)\s", items[1]))))
 
 
 def names_a_file(name: str) -> bool:
