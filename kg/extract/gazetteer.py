@@ -342,13 +342,22 @@ _INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ier", "y"), ("iest", "y"), ("ily",
                 ("ed", ""), ("ed", "e"), ("er", ""), ("er", "e"), ("est", ""), ("est", "e"), ("ly", ""), ("ally", ""))
 
 
+# Endings that make an English noun of a word, and prefixes that make a word of one WordNet lists.
+_NOUN_SUFFIXES = ("ability", "ibility", "ation", "ition", "ness", "ement", "ization", "isation")
+_PREFIXES = ("over", "under", "up", "down", "re", "pre", "post", "non", "anti", "co", "de", "dis", "mis", "multi", "sub")
+
+
 def english_word(word: str) -> bool:
     """A word English writes in lower case: `common_word`, an inflection of one ("Founded",
     "Varieties", "Behaviorally", "Stopped") or a function word ("Among", "Upon", "You're")."""
     lowered = word.lower().replace("’", "'").split("'")[0]
-    if common_word(lowered) or lowered in V.CUT_WORDS or lowered in V.PRONOUN_OPENERS or lowered in V.FUNCTION_WORDS:
+    if common_word(lowered) or lowered in V.CUT_WORDS or lowered in V.PRONOUN_OPENERS or lowered in V.FUNCTION_WORDS \
+            or lowered in _irregular_forms():
         return True
     words = _wordnet().words
+    if lowered.endswith(_NOUN_SUFFIXES) or any(lowered.startswith(p) and len(lowered) - len(p) >= 4 and lowered[len(p):] in words
+                                               for p in _PREFIXES):
+        return True  # "Bistability", "Overexpression": English's own making, a term rather than a name
     for ending, replacement in _INFLECTIONS:
         stem = lowered[: -len(ending)]
         if lowered.endswith(ending) and len(stem) >= 2 and (
@@ -365,6 +374,17 @@ def past_tense(word: str) -> bool:
     stem = word[:-2]
     return stem in verbs or stem + "e" in verbs or (stem[-1:] == stem[-2:-1] and stem[:-1] in verbs) or \
         (stem.endswith("i") and stem[:-1] + "y" in verbs)
+
+
+@tables.stored
+def _irregular_forms() -> frozenset[str]:
+    """The irregular inflections WordNet lists ("mice", "went", "better") of its lower-case words."""
+    folder = _wordnet_folder()
+    forms: set[str] = set()
+    for part in ("noun", "verb", "adj", "adv"):
+        with open(folder / f"{part}.exc", encoding="utf-8") as table:
+            forms.update(line.split(" ", 1)[0].replace("_", " ") for line in table if line[:1].islower())
+    return frozenset(forms)
 
 
 def verb(word: str) -> bool:
