@@ -57,7 +57,8 @@ def dumps(value: Any, smallest: int = 4096) -> bytes:
 
 def loads(buffer: Any, start: int = 0) -> Any:
     """The value laid out by `dumps` at `start` of `buffer` (bytes or an mmap, which the tables
-    keep reading from). Raises ValueError, EOFError or TypeError for bytes that are not one."""
+    keep reading from). Raises ValueError, EOFError, TypeError or struct.error for bytes that are
+    not one."""
     (length,) = _LENGTH.unpack_from(buffer, start)
     skeleton = marshal.loads(buffer[start + 8 : start + 8 + length])
     base = start + 8 + length

@@ -4,8 +4,8 @@ in a fraction of a second instead of deriving them again from the packages' file
 
 A table is one file, `NAME-FINGERPRINT.table`: a header line, the SHA-256 of the body, and the
 body, the value as kg.lookup lays it out: its sets and maps of strings as hash tables that are
-looked up in the file (mapped into memory, never built as Python objects: a one-edit compile asks
-a few thousand names of half a million), the rest as `marshal` writes it (nothing in it runs
+looked up in the file (mapped into memory, never built as Python objects: one source's extraction
+asks a few hundred names of half a million), the rest as `marshal` writes it (nothing in it runs
 code). The fingerprint names all a table is derived from: the Python version, the data packages'
 installed files (their paths, sizes and times) and the bytes of kg's extractor and name keys. A
 file that is not whole, or for another fingerprint, is never read: the table is derived again and
@@ -134,7 +134,7 @@ def folder() -> Path | None:
 @functools.cache
 def fingerprint() -> str:
     """What the tables are derived from, as a short hash: Python, the data packages as installed,
-    and the bytes of kg/extract and kg/names.py (an edit there may change a table)."""
+    and the bytes of kg/extract, kg/names.py and kg/lookup.py (an edit there may change a table)."""
     digest = hashlib.sha256(f"{sys.version}\n{marshal.version}\n".encode())
     for package in PACKAGES:
         spec = importlib.util.find_spec(package)
