@@ -79,8 +79,8 @@ def alternate(root: Path, paragraphs: list[str]) -> dict[str, dict[str, list[flo
 # Where a compile's CPU goes, by stage: (file the function is in, its name).
 STAGES = {
     "imports": ("<frozen importlib._bootstrap>", "_find_and_load"),
-    "kg.api.compile_kb (the lazy imports in it too)": ("kg/api.py", "compile_kb"),
-    "open the graph": ("kg/api.py", "open_store"),
+    "kg.api.compile_kb (the lazy imports in it too)": ("kg/api/build.py", "compile_kb"),
+    "open the graph": ("kg/api/stores.py", "open_store"),
     "extraction": ("kg/compile/pipeline.py", "extract"),
     "of which gazetteer tables read": ("kg/extract/tables.py", "read"),
     "graph writes": ("kg/graph/store.py", "write"),

