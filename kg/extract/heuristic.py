@@ -313,9 +313,11 @@ class HeuristicExtractor(Extractor):
         for found in finds:
             for entity, related in zip(found.kept, found.related, strict=True):
                 pooled.setdefault(name_key(entity.name), _Pooled(entity.name)).add(entity, related, found.science)
-        for key, full in _family_owners(pooled).items():
+        owners = _family_owners(pooled)
+        for key, full in owners.items():
             pooled[full].lend(pooled[key])
         features = {key: names.features() for key, names in pooled.items()}
+        features.update({key: features[full] for key, full in owners.items()})  # one name, one type
         results = []
         for found in finds:
             entities = []
