@@ -150,6 +150,19 @@ def test_the_words_before_a_mention_are_a_bag_and_an_owner_s_possessive_a_featur
     assert "poss:name" in type_model.around("", "’s Claude answered.")
 
 
+def test_the_words_after_a_mention_to_its_clause_s_end_are_a_bag() -> None:
+    features = type_model.around("", " released their debut album in 1990. They toured.")
+    assert {"WR:released", "WR:their", "WR:debut", "WR:album"} <= features  # an owner's pronoun kept
+    assert "WR:toured" not in features and "WR:the" not in type_model.around("", " joined the band.")
+
+
+def test_each_word_of_a_longer_name_and_a_plural_head_are_features() -> None:
+    features = type_model.name_features("Stone Roses")
+    assert {"word:stone", "word:roses", "plural-head"} <= set(features)
+    assert "plural-head" not in type_model.name_features("Harvard Business Press")  # "-ss": no plural
+    assert not [f for f in type_model.name_features("Primus") if f.startswith("word:")]  # one word: its own features
+
+
 def test_how_often_a_source_names_an_entity_is_a_feature() -> None:
     def bins(mentions: int) -> set[str]:
         features = type_model.entity_features("Acme", {}, (), ["concept"], (), False, mentions)
@@ -200,6 +213,18 @@ def test_a_lone_family_name_lends_its_contexts_to_the_full_name() -> None:
     recorder = _Recorder()
     recorder.extract(chunks, ExtractionContext("a.md", "a"))
     assert "R1:said" in recorder.features["Andrej Karpathy"] and "mentions:2-3" in recorder.features["Andrej Karpathy"]
+
+
+def test_a_lone_family_name_is_typed_as_its_full_name() -> None:
+    """"Karpathy" and "Andrej Karpathy" in one source: one person, not a person and a concept."""
+    from kg.extract import ExtractionContext
+
+    chunks = _chunks("Andrej Karpathy wrote a post about it.", "In a later post, Karpathy said that the tool works well.")
+    recorder = _Recorder()
+    results = recorder.extract(chunks, ExtractionContext("a.md", "a"))
+    assert recorder.features["Karpathy"] == recorder.features["Andrej Karpathy"]
+    types = {e.name: e.type for r in results for e in r.entities}
+    assert types.get("Karpathy", types["Andrej Karpathy"]) == types["Andrej Karpathy"]
 
 
 def test_typing_over_a_source_is_deterministic() -> None:

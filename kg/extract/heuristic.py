@@ -320,9 +320,11 @@ class HeuristicExtractor(Extractor):
             for entity, related in zip(found.kept, found.related, strict=True):
                 key = name_key(entity.name)
                 pooled.setdefault(key, _Pooled(entity.name)).add(entity, related, found.science, key in found.software)
-        for key, full in _family_owners(pooled).items():
+        owners = _family_owners(pooled)
+        for key, full in owners.items():
             pooled[full].lend(pooled[key])
         features = {key: names.features() for key, names in pooled.items()}
+        features.update({key: features[full] for key, full in owners.items()})  # one name, one type
         results = []
         for found in finds:
             entities = []

@@ -65,6 +65,10 @@ def around(before: str, after: str) -> set[str]:
     # the words before it in its sentence (80 characters), as a bag: wherever they stand, those that
     # tell a kind ("acquired by", "an alliance including", "the company") the training weighs
     out.update(f"W:{t}" for t in left if t.isalpha() and t not in _ARTICLES)
+    # and the words after it, to the clause's end: "X released their debut album", "X, who was
+    # born in" (a pronoun's number and gender, a verb of bands or of people)
+    out.update(f"WR:{t}" for t in _TOKEN.findall(_CLAUSE_END.split(after[:80], maxsplit=1)[0].lower())[:8]
+               if t.isalpha() and t not in _ARTICLES - _OWNERS)
     if right and right[0] in _POSSESSIVE:  # "Google's search engine", "Anthropic's Claude": an owner
         owned = _TOKEN.findall(after[:60])[1:2]
         out.add("poss:" + ("name" if owned and owned[0][:1].isupper() else "word"))
@@ -77,6 +81,8 @@ def around(before: str, after: str) -> set[str]:
     return out
 
 
+_CLAUSE_END = re.compile(r"[;:.!?]\s")
+_OWNERS = frozenset({"his", "her", "its", "their"})
 _POSSESSIVE = frozenset({"'s", "’s", "'", "’"})
 _ARTICLES = frozenset({"the", "a", "an", "his", "her", "its", "their", "our", "my"})
 _PREPOSITIONS = frozenset({"in", "at", "on", "of", "from", "to", "by", "with", "for", "into", "near", "as", "under",
@@ -129,6 +135,10 @@ def name_features(name: str) -> list[str]:
         out.append("gaz:first-name")
     if len(words) > 1 and last.lower() in gazetteer.last_names():
         out.append("gaz:last-name")
+    if len(words) > 1:  # each word: "Rage Against the Machine", "Arctic Monkeys", "Institute"
+        out.extend(f"word:{w.lower()}" for w in words[:6])
+        if last.endswith("s") and not last.endswith("ss") and gazetteer.common_word(last[:-1]):
+            out.append("plural-head")  # "Spice Girls", "Stone Roses": a band's, a team's
     if len(words) > 1:  # "Cheap Trick", "Faith No More": English words, as a band's or a work's name is
         common = sum(gazetteer.common_word(w) for w in words if w.isalpha())
         out.append(f"common-words:{'all' if common == len(words) else 'some' if common else 'none'}")
