@@ -17,16 +17,19 @@ join words there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 from kg.extract import gazetteer
+from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract.entity_types import abstract_noun, reads_as_person
+from kg.extract.matcher import is_verb
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -161,9 +164,12 @@ class Where:
     opens: bool = True
     participle: bool = False
 
+    @functools.cached_property
+    def said(self) -> frozenset[str]:  # what the token rules' `when` reads
+        return frozenset(flag for flag, on in (("opens", self.opens), ("participle", self.participle)) if on)
+
 
 TRIM_RULES: list[tuple[str, Callable[[list[str], Where], list[str]]]] = []
-trim_rule = phase(TRIM_RULES)
 
 
 def trim_name(name: str, where: Where = Where()) -> str:
@@ -177,68 +183,25 @@ def trim_name(name: str, where: Where = Where()) -> str:
     return " ".join(words)
 
 
-@trim_rule
-def sentence_opener(words: list[str], where: Where) -> list[str]:
-    """"The", "In", "However", "CONCLUSIONS" before a name; a capitalised particle starts one ("Los
-    Angeles", "La Paz"), and so do an ordinal or a saint before a capital ("Second Vatican Council",
-    "St. Louis")."""
-    words = list(words)
-    while words and (((where.opens or words[0].lower() in V.ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
-                     or is_section_label(words[0])):
-        if len(words) > 1 and words[1][:1].isupper() and (
-                words[0].lower() in V.ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
-            break  # (a sentence's "First, ..." has its comma)
-        words.pop(0)
-    return words
+def _token_rule(name: str) -> Callable[[list[str], Where], list[str]]:
+    """A trim or reject rule of data/token_rules.toml, on a name's words."""
+    rule = M.rule(name)
+    cut, repeat, reject = rule.spec.get("cut", 0), rule.spec.get("repeat", False), rule.spec["phase"] == "reject"
+
+    def apply(words: list[str], where: Where) -> list[str]:
+        while words and (found := rule.find(words, where.said)):
+            if reject:
+                return []
+            start, end = found
+            words = words[:start] + words[min(end, start + cut) if cut else end :]
+            if not repeat or end == start:
+                break
+        return words
+
+    return apply
 
 
-@trim_rule
-def broken_start(words: list[str], where: Where) -> list[str]:
-    """"Two - thirds", "The (Austrian) Ost", 'The "Boss" of New Jersey': what is left after the
-    opener is no name's start."""
-    while words and (words[0] in ("-", "–") or words[0][0] in "(\"“" or words[0] in ("of", "and", "the")):
-        words = words[2:] if words[0] in ("-", "–") else words[1:]
-    return words
-
-
-@trim_rule
-def opening_participle(words: list[str], where: Where) -> list[str]:
-    """"Joining SC Freiburg in 2016, he ...": a participle opens the sentence."""
-    if where.participle and len(words) > 1 and words[0].lower().endswith("ing") and is_verb(words[0]):
-        return words[1:]
-    return words
-
-
-@trim_rule
-def dangling_end(words: list[str], where: Where) -> list[str]:
-    """"River Plate He moved ...": a sentence the splitter missed; "of", "the" at the end."""
-    words = list(words)
-    while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in V.NOT_NAME_ENDS):
-        words.pop()
-    return words
-
-
-@trim_rule
-def leading_year(words: list[str], where: Where) -> list[str]:
-    """A year names "2002 Winter Olympics", not "1998 Toyota"."""
-    if re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in V.YEAR_NAMED for w in words[1:]):
-        return words[1:]
-    return words
-
-
-@trim_rule
-def date_alone(words: list[str], where: Where) -> list[str]:
-    """"March 1990", "Monday", "April 5": a date, no name; a lone section word ("Results") or a
-    single letter neither."""
-    lowered = [w.lower().strip(".,") for w in words]
-    if all(w in V.MONTHS or w in V.WEEKDAYS or w.isdigit() for w in lowered):
-        return []
-    if len(words) == 1 and (lowered[0] in V.SECTION_WORDS or lowered[0] in V.MONTHS
-                            or len(re.sub(r"'s?$", "", words[0])) < 2):
-        return []
-    if words[0].lower().strip(".") in V.MONTHS and len(words) > 1 and words[1].isdigit():
-        return []
-    return words
+TRIM_RULES += [(name, _token_rule(name)) for name, spec in M.specs().items() if spec.get("phase") in ("trim", "reject")]
 
 
 # split -------------------------------------------------------------------------------------
@@ -372,17 +335,13 @@ def inner_article(candidate: Candidate) -> Verdict:
     return [(name, "") for name in dict.fromkeys(" ".join(part) for part in parts)]
 
 
-@candidate_rule
-def generic_abbreviation(candidate: Candidate) -> Verdict:
-    """"a TV series", "an MBA from", "320 BCE": an abbreviation of a kind of thing, not one thing."""
-    return [] if candidate.name.strip(".") in V.GENERIC_ABBREVIATIONS else None
+# "a TV series", "Brigadier General": an abbreviation of a kind of thing, a role (data/token_rules.toml)
+def _token_candidate_rule(name: str) -> Callable[[Candidate], Verdict]:
+    rule = M.rule(name)
+    return lambda candidate: [] if rule(candidate.name.split()) else None
 
 
-@candidate_rule
-def role_alone(candidate: Candidate) -> Verdict:
-    """"Prime minister Benazir Bhutto", "Brigadier General": a role, not a name."""
-    return [] if all(w.lower().strip(".") in V.ROLES or w.lower() in V.ROLE_MODIFIERS
-                     for w in candidate.name.split()) else None
+CANDIDATE_RULES += [(name, _token_candidate_rule(name)) for name, spec in M.specs().items() if spec.get("phase") == "candidate"]
 
 
 @candidate_rule
@@ -477,19 +436,6 @@ def _is_subsequence(part: list[str], whole: list[str]) -> bool:
 def is_section_label(word: str) -> bool:
     """"CONCLUSIONS A significant proportion ...": a structured abstract's label, not part of a name."""
     return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
-
-
-def is_verb(word: str) -> bool:
-    """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
-    w = word.lower().strip(".,;:")
-    if w in V.AUXILIARIES or w in V.ENDS_A_PHRASE:
-        return True
-    for suffix in ("", "s", "es", "ed", "d", "ing"):
-        if suffix and w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS:
-            return True
-        if w in V.COMMON_VERBS:
-            return True
-    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
 
 
 def participle_phrase(rest: str) -> bool:
