@@ -8,8 +8,8 @@ list's words), `lower` (its lower case is), `in` / `not_in` (its lower case is /
 `regex` (the word matches it whole), `capital` (its first letter is upper case), `upper` (it is all
 capitals), `digit`, `verb` (an auxiliary or a common verb's form), `when` (the caller said this of
 where the words stand: "opens", "participle"), `any` / `all` (specs of which one / every one holds).
-`strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`
-and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
+`strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`,
+`regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
 does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match; its `patterns` are
 alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it.
 """
@@ -76,7 +76,7 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
         return lambda w: (norm(w) in listed) == inside
     if key == "regex":
         compiled = re.compile(value)
-        return lambda w: compiled.fullmatch(w) is not None
+        return lambda w: compiled.fullmatch(bare(w)) is not None
     if key in ("capital", "upper", "digit", "verb"):
         test: Callable[[str], bool] = {"capital": lambda w: w[:1].isupper(), "upper": str.isupper,
                                        "digit": lambda w: norm(w).isdigit(), "verb": is_verb}[key]
