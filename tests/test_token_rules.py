@@ -14,9 +14,13 @@ KG = Path(M.__file__).resolve().parent.parent
 
 
 def _said(example: str) -> tuple[list[str], set[str]]:
-    """An example's words, and what "[opens]" / "[participle]" before them says of where they stand."""
+    """An example's words (a join rule's gap, in bars, one token), and what "[opens]" /
+    "[participle]" before them says of where they stand."""
     flags = re.match(r"\[(\w+)\]\s*", example)
-    return (example[flags.end():] if flags else example).split(), {flags.group(1)} if flags else set()
+    text = example[flags.end():] if flags else example
+    gap = re.search(r" (\|[^|]*\|) ", text)
+    words = [*text[: gap.start()].split(), gap.group(1), *text[gap.end():].split()] if gap else text.split()
+    return words, {flags.group(1)} if flags else set()
 
 
 @pytest.mark.parametrize("name", sorted(M.specs()))

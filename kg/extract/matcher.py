@@ -6,8 +6,8 @@ not (tests/test_token_rules.py).
 A token spec holds when all its keys do: `text` (the word is one of these; "@list" a words.toml
 list's words), `lower` (its lower case is), `in` / `not_in` (its lower case is / is not in a words.toml list, or in any of several),
 `regex` (the word matches it whole), `capital` (its first letter is upper case), `upper` (it is all
-capitals), `digit`, `verb` (an auxiliary or a common verb's form), `when` (the caller said this of
-where the words stand: "opens", "participle"), `any` / `all` (specs of which one / every one holds).
+capitals), `tail_lower` (what follows its first letter is lower case), `digit`, `verb` (an auxiliary or a common verb's form), `when` (the caller said this of
+where the words stand: "opens", "participle"; "!after_comma" it did not say), `any` / `all` (specs of which one / every one holds).
 `strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`,
 `regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
 does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match; its `patterns` are
@@ -77,8 +77,9 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
     if key == "regex":
         compiled = re.compile(value)
         return lambda w: compiled.fullmatch(bare(w)) is not None
-    if key in ("capital", "upper", "digit", "verb"):
+    if key in ("capital", "upper", "tail_lower", "digit", "verb"):
         test: Callable[[str], bool] = {"capital": lambda w: w[:1].isupper(), "upper": str.isupper,
+                                       "tail_lower": lambda w: w[1:].islower(),
                                        "digit": lambda w: norm(w).isdigit(), "verb": is_verb}[key]
         return lambda w: test(w) == value
     if key in ("any", "all"):
@@ -100,7 +101,7 @@ def _end(pattern: list[Token], words: list[str], at: int, said: Collection[str],
     if not pattern:
         return at if not to_end or at == len(words) else None
     (test, when, op), rest = pattern[0], pattern[1:]
-    if when is not None and when not in said:
+    if when is not None and (when[1:] in said if when.startswith("!") else when not in said):
         return None
     if not op or op == "!":  # one word
         return _end(rest, words, at + 1, said, to_end) if at < len(words) and test(words[at]) != (op == "!") else None

@@ -59,21 +59,19 @@ class Pair:
     left: tuple[int, int]
     right: tuple[int, int]
 
-    @property
-    def gap(self) -> str:
-        return self.sentence[self.left[1] : self.right[0]]
+    @functools.cached_property
+    def words(self) -> list[str]:
+        """What the join rules read: the left span's words, the gap between the spans as one token
+        in bars ("| and |", "|, |"), the right span's words."""
+        gap = self.sentence[self.left[1] : self.right[0]]
+        return [*self.sentence[self.left[0] : self.left[1]].split(), f"|{gap}|", *self.sentence[self.right[0] : self.right[1]].split()]
 
-    @property
-    def left_words(self) -> list[str]:
-        return self.sentence[self.left[0] : self.left[1]].split()
-
-    @property
-    def right_words(self) -> list[str]:
-        return self.sentence[self.right[0] : self.right[1]].split()
+    @functools.cached_property
+    def said(self) -> frozenset[str]:  # a list's comma before the left span ("Paris, Lyon and Lille Railway")
+        return frozenset({"after_comma"} if self.sentence[: self.left[0]].rstrip().endswith(",") else ())
 
 
 JOIN_RULES: list[tuple[str, Callable[[Pair], bool]]] = []
-join_rule = phase(JOIN_RULES)
 
 
 def name_spans(sentence: str) -> list[tuple[int, int]]:
@@ -93,48 +91,12 @@ def name_spans(sentence: str) -> list[tuple[int, int]]:
     return spans
 
 
-@join_rule
-def joined_by_for_or_on(pair: Pair) -> bool:
-    """"Advisory Committee on Antarctic Names", "Grammy Award for Best Album": "for"/"on" after an
-    institution or award."""
-    return pair.left_words[-1].lower() in V.JOINED_BY_FOR and bool(
-        re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", pair.gap))
+def _token_join_rule(name: str) -> Callable[[Pair], bool]:
+    rule = M.rule(name)
+    return lambda pair: rule(pair.words, pair.said)
 
 
-_CORPORATE = P.pattern("corporate_suffix")  # and "Washington, D.C."
-
-
-@join_rule
-def corporate_suffix(pair: Pair) -> bool:
-    """"Atari, Inc.", "Grand Wing Servo - Tech Co., Ltd.": a legal suffix after a comma."""
-    gap = pair.gap
-    return gap.startswith(",") and gap[1:].strip(" \t") == "" and bool(
-        _CORPORATE.fullmatch(pair.sentence[pair.right[0] : pair.right[1]]))
-
-
-@join_rule
-def joined_by_and(pair: Pair) -> bool:
-    """Two capitalised spans around "and" are one name: "Lewis and Clark Expedition" (one word, then a
-    name its head ends), "Academy of Sciences and Humanities" (an institution of one field, then
-    another); not a list ("Paris, Lyon and Lille Railway")."""
-    if pair.gap not in (" and ", " & ") or pair.sentence[: pair.left[0]].rstrip().endswith(","):
-        return False
-    before, after = pair.left_words, pair.right_words
-    if before and before[0].lower() in V.ALWAYS_TRIMMED:
-        before = before[1:]  # "The Lewis and Clark Expedition"
-    if len(before) == 1 and after[-1].lower() in V.AND_HEADS and before[0][1:].islower() and "of" not in after:
-        return True
-    return (len(before) >= 3 and before[-2] in ("of", "for") and before[-1].lower() in V.FIELDS
-            and len(after) == 1 and after[0].lower() in V.FIELDS)
-
-
-@join_rule
-def naming_possessive(pair: Pair) -> bool:
-    """"St. Patrick's Academy", "Martha's River": a place or institution named after its owner (a bare
-    head, or a saint's); not "New York's Central Park"."""
-    following, owner = pair.right_words, pair.left_words
-    return bool(re.fullmatch(r"['’]s[ \t]+", pair.gap)) and following[-1].lower() in V.POSSESSED_HEADS and (
-        len(following) == 1 or owner[0].lower().strip(".") in ("st", "saint"))
+JOIN_RULES += [(name, _token_join_rule(name)) for name, spec in M.specs().items() if spec.get("phase") == "join"]
 
 
 EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
