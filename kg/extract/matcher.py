@@ -10,7 +10,8 @@ capitals), `tail_lower` (what follows its first letter is lower case), `digit`, 
 where the words stand: "opens", "participle"; "!after_comma" it did not say), `any` / `all` (specs of which one / every one holds).
 `strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`,
 `regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
-does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match; its `patterns` are
+does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match, its `length` ([least, most]) says how
+many words it reads at all; its `patterns` are
 alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it.
 """
 
@@ -126,6 +127,9 @@ class Rule:
 
     def find(self, words: list[str], said: Collection[str] = ()) -> tuple[int, int] | None:
         """The first match (start, end) of the rule in `words`, or None."""
+        low, high = self.spec.get("length", (0, len(words)))
+        if not low <= len(words) <= high:
+            return None
         found = self._first(self.patterns, words, said)
         return found if found is None or not self.unless or self._first(self.unless, words, said) is None else None
 
