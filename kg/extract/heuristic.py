@@ -82,6 +82,7 @@ _DOCUMENT_TITLE = M.rule("document_title")
 _OPENING_MODIFIER = M.rule("opening_modifier")
 _NOT_A_QUOTED_TITLE = M.rule("not_a_quoted_title")
 _LONG_QUOTE = M.rule("long_quote")
+_NO_CLAIM = M.rule("no_claim")
 
 _COMMA_QUALIFIED = P.pattern("comma_qualified")
 _QUOTED = P.pattern("quoted")
@@ -426,8 +427,7 @@ class HeuristicExtractor(Extractor):
         cjk = cjk_letters > 0 and 3 * cjk_letters >= len(re.findall(r"[A-Za-z]", sentence))
         if cjk and (len(sentence) < 6 or sentence.endswith(("?", "？"))):
             return None
-        if (not cjk and ((len(words) < 3 or (len(words) == 3 and not is_verb(words[1]))) or sentence.endswith("?")
-                        or not re.search(r"[a-z]", sentence))) or len(sentence) > 1200:
+        if (not cjk and _NO_CLAIM(words)) or len(sentence) > 1200:
             return None
         mentions = finder.find(sentence)
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.

@@ -4,7 +4,7 @@ sentence's, split on white space), with the examples it must match and the count
 not (tests/test_token_rules.py).
 
 A token spec holds when all its keys do: `text` (the word is one of these; "@list" a words.toml
-list's words), `lower` (its lower case is), `in` / `not_in` (its lower case is / is not in a words.toml list, or in any of several),
+list's words), `lower` / `not_lower` (its lower case is / is not), `in` / `not_in` (its lower case is / is not in a words.toml list, or in any of several),
 `regex` (the word matches it whole), `capital` (its first letter is upper case), `upper` (it is all
 capitals), `tail_lower` (what follows its first letter is lower case), `digit`, `verb` (an auxiliary or a common verb's form), `when` (the caller said this of
 where the words stand: "opens", "participle"; "!after_comma" it did not say), `any` / `all` (specs of which one / every one holds).
@@ -67,11 +67,11 @@ def _word_test(spec: dict[str, Any]) -> Callable[[str], bool]:
 
 
 def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[str], str]) -> Callable[[str], bool]:
-    if key in ("text", "lower"):
+    if key in ("text", "lower", "not_lower"):
         values = [value] if isinstance(value, str) else value
         wanted = frozenset(w for v in values for w in (_words(v[1:]) if v.startswith("@") else [v]))
-        form = bare if key == "text" else norm
-        return lambda w: form(w) in wanted
+        form, inside = bare if key == "text" else norm, key != "not_lower"
+        return lambda w: (form(w) in wanted) == inside
     if key in ("in", "not_in"):
         listed, inside = _words(value), key == "in"
         return lambda w: (norm(w) in listed) == inside

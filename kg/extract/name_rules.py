@@ -332,7 +332,7 @@ def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
 
 FOLD_RULES: list[tuple[str, Callable[[Registry, dict[str, list[str]]], None]]] = []
 fold_rule = phase(FOLD_RULES)
-_SURNAME = P.pattern("surname")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
+_PERSON_NAME = M.rule("person_name_shape")  # "Alan Turing", "John von Neumann", "J. R. Tolkien"
 
 
 def fold_names(registry: Registry) -> None:
@@ -340,10 +340,7 @@ def fold_names(registry: Registry) -> None:
     by_last: dict[str, list[str]] = {}
     for key, entity in registry.entities.items():
         words = entity.name.split()
-        if (len(words) >= 2 and entity.type in ("person", DEFAULT_TYPE) and not any(w.lower() in ("of", "the") for w in words)
-                and words[0].lower() not in V.NAME_PARTICLES  # "Von Neumann" is a surname, not a full name
-                and _SURNAME.fullmatch(words[-1])
-                and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
+        if entity.type in ("person", DEFAULT_TYPE) and _PERSON_NAME(words):
             by_last.setdefault(name_key(words[-1]), []).append(key)
     for _, rule in FOLD_RULES:
         rule(registry, by_last)
