@@ -13,14 +13,14 @@ from kg.extract import matcher as M
 KG = Path(M.__file__).resolve().parent.parent
 
 
-def _said(example: str) -> tuple[list[str], set[str]]:
+def _said(example: str) -> tuple[list[str], frozenset[str]]:
     """An example's words (a join rule's gap, in bars, one token), and what "[opens]" /
     "[participle]" before them says of where they stand."""
     flags = re.match(r"\[(\w+)\]\s*", example)
     text = example[flags.end():] if flags else example
     gap = re.search(r" (\|[^|]*\|) ", text)
     words = [*text[: gap.start()].split(), gap.group(1), *text[gap.end():].split()] if gap else text.split()
-    return words, {flags.group(1)} if flags else set()
+    return words, frozenset({flags.group(1)} if flags else ())
 
 
 @pytest.mark.parametrize("name", sorted(M.specs()))
@@ -44,10 +44,10 @@ def test_every_rule_is_run_by_a_phase_or_named_by_the_code() -> None:
     ([{"capital": True, "not_in": "stop_caps"}], "The Beatles", (1, 2)),
 ])
 def test_operators(pattern: list[dict], words: str, found: tuple[int, int]) -> None:
-    rule = M.Rule("t", "", [[M._token(t) for t in pattern]], [], {})
+    rule = M.Rule("t", {"pattern": pattern})
     assert rule.find(words.split()) == found
 
 
 def test_an_unknown_key_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown"):
-        M._token({"lemma": "be"})
+        M.Rule("t", {"pattern": [{"lemma": "be"}]})

@@ -427,7 +427,7 @@ class HeuristicExtractor(Extractor):
         cjk = cjk_letters > 0 and 3 * cjk_letters >= len(re.findall(r"[A-Za-z]", sentence))
         if cjk and (len(sentence) < 6 or sentence.endswith(("?", "？"))):
             return None
-        if (not cjk and _NO_CLAIM(words)) or len(sentence) > 1200:
+        if (not cjk and (_NO_CLAIM(words) or sentence.endswith("?") or not re.search(r"[a-z]", sentence))) or len(sentence) > 1200:
             return None
         mentions = finder.find(sentence)
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.

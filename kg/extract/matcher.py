@@ -18,10 +18,10 @@ alternatives, tried in order; `unless` patterns, matched at the same anchor, vet
 from __future__ import annotations
 
 import functools
+import json
 import re
 import tomllib
-from collections.abc import Callable, Collection
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,25 +44,14 @@ def _words(names: str | list[str]) -> frozenset[str]:
     return frozenset().union(*(getattr(V, n.upper()) for n in ([names] if isinstance(names, str) else names)))
 
 
-class _Memo(dict[str, bool]):
-    """What a word test says of each word, remembered: names and sentences repeat their words, and a
-    lookup that hits runs no Python at all."""
-
-    def __init__(self, test: Callable[[str], bool]) -> None:
-        super().__init__()
-        self.test = test
-
-    def __missing__(self, word: str) -> bool:
-        found = self[word] = self.test(word)
-        return found
-
-
 def _word_test(spec: dict[str, Any]) -> Callable[[str], bool]:
     """What a token spec says of a word, `when` aside."""
     strip = spec.get("strip")
     norm: Callable[[str], str] = (lambda w: w.lower().strip(strip)) if strip else str.lower
     bare: Callable[[str], str] = (lambda w: w.strip(strip)) if strip else str
     tests = [_key_test(key, value, norm, bare) for key, value in spec.items() if key not in ("op", "strip", "when")]
+    if len(tests) == 1:
+        return tests[0]
     return lambda w: all(t(w) for t in tests)
 
 
@@ -73,8 +62,10 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
         form, inside = bare if key == "text" else norm, key != "not_lower"
         return lambda w: (form(w) in wanted) == inside
     if key in ("in", "not_in"):
-        listed, inside = _words(value), key == "in"
-        return lambda w: (norm(w) in listed) == inside
+        listed = _words(value)
+        if norm is str.lower:
+            return (lambda w: w.lower() in listed) if key == "in" else (lambda w: w.lower() not in listed)
+        return (lambda w: norm(w) in listed) if key == "in" else (lambda w: norm(w) not in listed)
     if key == "regex":
         compiled = re.compile(value)
         return lambda w: compiled.fullmatch(bare(w)) is not None
@@ -89,64 +80,98 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
     raise ValueError(f"token spec key {key!r} unknown: use one of those kg/extract/matcher.py names")
 
 
-Token = tuple[Callable[[str], bool], str | None, str]  # (word test, `when`, op)
-
-
-def _token(spec: dict[str, Any]) -> Token:
-    return _Memo(_word_test(spec)).__getitem__, spec.get("when"), spec.get("op", "")
-
-
-def _end(pattern: list[Token], words: list[str], at: int, said: Collection[str], to_end: bool) -> int | None:
-    """Where the first match of `pattern` from `at` ends, longest first (as a greedy regex); with
-    `to_end`, only a match that ends with the words."""
-    if not pattern:
-        return at if not to_end or at == len(words) else None
-    (test, when, op), rest = pattern[0], pattern[1:]
-    if when is not None and (when[1:] in said if when.startswith("!") else when not in said):
-        return None
-    if not op or op == "!":  # one word
-        return _end(rest, words, at + 1, said, to_end) if at < len(words) and test(words[at]) != (op == "!") else None
-    run = at
-    most = len(words) if op in ("+", "*") else min(len(words), at + 1)
-    while run < most and test(words[run]):
-        run += 1
-    for end in range(run, (at if op in ("?", "*") else at + 1) - 1, -1):
-        found = _end(rest, words, end, said, to_end)
-        if found is not None:
-            return found
-    return None
-
-
-@dataclass(frozen=True)
 class Rule:
-    name: str
-    anchor: str
-    patterns: list[list[Token]]
-    unless: list[list[Token]]
-    spec: dict[str, Any]
+    """A rule compiled to a regular expression over its words' codes: each word is one character whose
+    bits say which of the rule's token specs it passes (remembered per word), so that Python's regex
+    engine does the matching, backtracking and all, as fast as the hand-written code it replaced."""
 
-    def find(self, words: list[str], said: Collection[str] = ()) -> tuple[int, int] | None:
+    def __init__(self, name: str, spec: dict[str, Any]) -> None:
+        self.name, self.spec = name, spec
+        self.alternatives = spec["patterns"] if "patterns" in spec else [spec["pattern"]]
+        self.unless = spec.get("unless", [])
+        keys = dict.fromkeys(_key(token) for pattern in self.alternatives + self.unless for token in pattern)
+        self.bits = {key: bit for bit, key in enumerate(k for k in keys if k != "{}")}
+        if len(self.bits) > 12:
+            raise ValueError(f"token rule {name!r} has more than 12 distinct token specs: split it in two")
+        tests = [(1 << bit, _shared_test(key)) for key, bit in self.bits.items()]
+        self.code_of = _Codes(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
+        self.low, self.high = spec.get("length", (0, 1 << 30))
+        # a rule held at one end that reads a bounded number of words needs the codes of those alone
+        lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
+        anchor = spec.get("anchor", "")
+        self.window = max(lengths) if anchor in ("start", "end") and None not in lengths else 0  # type: ignore[type-var]
+        self.compiled: dict[frozenset[str], tuple[Callable[[str], re.Match[str] | None], Callable[[str], re.Match[str] | None] | None]] = {}
+
+    def find(self, words: list[str], said: frozenset[str] = frozenset()) -> tuple[int, int] | None:
         """The first match (start, end) of the rule in `words`, or None."""
-        low, high = self.spec.get("length", (0, len(words)))
-        if not low <= len(words) <= high:
+        if not self.low <= len(words) <= self.high:
             return None
-        found = self._first(self.patterns, words, said)
-        return found if found is None or not self.unless or self._first(self.unless, words, said) is None else None
+        compiled = self.compiled.get(said) or self._compile(said)
+        shift = len(words) - self.window if self.window and self.spec["anchor"] == "end" and len(words) > self.window else 0
+        codes = "".join(map(self.code_of, words[shift : shift + self.window] if self.window else words))
+        found = compiled[0](codes)
+        if found is None or (compiled[1] is not None and compiled[1](codes)):
+            return None
+        return shift + found.start(), shift + found.end()
 
-    def __call__(self, words: list[str], said: Collection[str] = ()) -> bool:
+    def __call__(self, words: list[str], said: frozenset[str] = frozenset()) -> bool:
         return self.find(words, said) is not None
 
-    def _first(self, patterns: list[list[Token]], words: list[str], said: Collection[str]) -> tuple[int, int] | None:
-        to_end = self.anchor in ("end", "whole")
-        for start in ((0,) if self.anchor in ("start", "whole") else range(len(words) + 1)):
-            for pattern in patterns:
-                test, _, op = pattern[0]
-                if op in ("", "+") and (start == len(words) or not test(words[start])):
-                    continue  # the first word is wanted and does not fit: no need to try further
-                end = _end(pattern, words, start, said, to_end)
-                if end is not None:
-                    return start, end
-        return None
+    def _compile(self, said: frozenset[str]) -> tuple[Callable[[str], re.Match[str] | None], Callable[[str], re.Match[str] | None] | None]:
+        anchor = self.spec.get("anchor", "")
+        how = "fullmatch" if anchor == "whole" else "match" if anchor == "start" else "search"
+        self.compiled[said] = (getattr(self._regex(self.alternatives, said), how),
+                               getattr(self._regex(self.unless, said), how) if self.unless else None)
+        return self.compiled[said]
+
+    def _regex(self, patterns: list[list[dict[str, Any]]], said: frozenset[str]) -> re.Pattern[str]:
+        def token(spec: dict[str, Any]) -> str:
+            when, op = spec.get("when"), spec.get("op", "")
+            if when is not None and (when[1:] in said if when.startswith("!") else when not in said):
+                return "(?!)"
+            bit = self.bits.get(_key(spec))
+            codes = "".join(chr(_BASE + m) for m in range(1 << len(self.bits)) if bit is None or m >> bit & 1)
+            return ("[^" if op == "!" else "[") + codes + "]" + ("" if op == "!" else op)
+
+        alternatives = "|".join("".join(token(t) for t in pattern) for pattern in patterns)
+        return re.compile(f"(?:{alternatives})" + (r"\Z" if self.spec.get("anchor") == "end" else ""))
+
+
+_BASE = 0xE000  # a word's code: a character of Unicode's private use area
+
+
+class _Codes(dict[str, str]):
+    """Each word's code, remembered: a lookup that hits runs no Python at all."""
+
+    def __init__(self, code: Callable[[str], str]) -> None:
+        super().__init__()
+        self.code = code
+
+    def __missing__(self, word: str) -> str:
+        found = self[word] = self.code(word)
+        return found
+
+
+class _Known(dict[str, bool]):
+    """A token spec's answers, remembered per word for every rule that has the spec."""
+
+    def __init__(self, test: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.test = test
+
+    def __missing__(self, word: str) -> bool:
+        found = self[word] = self.test(word)
+        return found
+
+
+@functools.cache
+def _shared_test(key: str) -> Callable[[str], bool]:
+    return _Known(_word_test(json.loads(key))).__getitem__
+
+
+def _key(spec: dict[str, Any]) -> str:
+    """What a token spec tests of a word alone (not where the words stand, nor how often)."""
+    return json.dumps({k: v for k, v in spec.items() if k not in ("op", "when")}, sort_keys=True)
 
 
 @functools.cache
@@ -156,10 +181,4 @@ def specs() -> dict[str, dict[str, Any]]:
 
 @functools.cache
 def rule(name: str) -> Rule:
-    spec = specs()[name]
-
-    def compiled(patterns: list[list[dict[str, Any]]]) -> list[list[Token]]:
-        return [[_token(token) for token in pattern] for pattern in patterns]
-
-    patterns = spec["patterns"] if "patterns" in spec else [spec["pattern"]]
-    return Rule(name, spec.get("anchor", ""), compiled(patterns), compiled(spec.get("unless", [])), spec)
+    return Rule(name, specs()[name])

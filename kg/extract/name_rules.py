@@ -17,10 +17,9 @@ join words there.
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from kg.extract import gazetteer
@@ -51,24 +50,18 @@ _YEAR_FIRST = P.pattern("year_first")
 
 # join --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
 class Pair:
-    """Two capitalised spans of a sentence, one after the other, and the text between them."""
+    """Two capitalised spans of a sentence, one after the other, as the join rules read them: the left
+    span's words, the gap between the spans as one token in bars ("| and |", "|, |"), the right
+    span's words; and whether a list's comma comes before ("Paris, Lyon and Lille Railway")."""
 
-    sentence: str
-    left: tuple[int, int]
-    right: tuple[int, int]
+    def __init__(self, sentence: str, left: tuple[int, int], right: tuple[int, int]) -> None:
+        gap = sentence[left[1] : right[0]]
+        self.words = [*sentence[left[0] : left[1]].split(), f"|{gap}|", *sentence[right[0] : right[1]].split()]
+        self.said = _AFTER_COMMA if sentence[: left[0]].rstrip().endswith(",") else frozenset()
 
-    @functools.cached_property
-    def words(self) -> list[str]:
-        """What the join rules read: the left span's words, the gap between the spans as one token
-        in bars ("| and |", "|, |"), the right span's words."""
-        gap = self.sentence[self.left[1] : self.right[0]]
-        return [*self.sentence[self.left[0] : self.left[1]].split(), f"|{gap}|", *self.sentence[self.right[0] : self.right[1]].split()]
 
-    @functools.cached_property
-    def said(self) -> frozenset[str]:  # a list's comma before the left span ("Paris, Lyon and Lille Railway")
-        return frozenset({"after_comma"} if self.sentence[: self.left[0]].rstrip().endswith(",") else ())
+_AFTER_COMMA = frozenset({"after_comma"})
 
 
 JOIN_RULES: list[tuple[str, Callable[[Pair], bool]]] = []
@@ -125,10 +118,10 @@ class Where:
 
     opens: bool = True
     participle: bool = False
+    said: frozenset[str] = field(init=False)  # what the token rules' `when` reads
 
-    @functools.cached_property
-    def said(self) -> frozenset[str]:  # what the token rules' `when` reads
-        return frozenset(flag for flag, on in (("opens", self.opens), ("participle", self.participle)) if on)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "said", frozenset(f for f, on in (("opens", self.opens), ("participle", self.participle)) if on))
 
 
 TRIM_RULES: list[tuple[str, Callable[[list[str], Where], list[str]]]] = []
