@@ -8,11 +8,12 @@ filter  what a found name becomes: an entity, or none          CANDIDATE_RULES (
 fold    names of one thing in a chunk                           FOLD_RULES
 type    what kind of thing it is                                kg/extract/entity_types.py
 
-Each rule is a named function registered in its phase's list, with its word data beside it or in
-vocab.py; tests/test_name_rules.py holds a row (text in, names out) per rule name, so removing a
-rule is one function and one row. The capitalised spans themselves come from one regex
-(`cap_seq` in data/patterns.toml) filled from word lists: particles, nicknames and spaced hyphens
-join words there.
+Each rule is registered by name in its phase's list: a token rule of data/token_rules.toml (the
+join and trim rules, two candidate rules: patterns over words, run by kg/extract/matcher.py), or a
+named function here for what is more than a pattern (splits, folds, the gazetteer's nationalities);
+tests/test_name_rules.py holds a row (text in, names out) per rule name. The capitalised spans
+themselves come from one regex (`cap_seq` in data/patterns.toml) filled from word lists:
+particles, nicknames and spaced hyphens join words there.
 """
 
 from __future__ import annotations
