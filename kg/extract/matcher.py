@@ -100,11 +100,20 @@ class Rule:
         lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
         anchor = spec.get("anchor", "")
         self.window = max(lengths) if anchor in ("start", "end") and None not in lengths else 0  # type: ignore[type-var]
+        # per alternative, the word tests of the literal tokens it wants (text, lower, regex): a rule none
+        # of whose alternatives finds each of its literals among the words is not run (most join pairs,
+        # whose gap is no "| and |"), and the codes of their words are never computed
+        gates = [[_shared_test(_key(t)) for t in p if t.get("op", "") in ("", "+") and "when" not in t
+                  and set(t) - {"op", "strip"} and set(t) - {"op", "strip"} <= {"text", "lower", "regex"}]
+                 for p in self.alternatives]
+        self.gates = gates if all(gates) else []
         self.compiled: dict[frozenset[str], tuple[Callable[[str], re.Match[str] | None], Callable[[str], re.Match[str] | None] | None]] = {}
 
     def find(self, words: list[str], said: frozenset[str] = frozenset()) -> tuple[int, int] | None:
         """The first match (start, end) of the rule in `words`, or None."""
         if not self.low <= len(words) <= self.high:
+            return None
+        if self.gates and not any(all(any(map(test, words)) for test in gate) for gate in self.gates):
             return None
         compiled = self.compiled.get(said) or self._compile(said)
         shift = len(words) - self.window if self.window and self.spec["anchor"] == "end" and len(words) > self.window else 0
