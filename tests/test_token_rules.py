@@ -51,3 +51,8 @@ def test_operators(pattern: list[dict], words: str, found: tuple[int, int]) -> N
 def test_an_unknown_key_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown"):
         M.Rule("t", {"pattern": [{"lemma": "be"}]})
+
+
+def test_when_is_said_of_a_whole_token_not_inside_any_or_all() -> None:
+    with pytest.raises(ValueError, match="unknown"):
+        M.Rule("t", {"pattern": [{"any": [{"when": "opens"}, {"capital": True}]}]})

@@ -49,7 +49,7 @@ def _word_test(spec: dict[str, Any]) -> Callable[[str], bool]:
     strip = spec.get("strip")
     norm: Callable[[str], str] = (lambda w: w.lower().strip(strip)) if strip else str.lower
     bare: Callable[[str], str] = (lambda w: w.strip(strip)) if strip else str
-    tests = [_key_test(key, value, norm, bare) for key, value in spec.items() if key not in ("op", "strip", "when")]
+    tests = [_key_test(key, value, norm, bare) for key, value in spec.items() if key not in ("op", "strip")]
     if len(tests) == 1:
         return tests[0]
     return lambda w: all(t(w) for t in tests)
