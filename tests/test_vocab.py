@@ -19,9 +19,27 @@ def test_every_list_is_read_by_the_code_a_pattern_or_another_list() -> None:
     code = "\n".join(p.read_text(encoding="utf-8") for p in KG.rglob("*.py"))
     included = set(re.findall(r"@(\w+)", V.WORDS.read_text(encoding="utf-8")))
     included |= set(re.findall(r"\{\{(\w+)", (V.WORDS.parent / "patterns.toml").read_text(encoding="utf-8")))
+    included |= _token_rule_lists(tomllib.loads((V.WORDS.parent / "token_rules.toml").read_text(encoding="utf-8")))
     unread = [key for key in data if key not in DERIVED_ONLY and key not in included
               and not re.search(rf"\b{key.upper()}\b", code)]
     assert unread == []
+
+
+def _token_rule_lists(spec: object) -> set[str]:
+    """The words.toml lists token rules name: `in`, `not_in`, and "@list" in `text` or `lower`."""
+    if isinstance(spec, list):
+        return set().union(*map(_token_rule_lists, spec)) if spec else set()
+    if not isinstance(spec, dict):
+        return set()
+    found: set[str] = set()
+    for key, value in spec.items():
+        if key in ("in", "not_in"):
+            found |= {value} if isinstance(value, str) else set(value)
+        elif key in ("text", "lower"):
+            found |= {v[1:] for v in ([value] if isinstance(value, str) else value) if v.startswith("@")}
+        else:
+            found |= _token_rule_lists(value)
+    return found
 
 
 def test_includes_and_removals_compose_in_order() -> None:

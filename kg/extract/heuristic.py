@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
+from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
@@ -79,7 +80,11 @@ from kg.models import (
 from kg.names import name_key
 from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
-TITLE_WORDS = 6  # a heading of this many words with function words among them is a document's title, a work
+_DOCUMENT_TITLE = M.rule("document_title")
+_OPENING_MODIFIER = M.rule("opening_modifier")
+_NOT_A_QUOTED_TITLE = M.rule("not_a_quoted_title")
+_LONG_QUOTE = M.rule("long_quote")
+_NO_CLAIM = M.rule("no_claim")
 
 _COMMA_QUALIFIED = P.pattern("comma_qualified")
 _QUOTED = P.pattern("quoted")
@@ -364,7 +369,7 @@ class HeuristicExtractor(Extractor):
         place = _COMMA_QUALIFIED.fullmatch(text)
         if place:  # a page title "Westmere, New York": the name is "Westmere", the title an alias
             return registry.add(place.group(1), "place" if gazetteer.is_place(place.group(2)) else "", alias=text)
-        if len(text.split()) >= TITLE_WORDS and "(" not in text and re.search(r" (?:a|an|the|of|in|on|for|and|to|with) ", text):
+        if _DOCUMENT_TITLE(text.split()):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
@@ -441,8 +446,7 @@ class HeuristicExtractor(Extractor):
         cjk = cjk_letters > 0 and 3 * cjk_letters >= len(re.findall(r"[A-Za-z]", sentence))
         if cjk and (len(sentence) < 6 or sentence.endswith(("?", "？"))):
             return None
-        if (not cjk and ((len(words) < 3 or (len(words) == 3 and not is_verb(words[1]))) or sentence.endswith("?")
-                        or not re.search(r"[a-z]", sentence))) or len(sentence) > 1200:
+        if (not cjk and (_NO_CLAIM(words) or sentence.endswith("?") or not re.search(r"[a-z]", sentence))) or len(sentence) > 1200:
             return None
         mentions = finder.find(sentence)
         # A name in brackets is an aside ("(relative risk 0.56; 95% CI ...)"), never the subject.
@@ -803,7 +807,7 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").
     lead = next((i for i, word in enumerate(words) if word.lower() not in V.DETERMINERS), len(words))
-    modifier = _opening_modifier(words[lead : lead + 2])
+    modifier = _OPENING_MODIFIER(words[lead : lead + 2])
     ended = False  # at a verb or a clause's end
     in_clause = False  # right after "who", "which", "that", or in the verb that follows it
     for i, word in enumerate(words[: lead + 12]):
@@ -845,17 +849,6 @@ def _aside(words: list[str]) -> bool:
             after = words[i + 1].lower() if i + 1 < len(words) else ""
             return after not in V.CUT_WORDS and after not in V.CONJUNCTIONS
     return False
-
-
-def _opening_modifier(words: list[str]) -> bool:
-    """Whether a sentence's first word (after its article) is a participle or gerund opening its
-    subject, not its verb: a verb comes after its subject, so "Diminished ovarian reserve is ...",
-    "Blocking TNF reduces ..."; not when a preposition or article follows ("Born in 1950, ...")."""
-    if len(words) < 2 or not is_verb(words[0]) or not words[0].lower().endswith(("ed", "ing")) or \
-            words[0].endswith((",", ";", ":")):
-        return False
-    after = words[1].lower().strip(",;:")
-    return bool(re.match(r"[a-z]", after)) and after not in V.NOT_MODIFIED and not is_verb(after)
 
 
 def _head(phrase: list[str], group: bool = False) -> list[str]:
@@ -917,18 +910,11 @@ def _cjk_title(inner: str) -> str | None:
 
 
 def _quoted_title(inner: str) -> str | None:
-    """A quoted span that reads as a title: 1-8 words, capitalised, not a quoted sentence ("We will
-    win" is speech; "I Understand" and "Aprite le finestre" are titles)."""
+    """A quoted span that reads as a title: 1-8 words, capitalised, not a quoted sentence
+    (data/token_rules.toml: not_a_quoted_title, long_quote)."""
     inner = inner.strip(" ,.;:")
     words = inner.split()
-    if not 1 <= len(words) <= 8 or not inner[:1].isupper() or re.search(r"[.!?;:]\s", inner):
-        return None
-    title_case = all(w[:1].isupper() or len(w) <= 3 for w in words)
-    if not title_case and (words[0].lower() in V.PRONOUN_OPENERS or len(words) > 4):
-        return None
-    if len(words) == 1 and words[0].lower() in V.STOP_CAPS:
-        return None
-    return inner
+    return inner if 1 <= len(words) <= 8 and not _NOT_A_QUOTED_TITLE(words) and not _LONG_QUOTE(words) else None
 
 
 def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: str, registry: Registry) -> dict:

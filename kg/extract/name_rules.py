@@ -8,25 +8,28 @@ filter  what a found name becomes: an entity, or none          CANDIDATE_RULES (
 fold    names of one thing in a chunk                           FOLD_RULES
 type    what kind of thing it is                                kg/extract/entity_types.py
 
-Each rule is a named function registered in its phase's list, with its word data beside it or in
-vocab.py; tests/test_name_rules.py holds a row (text in, names out) per rule name, so removing a
-rule is one function and one row. The capitalised spans themselves come from one regex
-(`cap_seq` in data/patterns.toml) filled from word lists: particles, nicknames and spaced hyphens
-join words there.
+Each rule is registered by name in its phase's list: a token rule of data/token_rules.toml (the
+join and trim rules, two candidate rules: patterns over words, run by kg/extract/matcher.py), or a
+named function here for what is more than a pattern (splits, folds, the gazetteer's nationalities);
+tests/test_name_rules.py holds a row (text in, names out) per rule name. The capitalised spans
+themselves come from one regex (`cap_seq` in data/patterns.toml) filled from word lists:
+particles, nicknames and spaced hyphens join words there.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from kg.extract import gazetteer
+from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract.entity_types import abstract_noun, reads_as_person
+from kg.extract.matcher import is_verb
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -48,29 +51,21 @@ _YEAR_FIRST = P.pattern("year_first")
 
 # join --------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
 class Pair:
-    """Two capitalised spans of a sentence, one after the other, and the text between them."""
+    """Two capitalised spans of a sentence, one after the other, as the join rules read them: the left
+    span's words, the gap between the spans as one token in bars ("| and |", "|, |"), the right
+    span's words; and whether a list's comma comes before ("Paris, Lyon and Lille Railway")."""
 
-    sentence: str
-    left: tuple[int, int]
-    right: tuple[int, int]
+    def __init__(self, sentence: str, left: tuple[int, int], right: tuple[int, int]) -> None:
+        gap = sentence[left[1] : right[0]]
+        self.words = [*sentence[left[0] : left[1]].split(), f"|{gap}|", *sentence[right[0] : right[1]].split()]
+        self.said = _AFTER_COMMA if sentence[: left[0]].rstrip().endswith(",") else frozenset()
 
-    @property
-    def gap(self) -> str:
-        return self.sentence[self.left[1] : self.right[0]]
 
-    @property
-    def left_words(self) -> list[str]:
-        return self.sentence[self.left[0] : self.left[1]].split()
-
-    @property
-    def right_words(self) -> list[str]:
-        return self.sentence[self.right[0] : self.right[1]].split()
+_AFTER_COMMA = frozenset({"after_comma"})
 
 
 JOIN_RULES: list[tuple[str, Callable[[Pair], bool]]] = []
-join_rule = phase(JOIN_RULES)
 
 
 def name_spans(sentence: str) -> list[tuple[int, int]]:
@@ -90,48 +85,12 @@ def name_spans(sentence: str) -> list[tuple[int, int]]:
     return spans
 
 
-@join_rule
-def joined_by_for_or_on(pair: Pair) -> bool:
-    """"Advisory Committee on Antarctic Names", "Grammy Award for Best Album": "for"/"on" after an
-    institution or award."""
-    return pair.left_words[-1].lower() in V.JOINED_BY_FOR and bool(
-        re.fullmatch(r"[ \t]+(?:for|on)[ \t]+(?:the[ \t]+)?", pair.gap))
+def _token_join_rule(name: str) -> Callable[[Pair], bool]:
+    rule = M.rule(name)
+    return lambda pair: rule(pair.words, pair.said)
 
 
-_CORPORATE = P.pattern("corporate_suffix")  # and "Washington, D.C."
-
-
-@join_rule
-def corporate_suffix(pair: Pair) -> bool:
-    """"Atari, Inc.", "Grand Wing Servo - Tech Co., Ltd.": a legal suffix after a comma."""
-    gap = pair.gap
-    return gap.startswith(",") and gap[1:].strip(" \t") == "" and bool(
-        _CORPORATE.fullmatch(pair.sentence[pair.right[0] : pair.right[1]]))
-
-
-@join_rule
-def joined_by_and(pair: Pair) -> bool:
-    """Two capitalised spans around "and" are one name: "Lewis and Clark Expedition" (one word, then a
-    name its head ends), "Academy of Sciences and Humanities" (an institution of one field, then
-    another); not a list ("Paris, Lyon and Lille Railway")."""
-    if pair.gap not in (" and ", " & ") or pair.sentence[: pair.left[0]].rstrip().endswith(","):
-        return False
-    before, after = pair.left_words, pair.right_words
-    if before and before[0].lower() in V.ALWAYS_TRIMMED:
-        before = before[1:]  # "The Lewis and Clark Expedition"
-    if len(before) == 1 and after[-1].lower() in V.AND_HEADS and before[0][1:].islower() and "of" not in after:
-        return True
-    return (len(before) >= 3 and before[-2] in ("of", "for") and before[-1].lower() in V.FIELDS
-            and len(after) == 1 and after[0].lower() in V.FIELDS)
-
-
-@join_rule
-def naming_possessive(pair: Pair) -> bool:
-    """"St. Patrick's Academy", "Martha's River": a place or institution named after its owner (a bare
-    head, or a saint's); not "New York's Central Park"."""
-    following, owner = pair.right_words, pair.left_words
-    return bool(re.fullmatch(r"['’]s[ \t]+", pair.gap)) and following[-1].lower() in V.POSSESSED_HEADS and (
-        len(following) == 1 or owner[0].lower().strip(".") in ("st", "saint"))
+JOIN_RULES += [(name, _token_join_rule(name)) for name, spec in M.specs().items() if spec.get("phase") == "join"]
 
 
 EXTEND_RULES: list[tuple[str, Callable[[str, int, int], int]]] = []
@@ -160,10 +119,13 @@ class Where:
 
     opens: bool = True
     participle: bool = False
+    said: frozenset[str] = field(init=False)  # what the token rules' `when` reads
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "said", frozenset(f for f, on in (("opens", self.opens), ("participle", self.participle)) if on))
 
 
 TRIM_RULES: list[tuple[str, Callable[[list[str], Where], list[str]]]] = []
-trim_rule = phase(TRIM_RULES)
 
 
 def trim_name(name: str, where: Where = Where()) -> str:
@@ -177,68 +139,25 @@ def trim_name(name: str, where: Where = Where()) -> str:
     return " ".join(words)
 
 
-@trim_rule
-def sentence_opener(words: list[str], where: Where) -> list[str]:
-    """"The", "In", "However", "CONCLUSIONS" before a name; a capitalised particle starts one ("Los
-    Angeles", "La Paz"), and so do an ordinal or a saint before a capital ("Second Vatican Council",
-    "St. Louis")."""
-    words = list(words)
-    while words and (((where.opens or words[0].lower() in V.ALWAYS_TRIMMED) and words[0].lower().strip(".") in V.STOP_CAPS)
-                     or is_section_label(words[0])):
-        if len(words) > 1 and words[1][:1].isupper() and (
-                words[0].lower() in V.ORDINAL_WORDS or words[0].lower().strip(".") in ("saint", "st")):
-            break  # (a sentence's "First, ..." has its comma)
-        words.pop(0)
-    return words
+def _token_rule(name: str) -> Callable[[list[str], Where], list[str]]:
+    """A trim or reject rule of data/token_rules.toml, on a name's words."""
+    rule = M.rule(name)
+    cut, repeat, reject = rule.spec.get("cut", 0), rule.spec.get("repeat", False), rule.spec["phase"] == "reject"
+
+    def apply(words: list[str], where: Where) -> list[str]:
+        while words and (found := rule.find(words, where.said)):
+            if reject:
+                return []
+            start, end = found
+            words = words[:start] + words[min(end, start + cut) if cut else end :]
+            if not repeat or end == start:
+                break
+        return words
+
+    return apply
 
 
-@trim_rule
-def broken_start(words: list[str], where: Where) -> list[str]:
-    """"Two - thirds", "The (Austrian) Ost", 'The "Boss" of New Jersey': what is left after the
-    opener is no name's start."""
-    while words and (words[0] in ("-", "–") or words[0][0] in "(\"“" or words[0] in ("of", "and", "the")):
-        words = words[2:] if words[0] in ("-", "–") else words[1:]
-    return words
-
-
-@trim_rule
-def opening_participle(words: list[str], where: Where) -> list[str]:
-    """"Joining SC Freiburg in 2016, he ...": a participle opens the sentence."""
-    if where.participle and len(words) > 1 and words[0].lower().endswith("ing") and is_verb(words[0]):
-        return words[1:]
-    return words
-
-
-@trim_rule
-def dangling_end(words: list[str], where: Where) -> list[str]:
-    """"River Plate He moved ...": a sentence the splitter missed; "of", "the" at the end."""
-    words = list(words)
-    while words and (words[-1].lower() in V.NAME_PARTICLES or words[-1].lower() in V.NOT_NAME_ENDS):
-        words.pop()
-    return words
-
-
-@trim_rule
-def leading_year(words: list[str], where: Where) -> list[str]:
-    """A year names "2002 Winter Olympics", not "1998 Toyota"."""
-    if re.fullmatch(r"\d{4}(?:[–-]\d{2,4})?", words[0]) and not any(w.lower() in V.YEAR_NAMED for w in words[1:]):
-        return words[1:]
-    return words
-
-
-@trim_rule
-def date_alone(words: list[str], where: Where) -> list[str]:
-    """"March 1990", "Monday", "April 5": a date, no name; a lone section word ("Results") or a
-    single letter neither."""
-    lowered = [w.lower().strip(".,") for w in words]
-    if all(w in V.MONTHS or w in V.WEEKDAYS or w.isdigit() for w in lowered):
-        return []
-    if len(words) == 1 and (lowered[0] in V.SECTION_WORDS or lowered[0] in V.MONTHS
-                            or len(re.sub(r"'s?$", "", words[0])) < 2):
-        return []
-    if words[0].lower().strip(".") in V.MONTHS and len(words) > 1 and words[1].isdigit():
-        return []
-    return words
+TRIM_RULES += [(name, _token_rule(name)) for name, spec in M.specs().items() if spec.get("phase") in ("trim", "reject")]
 
 
 # split -------------------------------------------------------------------------------------
@@ -381,17 +300,13 @@ def inner_article(candidate: Candidate) -> Verdict:
     return [(name, "") for name in dict.fromkeys(" ".join(part) for part in parts)]
 
 
-@candidate_rule
-def generic_abbreviation(candidate: Candidate) -> Verdict:
-    """"a TV series", "an MBA from", "320 BCE": an abbreviation of a kind of thing, not one thing."""
-    return [] if candidate.name.strip(".") in V.GENERIC_ABBREVIATIONS else None
+# "a TV series", "Brigadier General": an abbreviation of a kind of thing, a role (data/token_rules.toml)
+def _token_candidate_rule(name: str) -> Callable[[Candidate], Verdict]:
+    rule = M.rule(name)
+    return lambda candidate: [] if rule(candidate.name.split()) else None
 
 
-@candidate_rule
-def role_alone(candidate: Candidate) -> Verdict:
-    """"Prime minister Benazir Bhutto", "Brigadier General": a role, not a name."""
-    return [] if all(w.lower().strip(".") in V.ROLES or w.lower() in V.ROLE_MODIFIERS
-                     for w in candidate.name.split()) else None
+CANDIDATE_RULES += [(name, _token_candidate_rule(name)) for name, spec in M.specs().items() if spec.get("phase") == "candidate"]
 
 
 @candidate_rule
@@ -441,7 +356,7 @@ def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
 
 FOLD_RULES: list[tuple[str, Callable[[Registry, dict[str, list[str]]], None]]] = []
 fold_rule = phase(FOLD_RULES)
-_SURNAME = P.pattern("surname")  # "Turing", "McDonald", "O'Brien", "Jr." (not "RNA", "BC1")
+_PERSON_NAME = M.rule("person_name_shape")  # "Alan Turing", "John von Neumann", "J. R. Tolkien"
 
 
 def fold_names(registry: Registry) -> None:
@@ -449,10 +364,7 @@ def fold_names(registry: Registry) -> None:
     by_last: dict[str, list[str]] = {}
     for key, entity in registry.entities.items():
         words = entity.name.split()
-        if (len(words) >= 2 and entity.type in ("person", DEFAULT_TYPE) and not any(w.lower() in ("of", "the") for w in words)
-                and words[0].lower() not in V.NAME_PARTICLES  # "Von Neumann" is a surname, not a full name
-                and _SURNAME.fullmatch(words[-1])
-                and all(_SURNAME.fullmatch(w) or w.lower() in V.NAME_PARTICLES or re.fullmatch(r"[A-Z]\.", w) for w in words)):
+        if entity.type in ("person", DEFAULT_TYPE) and _PERSON_NAME(words):
             by_last.setdefault(name_key(words[-1]), []).append(key)
     for _, rule in FOLD_RULES:
         rule(registry, by_last)
@@ -507,19 +419,6 @@ def _is_subsequence(part: list[str], whole: list[str]) -> bool:
 def is_section_label(word: str) -> bool:
     """"CONCLUSIONS A significant proportion ...": a structured abstract's label, not part of a name."""
     return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
-
-
-def is_verb(word: str) -> bool:
-    """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
-    w = word.lower().strip(".,;:")
-    if w in V.AUXILIARIES or w in V.ENDS_A_PHRASE:
-        return True
-    for suffix in ("", "s", "es", "ed", "d", "ing"):
-        if suffix and w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS:
-            return True
-        if w in V.COMMON_VERBS:
-            return True
-    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
 
 
 def participle_phrase(rest: str) -> bool:

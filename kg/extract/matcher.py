@@ -1,0 +1,193 @@
+"""One token matcher for the offline extractor's rules (issue 46), after spaCy's Matcher, without its
+200 MB: a rule is data in kg/extract/data/token_rules.toml, a pattern over words (a name's or a
+sentence's, split on white space), with the examples it must match and the counterexamples it must
+not (tests/test_token_rules.py).
+
+A token spec holds when all its keys do: `text` (the word is one of these; "@list" a words.toml
+list's words), `lower` / `not_lower` (its lower case is / is not), `in` / `not_in` (its lower case is / is not in a words.toml list, or in any of several),
+`regex` (the word matches it whole), `capital` (its first letter is upper case), `upper` (it is all
+capitals), `tail_lower` (what follows its first letter is lower case), `digit`, `verb` (an auxiliary or a common verb's form), `when` (the caller said this of
+where the words stand: "opens", "participle"; "!after_comma" it did not say), `any` / `all` (specs of which one / every one holds).
+`strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`,
+`regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
+does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match, its `length` ([least, most]) says how
+many words it reads at all; its `patterns` are
+alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kg.extract import vocab as V
+
+RULES = Path(__file__).parent / "data" / "token_rules.toml"
+
+
+def is_verb(word: str) -> bool:
+    """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
+    w = word.lower().strip(".,;:")
+    if w in V.AUXILIARIES or w in V.ENDS_A_PHRASE or w in V.COMMON_VERBS:
+        return True
+    if any(w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS for suffix in ("s", "es", "ed", "d", "ing")):
+        return True
+    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
+
+
+def _words(names: str | list[str]) -> frozenset[str]:
+    return frozenset().union(*(getattr(V, n.upper()) for n in ([names] if isinstance(names, str) else names)))
+
+
+def _word_test(spec: dict[str, Any]) -> Callable[[str], bool]:
+    """What a token spec says of a word, `when` aside."""
+    strip = spec.get("strip")
+    norm: Callable[[str], str] = (lambda w: w.lower().strip(strip)) if strip else str.lower
+    bare: Callable[[str], str] = (lambda w: w.strip(strip)) if strip else str
+    tests = [_key_test(key, value, norm, bare) for key, value in spec.items() if key not in ("op", "strip")]
+    if len(tests) == 1:
+        return tests[0]
+    return lambda w: all(t(w) for t in tests)
+
+
+def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[str], str]) -> Callable[[str], bool]:
+    if key in ("text", "lower", "not_lower"):
+        values = [value] if isinstance(value, str) else value
+        wanted = frozenset(w for v in values for w in (_words(v[1:]) if v.startswith("@") else [v]))
+        form, inside = bare if key == "text" else norm, key != "not_lower"
+        return lambda w: (form(w) in wanted) == inside
+    if key in ("in", "not_in"):
+        listed = _words(value)
+        if norm is str.lower:
+            return (lambda w: w.lower() in listed) if key == "in" else (lambda w: w.lower() not in listed)
+        return (lambda w: norm(w) in listed) if key == "in" else (lambda w: norm(w) not in listed)
+    if key == "regex":
+        compiled = re.compile(value)
+        return lambda w: compiled.fullmatch(bare(w)) is not None
+    if key in ("capital", "upper", "tail_lower", "digit", "verb"):
+        test: Callable[[str], bool] = {"capital": lambda w: w[:1].isupper(), "upper": str.isupper,
+                                       "tail_lower": lambda w: w[1:].islower(),
+                                       "digit": lambda w: norm(w).isdigit(), "verb": is_verb}[key]
+        return lambda w: test(w) == value
+    if key in ("any", "all"):
+        parts = [_word_test(s) for s in value]
+        return (lambda w: all(t(w) for t in parts)) if key == "all" else (lambda w: any(t(w) for t in parts))
+    raise ValueError(f"token spec key {key!r} unknown: use one of those kg/extract/matcher.py names")
+
+
+class Rule:
+    """A rule compiled to a regular expression over its words' codes: each word is one character whose
+    bits say which of the rule's token specs it passes (remembered per word), so that Python's regex
+    engine does the matching, backtracking and all, as fast as the hand-written code it replaced."""
+
+    def __init__(self, name: str, spec: dict[str, Any]) -> None:
+        self.name, self.spec = name, spec
+        self.alternatives = spec["patterns"] if "patterns" in spec else [spec["pattern"]]
+        self.unless = spec.get("unless", [])
+        keys = dict.fromkeys(_key(token) for pattern in self.alternatives + self.unless for token in pattern)
+        self.bits = {key: bit for bit, key in enumerate(k for k in keys if k != "{}")}
+        if len(self.bits) > 12:
+            raise ValueError(f"token rule {name!r} has more than 12 distinct token specs: split it in two")
+        tests = [(1 << bit, _shared_test(key)) for key, bit in self.bits.items()]
+        self.code_of = _Codes(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
+        self.low, self.high = spec.get("length", (0, 1 << 30))
+        # a rule held at one end that reads a bounded number of words needs the codes of those alone
+        lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
+        anchor = spec.get("anchor", "")
+        self.window = max(lengths) if anchor in ("start", "end") and None not in lengths else 0  # type: ignore[type-var]
+        # per alternative, the word tests of the literal tokens it wants (text, lower, regex): a rule none
+        # of whose alternatives finds each of its literals among the words is not run (most join pairs,
+        # whose gap is no "| and |"), and the codes of their words are never computed
+        gates = [[_shared_test(_key(t)) for t in p if t.get("op", "") in ("", "+") and "when" not in t
+                  and set(t) - {"op", "strip"} and set(t) - {"op", "strip"} <= {"text", "lower", "regex"}]
+                 for p in self.alternatives]
+        self.gates = gates if all(gates) else []
+        self.compiled: dict[frozenset[str], tuple[Callable[[str], re.Match[str] | None], Callable[[str], re.Match[str] | None] | None]] = {}
+
+    def find(self, words: list[str], said: frozenset[str] = frozenset()) -> tuple[int, int] | None:
+        """The first match (start, end) of the rule in `words`, or None."""
+        if not self.low <= len(words) <= self.high:
+            return None
+        if self.gates and not any(all(any(map(test, words)) for test in gate) for gate in self.gates):
+            return None
+        compiled = self.compiled.get(said) or self._compile(said)
+        shift = len(words) - self.window if self.window and self.spec["anchor"] == "end" and len(words) > self.window else 0
+        codes = "".join(map(self.code_of, words[shift : shift + self.window] if self.window else words))
+        found = compiled[0](codes)
+        if found is None or (compiled[1] is not None and compiled[1](codes)):
+            return None
+        return shift + found.start(), shift + found.end()
+
+    def __call__(self, words: list[str], said: frozenset[str] = frozenset()) -> bool:
+        return self.find(words, said) is not None
+
+    def _compile(self, said: frozenset[str]) -> tuple[Callable[[str], re.Match[str] | None], Callable[[str], re.Match[str] | None] | None]:
+        anchor = self.spec.get("anchor", "")
+        how = "fullmatch" if anchor == "whole" else "match" if anchor == "start" else "search"
+        self.compiled[said] = (getattr(self._regex(self.alternatives, said), how),
+                               getattr(self._regex(self.unless, said), how) if self.unless else None)
+        return self.compiled[said]
+
+    def _regex(self, patterns: list[list[dict[str, Any]]], said: frozenset[str]) -> re.Pattern[str]:
+        def token(spec: dict[str, Any]) -> str:
+            when, op = spec.get("when"), spec.get("op", "")
+            if when is not None and (when[1:] in said if when.startswith("!") else when not in said):
+                return "(?!)"
+            bit = self.bits.get(_key(spec))
+            codes = "".join(chr(_BASE + m) for m in range(1 << len(self.bits)) if bit is None or m >> bit & 1)
+            return ("[^" if op == "!" else "[") + codes + "]" + ("" if op == "!" else op)
+
+        alternatives = "|".join("".join(token(t) for t in pattern) for pattern in patterns)
+        return re.compile(f"(?:{alternatives})" + (r"\Z" if self.spec.get("anchor") == "end" else ""))
+
+
+_BASE = 0xE000  # a word's code: a character of Unicode's private use area
+
+
+class _Codes(dict[str, str]):
+    """Each word's code, remembered: a lookup that hits runs no Python at all."""
+
+    def __init__(self, code: Callable[[str], str]) -> None:
+        super().__init__()
+        self.code = code
+
+    def __missing__(self, word: str) -> str:
+        found = self[word] = self.code(word)
+        return found
+
+
+class _Known(dict[str, bool]):
+    """A token spec's answers, remembered per word for every rule that has the spec."""
+
+    def __init__(self, test: Callable[[str], bool]) -> None:
+        super().__init__()
+        self.test = test
+
+    def __missing__(self, word: str) -> bool:
+        found = self[word] = self.test(word)
+        return found
+
+
+@functools.cache
+def _shared_test(key: str) -> Callable[[str], bool]:
+    return _Known(_word_test(json.loads(key))).__getitem__
+
+
+def _key(spec: dict[str, Any]) -> str:
+    """What a token spec tests of a word alone (not where the words stand, nor how often)."""
+    return json.dumps({k: v for k, v in spec.items() if k not in ("op", "when")}, sort_keys=True)
+
+
+@functools.cache
+def specs() -> dict[str, dict[str, Any]]:
+    return tomllib.loads(RULES.read_text(encoding="utf-8"))
+
+
+@functools.cache
+def rule(name: str) -> Rule:
+    return Rule(name, specs()[name])
