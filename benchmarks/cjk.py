@@ -15,6 +15,7 @@ half of the questions and overall. Results: printed, and written to benchmarks/o
 
     .venv/bin/python benchmarks/cjk.py                      # both data sets, all questions
     .venv/bin/python benchmarks/cjk.py --limit 100 --sets cmrc-trial
+    .venv/bin/python benchmarks/cjk.py --mode hybrid --embedder multilingual-e5-small
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="kg search / kg query over Chinese and Japanese passages vs bigram BM25.")
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated data sets (default {','.join(SETS)})")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions of each set")
-    parser.add_argument("--mode", default="bm25", help="kg search mode: bm25 (default), hybrid or vector (MiniLM)")
+    parser.add_argument("--mode", default="bm25", help="kg search mode: bm25 (default), hybrid or vector")
+    parser.add_argument("--embedder", default="minilm", help="the embedder of hybrid and vector: minilm (default) or "
+                        "multilingual-e5-small (kg/embed.py make_embedder's names)")
     parser.add_argument("--budget", type=int, default=2000, help="kg query's token budget (default 2000, kg's default)")
     parser.add_argument("--out", type=Path, default=out_path("cjk.json"), help="JSON results (default benchmarks/out/cjk.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
@@ -75,7 +78,7 @@ def bigram_bm25(paths: list[str], texts: list[str]) -> Any:
 def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
     from kg import api
     from kg import kb as kb_module
-    from kg.embed import MiniLMEmbedder
+    from kg.embed import make_embedder
     from kg.graph.fts import ensure_indexes
     from kg.graph.store import Store
     from kg.retrieve.answer import extractive_answer
@@ -98,7 +101,7 @@ def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
         out["counts"] = api.status(kb).counts
         log(f"{name}: {len(docs)} passages compiled in {out['compile_seconds']} s: {out['counts']}")
         ensure_indexes(kb.db_path)
-        embedder = MiniLMEmbedder() if args.mode != "bm25" else None
+        embedder = make_embedder(args.embedder) if args.mode != "bm25" else None
         rows: dict[str, list[float]] = {k: [] for k in ("search@1", "search@5", "query_answer", "bm25@1", "bm25@5")}
         misses: list[dict[str, Any]] = []
         with Store(kb.db_path, read_only=True) as store:
@@ -125,7 +128,7 @@ def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    result: dict[str, Any] = {"machine": machine(), "search_mode": args.mode, "budget": args.budget,
+    result: dict[str, Any] = {"machine": machine(), "search_mode": args.mode, "embedder": args.embedder, "budget": args.budget,
                               "limit": args.limit, "sets": {}}
     for name in (s.strip() for s in args.sets.split(",") if s.strip()):
         result["sets"][name] = run_set(name, args, log)

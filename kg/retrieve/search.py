@@ -219,8 +219,7 @@ class Searcher:
         assert self.embedder is not None and self._matrix is not None
         if not query.strip():
             return []
-        # not through the cache: a query is rarely asked twice, and each cache write is a commit
-        vector = self.embedder.embed_batch([query])[0]
+        vector = self.embedder.embed_query(query)
         return [(self._keys[i], score) for i, score in top_k(vector, self._matrix, k)]
 
     # modes --------------------------------------------------------------------------------
