@@ -131,6 +131,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="SQLite cache of the corpus's MiniLM vectors (kg.embed.VectorCache); the dense "
                              "build time is only a cold figure when the cache misses (JSON: dense_embedding)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed the corpus without a cache")
+    parser.add_argument("--vector-weights", default="1", help="kg.query hybrid: the vector ranking's weights in the "
+                        "fusion to measure, comma-separated (default 1, kg's)")
     parser.add_argument("--embedder", default="minilm", help="the embedder of dense, hybrid and kg.query hybrid: minilm "
                         "(default) or multilingual-e5-small (kg/embed.py make_embedder's names)")
     parser.add_argument("--nav-budgets", default="600,2000",
@@ -413,13 +415,15 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
     budgets = [int(b) for b in args.nav_budgets.split(",") if b.strip()]
     ensure_indexes(kb.db_path)  # a reused knowledge base may have had a small compile since
     with Store(kb.db_path, read_only=True) as store:
-        settings: list[tuple[str, Any]] = [("bm25", None)]
+        settings: list[tuple[str, Any, float]] = [("bm25", None, 1.0)]
         if dense is not None:
             cache = None if args.no_embed_cache else VectorCache(args.embed_cache)
-            settings.append(("hybrid", make_embedder(args.embedder, cache)))
-        for search_mode, embedder in settings:
+            shared = make_embedder(args.embedder, cache)  # one embedder: the corpus is embedded once for all weights
+            settings.extend(("hybrid", shared, float(w)) for w in args.vector_weights.split(",") if w.strip())
+        for search_mode, embedder, weight in settings:
             started = time.perf_counter()
             nav = Navigator(store, embedder)
+            nav.searcher.vector_weight = weight
             if embedder is not None:
                 nav.searcher.load_vectors()  # embeds claims + chunks once (cached)
             load = time.perf_counter() - started
@@ -428,7 +432,7 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
                     res = nav.navigate(q, budget, search_mode)
                     return Result(list(res.source_paths)[:DEPTH], int(res.tokens_read),
                                   extra={"sources_read": res.sources_read, "text": query_output(res)})
-                name = f"nav kg.query {search_mode} b={budget}"
+                name = f"nav kg.query {search_mode}{f' w={weight:g}' if weight != 1 else ''} b={budget}"
                 out.append(evaluate(name, fn, questions, gold, compile_seconds + load, args, log))
     return out
 
