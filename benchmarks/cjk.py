@@ -15,6 +15,7 @@ half of the questions and overall. Results: printed, and written to benchmarks/o
 
     .venv/bin/python benchmarks/cjk.py                      # both data sets, all questions
     .venv/bin/python benchmarks/cjk.py --limit 100 --sets cmrc-trial
+    .venv/bin/python benchmarks/cjk.py --mode hybrid --embedder multilingual-e5-small
 """
 
 from __future__ import annotations
@@ -36,8 +37,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description="kg search / kg query over Chinese and Japanese passages vs bigram BM25.")
     parser.add_argument("--sets", default=",".join(SETS), help=f"comma-separated data sets (default {','.join(SETS)})")
     parser.add_argument("--limit", type=int, default=None, help="only the first N questions of each set")
-    parser.add_argument("--mode", default="bm25", help="kg search mode: bm25 (default), hybrid or vector (MiniLM)")
+    parser.add_argument("--mode", default="bm25", help="kg search mode: bm25 (default), hybrid or vector")
+    parser.add_argument("--embedder", default="minilm", help="the embedder of hybrid and vector: minilm (default) or "
+                        "multilingual-e5-small (kg/embed.py make_embedder's names)")
+    parser.add_argument("--vector-weights", default="1", help="hybrid: the vector ranking's weights in the fusion to "
+                        "measure, comma-separated (default 1, kg's; the corpus is embedded once for all)")
     parser.add_argument("--budget", type=int, default=2000, help="kg query's token budget (default 2000, kg's default)")
+    parser.add_argument("--embed-cache", type=Path, default=None, help="SQLite cache of the vectors (kg.embed.VectorCache; "
+                        "keyed by model and text): a second run embeds nothing again")
     parser.add_argument("--out", type=Path, default=out_path("cjk.json"), help="JSON results (default benchmarks/out/cjk.json)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     return parser.parse_args(argv)
@@ -75,7 +82,7 @@ def bigram_bm25(paths: list[str], texts: list[str]) -> Any:
 def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
     from kg import api
     from kg import kb as kb_module
-    from kg.embed import MiniLMEmbedder
+    from kg.embed import VectorCache, make_embedder
     from kg.graph.fts import ensure_indexes
     from kg.graph.store import Store
     from kg.retrieve.answer import extractive_answer
@@ -98,12 +105,16 @@ def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
         out["counts"] = api.status(kb).counts
         log(f"{name}: {len(docs)} passages compiled in {out['compile_seconds']} s: {out['counts']}")
         ensure_indexes(kb.db_path)
-        embedder = MiniLMEmbedder() if args.mode != "bm25" else None
-        rows: dict[str, list[float]] = {k: [] for k in ("search@1", "search@5", "query_answer", "bm25@1", "bm25@5")}
+        cache = VectorCache(args.embed_cache) if args.embed_cache and args.mode != "bm25" else None
+        embedder = make_embedder(args.embedder, cache) if args.mode != "bm25" else None
+        weights = [float(w) for w in args.vector_weights.split(",") if w.strip()]
+        by_weight: dict[float, dict[str, list[float]]] = {}
         misses: list[dict[str, Any]] = []
         with Store(kb.db_path, read_only=True) as store:
             navigator = Navigator(store, embedder)
-            for q in questions:
+            for weight, q in ((w, q) for w in weights for q in questions):
+                navigator.searcher.vector_weight = weight
+                rows = by_weight.setdefault(weight, {k: [] for k in ("search@1", "search@5", "query_answer", "bm25@1", "bm25@5")})
                 gold = {paths[i] for i in q["supporting_ids"]}
                 hits = navigator.searcher.search(q["question"], args.mode, k=DEPTH).hits
                 found = [h.source_path for h in hits]
@@ -114,10 +125,13 @@ def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
                                    ("query_answer", answered), ("bm25@1", bool(set(bm25[:1]) & gold)),
                                    ("bm25@5", bool(set(bm25) & gold))):
                     rows[key].append(float(value))
-                if not answered and len(misses) < 10:
+                if not answered and len(misses) < 10 and weight == weights[0]:
                     misses.append({"id": q["id"], "question": q["question"], "answer": q["answer"],
                                    "found": sorted(gold & set(found)) != [], "text": answer[:400]})
-    out["recall"] = {key: halves(values) for key, values in rows.items()}
+    out["recall"] = {key: halves(values) for key, values in by_weight[weights[0]].items()}
+    if len(weights) > 1:
+        out["recall_by_vector_weight"] = {str(w): {key: halves(values) for key, values in rows.items()}
+                                          for w, rows in by_weight.items()}
     out["misses"] = misses
     return out
 
@@ -125,7 +139,7 @@ def run_set(name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     log = (lambda msg: None) if args.quiet else (lambda msg: print(msg, file=sys.stderr, flush=True))
-    result: dict[str, Any] = {"machine": machine(), "search_mode": args.mode, "budget": args.budget,
+    result: dict[str, Any] = {"machine": machine(), "search_mode": args.mode, "embedder": args.embedder, "budget": args.budget,
                               "limit": args.limit, "sets": {}}
     for name in (s.strip() for s in args.sets.split(",") if s.strip()):
         result["sets"][name] = run_set(name, args, log)
@@ -133,6 +147,9 @@ def main(argv: list[str] | None = None) -> int:
     for name, figures in result["sets"].items():
         for key, row in figures["recall"].items():
             print(f"{name:14} {key:14} {row['first_half']!s:>9} {row['second_half']!s:>9} {row['all']!s:>7}")
+        for weight, rows in figures.get("recall_by_vector_weight", {}).items():
+            for key, row in rows.items():
+                print(f"{name:14} w={weight:<5} {key:14} {row['first_half']!s:>9} {row['second_half']!s:>9} {row['all']!s:>7}")
     write_json(args.out, result, ensure_ascii=False)
     return 0
 

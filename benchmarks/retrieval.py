@@ -131,6 +131,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                         help="SQLite cache of the corpus's MiniLM vectors (kg.embed.VectorCache); the dense "
                              "build time is only a cold figure when the cache misses (JSON: dense_embedding)")
     parser.add_argument("--no-embed-cache", action="store_true", help="embed the corpus without a cache")
+    parser.add_argument("--vector-weights", default="1", help="kg.query hybrid: the vector ranking's weights in the "
+                        "fusion to measure, comma-separated (default 1, kg's)")
+    parser.add_argument("--embedder", default="minilm", help="the embedder of dense, hybrid and kg.query hybrid: minilm "
+                        "(default) or multilingual-e5-small (kg/embed.py make_embedder's names)")
     parser.add_argument("--nav-budgets", default="600,2000",
                         help="token budgets for kg.retrieve.navigate.navigate (default 600,2000; kg's default is 2000)")
     parser.add_argument("--wiki-budgets", default="4000,16000,64000",
@@ -192,12 +196,12 @@ class Bm25Mode:
 
 
 class DenseMode:
-    def __init__(self, corpus: Corpus, cache_path: Path | None) -> None:
-        from kg.embed import MiniLMEmbedder, VectorCache
+    def __init__(self, corpus: Corpus, cache_path: Path | None, embedder: str = "minilm") -> None:
+        from kg.embed import VectorCache, make_embedder
 
         self.corpus = corpus
         cache = VectorCache(cache_path) if cache_path else None
-        self.embedder = MiniLMEmbedder(cache)
+        self.embedder = make_embedder(embedder, cache)
         self.matrix = self.embedder.embed(corpus.chunk_texts)
         self.cache_misses = self.embedder.embedded
         if cache:
@@ -208,7 +212,7 @@ class DenseMode:
         from kg.embed import top_k
 
         # questions bypass the cache: their embedding is part of the measured latency
-        return top_k(self.embedder.embed_batch([question])[0], self.matrix, k)
+        return top_k(self.embedder.embed_query(question), self.matrix, k)
 
     def __call__(self, question: str) -> Result:
         return chunks_result(self.corpus, [i for i, _ in self.scores(question)])
@@ -402,7 +406,7 @@ def evaluate(name: str, fn: Callable[[str], Result], questions: list[dict[str, A
 def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]], compile_seconds: float,
                  dense: DenseMode | None, args: argparse.Namespace, log: Callable[[str], None]) -> list[dict[str, Any]]:
     """kg.retrieve.navigate.Navigator (one per setting, over one open read-only Store), BM25 and MiniLM-hybrid search."""
-    from kg.embed import MiniLMEmbedder, VectorCache
+    from kg.embed import VectorCache, make_embedder
     from kg.graph.fts import ensure_indexes
     from kg.graph.store import Store
     from kg.retrieve.navigate import Navigator
@@ -411,13 +415,15 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
     budgets = [int(b) for b in args.nav_budgets.split(",") if b.strip()]
     ensure_indexes(kb.db_path)  # a reused knowledge base may have had a small compile since
     with Store(kb.db_path, read_only=True) as store:
-        settings: list[tuple[str, Any]] = [("bm25", None)]
+        settings: list[tuple[str, Any, float]] = [("bm25", None, 1.0)]
         if dense is not None:
             cache = None if args.no_embed_cache else VectorCache(args.embed_cache)
-            settings.append(("hybrid", MiniLMEmbedder(cache)))
-        for search_mode, embedder in settings:
+            shared = make_embedder(args.embedder, cache)  # one embedder: the corpus is embedded once for all weights
+            settings.extend(("hybrid", shared, float(w)) for w in args.vector_weights.split(",") if w.strip())
+        for search_mode, embedder, weight in settings:
             started = time.perf_counter()
             nav = Navigator(store, embedder)
+            nav.searcher.vector_weight = weight
             if embedder is not None:
                 nav.searcher.load_vectors()  # embeds claims + chunks once (cached)
             load = time.perf_counter() - started
@@ -426,7 +432,7 @@ def kg_nav_modes(kb: Any, questions: list[dict[str, Any]], gold: list[set[str]],
                     res = nav.navigate(q, budget, search_mode)
                     return Result(list(res.source_paths)[:DEPTH], int(res.tokens_read),
                                   extra={"sources_read": res.sources_read, "text": query_output(res)})
-                name = f"nav kg.query {search_mode} b={budget}"
+                name = f"nav kg.query {search_mode}{f' w={weight:g}' if weight != 1 else ''} b={budget}"
                 out.append(evaluate(name, fn, questions, gold, compile_seconds + load, args, log))
     return out
 
@@ -482,6 +488,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         "chunks": len(corpus.chunk_texts),
         "questions": len(questions),
         "split": args.split,
+        "embedder": args.embedder,
         "token_count": "characters / 4 (rounded up) of the text each mode reads or hands over for its top 5",
         "modes": [],
     }
@@ -508,11 +515,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             results["bm25_stemmer"] = bool(bm25.stemmer)
         if {"dense", "hybrid", "graph+dense"} & set(modes):
             started = time.perf_counter()
-            dense = DenseMode(corpus, None if args.no_embed_cache else args.embed_cache)
+            dense = DenseMode(corpus, None if args.no_embed_cache else args.embed_cache, args.embedder)
             dense_build = time.perf_counter() - started
             results["dense_embedding"] = {"seconds": round(dense_build, 3), "chunks": len(corpus.chunk_texts),
                                           "embedded_now (cache misses)": dense.cache_misses}
-            log(f"MiniLM corpus embedding {dense_build:.1f} s ({dense.cache_misses} cache misses)")
+            log(f"{args.embedder} corpus embedding {dense_build:.1f} s ({dense.cache_misses} cache misses)")
         kb = None
         compile_seconds = 0.0
         if args.kb and {"nav", "graph", "graph+dense", "graph+bm25"} & set(modes):

@@ -576,8 +576,10 @@ def _cell(value: Any) -> str:
 
 # search, query, lint (issue 6) ----------------------------------------------------------------
 
-EmbedderOption = Annotated[str, typer.Option("--embedder", help="minilm (all-MiniLM-L6-v2 on onnxruntime, offline) | "
-                                                               "minilm-torch (the same on torch: slow start) | hashing (fast, lexical).")]
+EmbedderOption = Annotated[str | None, typer.Option("--embedder", show_default=False, help="minilm (all-MiniLM-L6-v2 on onnxruntime, "
+                                                                      "offline, English) | multilingual-e5-small (Chinese, Japanese and about a hundred "
+                                                                      "more languages; pip install 'kg[multilingual]') | minilm-torch (MiniLM on torch: "
+                                                                      "slow start) | hashing (fast, lexical). Default: [search] embedder in kg.toml, else minilm.")]
 
 
 @app.command("search")
@@ -586,7 +588,7 @@ def search_command(
     mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"bm25 | vector | hybrid (reciprocal rank fusion); default {DEFAULT_MODE}.")] = None,
     k: Annotated[int, typer.Option("--k", "-k", help="Number of hits.")] = 10,
     expand: Annotated[bool, typer.Option("--expand", help="Also walk the graph: entities of the top hits -> their other claims and sources.")] = False,
-    embedder: EmbedderOption = "minilm",
+    embedder: EmbedderOption = None,
     timeout: TimeoutOption = None,
     kb: KbOption = None,
     as_json: JsonOption = False,
@@ -666,7 +668,7 @@ def query_command(
     budget: Annotated[int, typer.Option("--budget", help="Tokens (characters/4) the navigator may read, 200 to 50,000.")] = 2000,
     offline: Annotated[bool, typer.Option("--offline", help="Extractive answer even when an LLM is configured.")] = False,
     mode: Annotated[str | None, typer.Option("--mode", "-m", help=f"Search mode used by the navigator: bm25 | vector | hybrid; default {DEFAULT_MODE} (bm25 needs no embedder).")] = None,
-    embedder: EmbedderOption = "minilm",
+    embedder: EmbedderOption = None,
     timeout: TimeoutOption = None,
     form: Annotated[str, typer.Option("--form", "-f", help="page | table | chart | canvas | slides, or auto: a table for two or more named entities, a chart for amounts or dates over them or over time, else a page.")] = "page",
     out_file: Annotated[Path | None, typer.Option("--out", "-o", help="Write the file the form draws (chart PNG, .canvas, Marp deck) here.")] = None,
@@ -768,7 +770,7 @@ def lint_command(
 @app.command("mcp")
 def mcp_command(
     allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Add kg_compile and saving answers (kg_query save=true).")] = False,
-    embedder: EmbedderOption = "minilm",
+    embedder: EmbedderOption = None,
     timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds each tool call may take before it "
                                                   "is stopped (default: \\[limits] serve_timeout_seconds in kg.toml, 30).")] = None,
     kb: KbOption = None,
@@ -803,7 +805,7 @@ def serve_command(
                                                    "login page's cookie). Prefer KG_TOKEN: a command line is visible to others.")] = None,
     allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Let /mcp clients compile and file answers.")] = False,
     readers: Annotated[int, typer.Option("--readers", min=1, max=32, help="Reads at once (each a worker process).")] = 4,
-    embedder: EmbedderOption = "minilm",
+    embedder: EmbedderOption = None,
     mode: Annotated[str | None, typer.Option("--mode", "-m", help="Default search mode of /api and /mcp: bm25 | vector | "
                                              "hybrid (default: kg search's). Vectors are embedded in the background as "
                                              "the server starts; until then such searches run as BM25.")] = None,

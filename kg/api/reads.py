@@ -140,12 +140,14 @@ PREPARE_BATCH = 16  # texts per model call when embedding everything: a quarter 
 _KEPT_EMBEDDERS: dict[tuple[str, str], Any] = {}  # a read worker's embedders: (vectors file, name) -> Embedder
 
 
-def _embedder(kb: KnowledgeBase, name: str) -> Embedder:
+def _embedder(kb: KnowledgeBase, name: str | None) -> Embedder:
     """An embedder whose vectors are cached in .kg/vectors.sqlite, once per content hash. A read
-    worker that keeps its graph open (kg/graph/kept.py) keeps it too: its model loads once."""
+    worker that keeps its graph open (kg/graph/kept.py) keeps it too: its model loads once.
+    `name` None: the one kg.toml chooses ([search] embedder; MiniLM when it says nothing)."""
     from kg.embed import VectorCache, make_embedder
     from kg.graph.kept import keeping
 
+    name = name or kb.config().search.embedder
     if not keeping():
         return make_embedder(name, VectorCache(kb.vectors_path))
     place = (str(kb.vectors_path), name)
@@ -160,7 +162,7 @@ def _done_with(emb: Any) -> None:
         emb.cache.close()
 
 
-def prepare_vectors(kb: KnowledgeBase, embedder: str = "minilm", progress: Any = None) -> int:
+def prepare_vectors(kb: KnowledgeBase, embedder: str | None = None, progress: Any = None) -> int:
     """Embed what vector search covers and .kg/vectors.sqlite lacks, as a first vector search would
     (`kg serve` does it as it starts, beside its pages). The graph is closed while the texts are
     embedded (minutes for a large one): a compile gets in meanwhile. Returns the texts embedded."""
@@ -187,7 +189,7 @@ def prepare_vectors(kb: KnowledgeBase, embedder: str = "minilm", progress: Any =
 
 @loads("kg.graph.fts", "kg.retrieve.search", "kg.retrieve.settings")
 def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
-              embedder: str = "minilm", progress: Any = None, on_rebuild: Any = None) -> Any:
+              embedder: str | None = None, progress: Any = None, on_rebuild: Any = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
     `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store).
     `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE)."""
@@ -208,7 +210,7 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10
         _done_with(emb)
 
 
-def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str = "minilm",
+def query_kb(kb: KnowledgeBase, question: str, budget: int = 2000, save: bool = False, embedder: str | None = None,
              offline: bool = False, mode: str | None = None, progress: Any = None,
              on_rebuild: Any = None, form: str = "page") -> Any:
     """Navigate, answer (LLM when configured, else extractive) in a form, optionally file the answer back.
@@ -226,7 +228,7 @@ ANSWER_FORMS = ("auto", "page", "table", "chart", "canvas", "slides")
 
 @loads("kg.graph.fts", "kg.retrieve.answer", "kg.retrieve.navigate", "kg.retrieve.search", "kg.retrieve.settings",
        "kg.retrieve.walk", "kg.llm.backends", "kg.llm.ledger")
-def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedder: str = "minilm",
+def answer_question(kb: KnowledgeBase, question: str, budget: int = 2000, embedder: str | None = None,
                     offline: bool = False, mode: str | None = None, progress: Any = None,
                     on_rebuild: Any = None, form: str = "page") -> Any:
     """The read half of `kg query`: a QueryResult in `form` (ANSWER_FORMS; exporters/forms.py),

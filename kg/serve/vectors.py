@@ -33,7 +33,7 @@ class VectorsNotReady(KgError):
 class Vectors:
     """The state of the server's vectors: which graph they cover, the embedding under way, its failure."""
 
-    def __init__(self, kb: KnowledgeBase, pool: Any, embedder: str, mode: str) -> None:
+    def __init__(self, kb: KnowledgeBase, pool: Any, embedder: str | None, mode: str) -> None:
         self.kb, self.pool, self.embedder, self.mode = kb, pool, embedder, mode
         self.covered: tuple[Any, ...] | None = None  # the graph's stamp the vectors were made for
         self.done, self.total = 0, 0

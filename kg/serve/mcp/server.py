@@ -23,7 +23,7 @@ from kg.serve.vectors import Vectors
 READ_TOOLS = ("kg_search", "kg_query", "kg_entity", "kg_claim", "kg_page", "kg_cypher", "kg_status", "kg_lint")
 
 
-def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = "minilm",
+def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str | None = None,
                  timeout: float | None = None, reader: Any = None, mode_for: Any = None) -> Any:
     """The MCPServer for one knowledge base; `allow_writes` adds kg_compile and saving answers;
     `timeout` (seconds) overrides [limits] serve_timeout_seconds for every call. `reader`: a ReadPool
@@ -35,7 +35,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str = 
     except ImportError as exc:
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
 
-    check_embedder(embedder)
+    check_embedder(embedder or kb.config().search.embedder)
     own = reader is None
     if own:
         # Two workers: one may spend minutes embedding the knowledge base for vector search, in the

@@ -71,7 +71,7 @@ class KgTools:
 
     kb: KnowledgeBase
     allow_writes: bool = False
-    embedder: str = "minilm"
+    embedder: str | None = None  # None: [search] embedder in kg.toml
     reader: Any = None  # a ReadPool: every graph read runs there (see the module's docs)
     # the mode a search or question runs in, from the one asked for (`kg serve`: BM25 until its vectors are ready)
     mode_for: Callable[[str | None], str | None] | None = None

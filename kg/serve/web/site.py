@@ -36,7 +36,7 @@ class ServeOptions:
     allow_writes: bool = False
     readers: int = 4  # concurrent reads: worker processes of the ReadPool
     timeout: float | None = None  # seconds per read (default [limits] serve_timeout_seconds)
-    embedder: str = "minilm"
+    embedder: str | None = None  # None: [search] embedder in kg.toml
     mode: str | None = None  # the default of /api/search, /api/query and /mcp (None: kg search's); pages use BM25
 
 
