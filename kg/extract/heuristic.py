@@ -262,7 +262,7 @@ class HeuristicExtractor(Extractor):
     # denies its own predicate (kg/extract/negation.py); CJK sentences, names and bigram keys; the
     # stored type is a learned model's over the rules' votes, a concept below its threshold
     # (kg/extract/type_model.py)
-    version = "heuristic-10"
+    version = "heuristic-11"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         return self._typed([self._untyped(chunk)])[0]
