@@ -16,8 +16,9 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "joined_by_for_or_on": ("In 1950 he sat on the Advisory Committee on Antarctic Names.",
                             {"Advisory Committee on Antarctic Names"}, {"Advisory Committee"}),
     "corporate_suffix": ("She worked for Atari, Inc. in California.", {"Atari, Inc"}, {"Inc"}),
-    "joined_by_and": ("They followed the Lewis and Clark Expedition west.", {"Lewis and Clark Expedition"},
-                      {"Clark Expedition"}),
+    "joined_by_and": ("They followed the Lewis and Clark Expedition west. A replica is at the Science and Industry "
+                      "Museum.", {"Lewis and Clark Expedition", "Science and Industry Museum"},
+                      {"Clark Expedition", "Industry Museum"}),
     "naming_possessive": ("He was buried at St. Joseph's Cemetery in 1950.", {"St. Joseph's Cemetery"},
                           {"Cemetery"}),
     "event_year": ("Sweden won the Eurovision Song Contest 1995 in Dublin.", {"Eurovision Song Contest 1995"},
@@ -121,3 +122,8 @@ def test_the_phases_run_in_order() -> None:
     assert name_rules.trim_name("In 1998 Toyota") == "Toyota"
     assert name_rules.trim_name("2002 Winter Olympics", name_rules.Where(opens=False)) == "2002 Winter Olympics"
     assert name_rules.trim_name("March 1990") == ""
+
+
+def test_a_dotted_initialism_keeps_its_last_dot() -> None:
+    names = set(_entities("It was sold in the U.S. and abroad, then the U.K. bought one from Atari, Inc. in 1990."))
+    assert {"U.S.", "U.K.", "Atari, Inc"} <= names and not names & {"U.S", "U.K"}

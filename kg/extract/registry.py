@@ -3,6 +3,7 @@ form, aliases pointing at canonical keys, and the type votes of each (kg/extract
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from kg.extract import gazetteer
@@ -87,6 +88,8 @@ class Registry:
         """The key of `name`'s entity (added if new), or None for no name. `type_`: what the rule
         that found it knows it to be ("nationality", "work", ...); its form votes too (entity_types)."""
         name = " ".join(name.split()).strip(" .,;:")
+        if re.search(r"(?:^|[\s.])[A-Z]\.[A-Z]$", name):
+            name += "."  # a dotted initialism keeps its last dot: "U.S.", not "U.S"
         key = name_key(name)
         if not key or len(key) < 2 or len(name) > 120 or key in V.STOP_CAPS or not_a_name(name):
             return None
