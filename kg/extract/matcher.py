@@ -23,7 +23,7 @@ import re
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from kg.extract import vocab as V
 
@@ -94,7 +94,7 @@ class Rule:
         if len(self.bits) > 12:
             raise ValueError(f"token rule {name!r} has more than 12 distinct token specs: split it in two")
         tests = [(1 << bit, _shared_test(key)) for key, bit in self.bits.items()]
-        self.code_of = _Codes(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
+        self.code_of = _Memo(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
         self.low, self.high = spec.get("length", (0, 1 << 30))
         # a rule held at one end that reads a bounded number of words needs the codes of those alone
         lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
@@ -146,36 +146,26 @@ class Rule:
         return re.compile(f"(?:{alternatives})" + (r"\Z" if self.spec.get("anchor") == "end" else ""))
 
 
+T = TypeVar("T")
 _BASE = 0xE000  # a word's code: a character of Unicode's private use area
 
 
-class _Codes(dict[str, str]):
-    """Each word's code, remembered: a lookup that hits runs no Python at all."""
+class _Memo(dict[str, T]):
+    """A function's answer for each word, remembered: a lookup that hits runs no Python at all (a
+    word's code; a token spec's answer, shared by every rule that has the spec)."""
 
-    def __init__(self, code: Callable[[str], str]) -> None:
+    def __init__(self, answer: Callable[[str], T]) -> None:
         super().__init__()
-        self.code = code
+        self.answer = answer
 
-    def __missing__(self, word: str) -> str:
-        found = self[word] = self.code(word)
-        return found
-
-
-class _Known(dict[str, bool]):
-    """A token spec's answers, remembered per word for every rule that has the spec."""
-
-    def __init__(self, test: Callable[[str], bool]) -> None:
-        super().__init__()
-        self.test = test
-
-    def __missing__(self, word: str) -> bool:
-        found = self[word] = self.test(word)
+    def __missing__(self, word: str) -> T:
+        found = self[word] = self.answer(word)
         return found
 
 
 @functools.cache
 def _shared_test(key: str) -> Callable[[str], bool]:
-    return _Known(_word_test(json.loads(key))).__getitem__
+    return _Memo(_word_test(json.loads(key))).__getitem__
 
 
 def _key(spec: dict[str, Any]) -> str:
