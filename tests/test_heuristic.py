@@ -282,7 +282,7 @@ def test_occupations_participles_and_bare_roles_are_not_names() -> None:
 def test_an_events_year_and_a_generic_abbreviation() -> None:
     names = names_of("Portugal sang at the Eurovision Song Contest 1995 in Dublin, shown on TV and sold on CD. "
                      "Later he moved to Washington, D.C. and then to Sweden 1994 style.")
-    for name in ("Eurovision Song Contest 1995", "Dublin", "Washington, D.C", "Sweden"):
+    for name in ("Eurovision Song Contest 1995", "Dublin", "Washington, D.C.", "Sweden"):
         assert name in names, (name, sorted(names))
     for wrong in ("TV", "CD", "Sweden 1994", "Washington"):
         assert wrong not in names, (wrong, sorted(names))
