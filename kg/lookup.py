@@ -1,4 +1,4 @@
-"""Sets and maps of strings laid out as hash tables in bytes, looked up where they lie (an mmap of
+"""Sets and maps of strings laid out as hash tables in bytes, looked up where they lie (the bytes of
 a file) instead of being rebuilt as Python objects: a process that asks a few thousand questions
 of 400,000 names pays for those questions only, not for building a frozenset of them (issue 46:
 reading the gazetteer tables took a one-edit compile 0.15 s of CPU and 60 MB).
@@ -56,8 +56,8 @@ def dumps(value: Any, smallest: int = 4096) -> bytes:
 
 
 def loads(buffer: Any, start: int = 0) -> Any:
-    """The value laid out by `dumps` at `start` of `buffer` (bytes or an mmap, which the tables
-    keep reading from). Raises ValueError, EOFError, TypeError or struct.error for bytes that are
+    """The value laid out by `dumps` at `start` of `buffer` (bytes, which the tables keep reading
+    from). Raises ValueError, EOFError, TypeError or struct.error for bytes that are
     not one."""
     (length,) = _LENGTH.unpack_from(buffer, start)
     skeleton = marshal.loads(buffer[start + 8 : start + 8 + length])
@@ -99,6 +99,9 @@ def _table(keys: list[str], values: dict[str, str] | None) -> bytes:
     return _PAIR.pack(len(keys), slots) + struct.pack(f"<{slots}I", *table) + bytes(entries)
 
 
+_REMEMBERED = 200_000  # answers a table keeps before it starts again
+
+
 class _Table:
     """A hash table laid out at `base` of `buffer`; what each key was asked is remembered."""
 
@@ -130,9 +133,14 @@ class _Table:
 
     def _lookup(self, key: Any) -> Any:
         """The key's value ("" in a set) decoded, or _MISSING; remembered."""
+        if not isinstance(key, str):
+            return _MISSING
+        key = str(key)  # a subclass (numpy's str_) asks as the plain string
         answer = self._answers.get(key)
         if answer is None:
-            found: Any = self._find(key) if type(key) is str else _MISSING
+            if len(self._answers) >= _REMEMBERED:
+                self._answers.clear()  # a long-lived server asks ever more names: memory stays bounded
+            found: Any = self._find(key)
             answer = self._answers[key] = found if found is _MISSING else found.decode("utf-8", "surrogatepass")
         return answer
 

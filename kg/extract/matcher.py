@@ -159,6 +159,8 @@ class _Memo(dict[str, T]):
         self.answer = answer
 
     def __missing__(self, word: str) -> T:
+        if len(self) >= 200_000:
+            self.clear()  # a long-lived server reads ever more words: memory stays bounded
         found = self[word] = self.answer(word)
         return found
 

@@ -22,7 +22,6 @@ import functools
 import hashlib
 import importlib.util
 import marshal
-import mmap
 import os
 import struct
 import sys
@@ -73,13 +72,13 @@ def load(name: str, build: Callable[[], T], where: Path | None) -> T:
 
 
 def read(path: Path) -> tuple[Any] | None:
-    """(the value) of a whole table file, None for a missing, cut or altered one. Its tables read
-    the file mapped into memory (the mapping outlives a later replace or prune of the file)."""
+    """(the value) of a whole table file, None for a missing, cut or altered one. The file is read
+    into memory, not mapped: a mapped file that another program shortens (a copy over the cache
+    folder, rsync --inplace) kills the process with SIGBUS, and the digest reads every byte anyway."""
     start = len(_HEADER) + _DIGEST
     try:
-        with path.open("rb") as handle:
-            data = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
-    except (OSError, ValueError):  # ValueError: an empty file cannot be mapped
+        data = path.read_bytes()
+    except OSError:
         return None
     body = memoryview(data)[start:]
     whole = data[: len(_HEADER)] == _HEADER and data[len(_HEADER) : start] == hashlib.sha256(body).digest()
@@ -89,7 +88,6 @@ def read(path: Path) -> tuple[Any] | None:
             return (lookup.loads(data, start),)
     except (EOFError, ValueError, TypeError, struct.error):
         pass
-    data.close()
     return None
 
 
