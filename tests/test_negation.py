@@ -105,6 +105,8 @@ ROWS: list[tuple[str, bool, str]] = [
     ("The results we got do not support the claim.", True, "a noun clause inside the subject, then the denial"),
     ("Users we interviewed did not like the new editor.", True, "a noun clause inside the subject"),
     ("On Tuesday we did not ship the release.", True, "fronted time, no verb before the pronoun"),
+    ("We warned users we would not support Python 2.", True, "a person, then what they were told"),
+    ("After we released the update we did not see regressions.", True, "a fronted clause without a comma"),
 ]
 
 

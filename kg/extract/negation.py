@@ -99,6 +99,10 @@ def _noun_clause(words: list[str]) -> bool:
         words = words[:-1]  # the negation's own auxiliary ("we did not")
     if len(words) < 3 or words[-1] not in V.SUBJECT_PRONOUNS:
         return False
+    if words[0] in V.SUBORDINATORS or words[0] in ("after", "before") or words[0].endswith(("ing", "ed")):
+        return False  # "After we released it we did not ...": the pronoun opens the main clause
+    if words[-3] in V.OBJECT_CLAUSE_VERBS:
+        return False  # "promised customers it would not ...": the clause is what was promised
     noun = words[-2]
     if is_verb(noun) or noun in V.CONJUNCTIONS or noun in V.SUBORDINATORS or noun in V.FUNCTION_WORDS:
         return False
