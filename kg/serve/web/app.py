@@ -51,7 +51,7 @@ def build_app(kb: KnowledgeBase, options: ServeOptions) -> Any:
         raise ConfigError(f"--readers {options.readers}: give 1 to {MAX_READERS} (each is a worker process).")
     if options.mode is not None and options.mode not in MODES:
         raise ConfigError(f"--mode {options.mode}: use one of {', '.join(MODES)}.")
-    check_embedder(options.embedder or kb.config().search.embedder)
+    check_embedder(options.embedder or kb.config().search.embedder, installed=options.mode != "bm25")
     pool = api.reader(kb, served=True, timeout=options.timeout, size=options.readers, idle_seconds=WORKER_IDLE_SECONDS)
     site = Site(kb, pool, options)
     mcp = build_server(kb, options.allow_writes, options.embedder, options.timeout, reader=pool,
