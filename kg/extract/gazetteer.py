@@ -338,8 +338,9 @@ def common_word(word: str) -> bool:
 
 
 # (ending, what replaces it) of an inflected or derived word: "Varieties", "Founded", "Having", "Highest"
-_INFLECTIONS = (("ies", "y"), ("ied", "y"), ("ier", "y"), ("iest", "y"), ("ily", "y"), ("ing", ""), ("ing", "e"),
-                ("ed", ""), ("ed", "e"), ("er", ""), ("er", "e"), ("est", ""), ("est", "e"), ("ly", ""), ("ally", ""))
+# (past tenses are `past_tense`'s)
+_INFLECTIONS = (("ies", "y"), ("ier", "y"), ("iest", "y"), ("ily", "y"), ("ing", ""), ("ing", "e"),
+                ("er", ""), ("er", "e"), ("est", ""), ("est", "e"), ("ly", ""), ("ally", ""))
 
 
 # Endings that make an English noun of a word, and prefixes that make a word of one WordNet lists.
@@ -353,6 +354,10 @@ def english_word(word: str) -> bool:
     lowered = word.lower().replace("’", "'").split("'")[0]
     if common_word(lowered) or lowered in V.CUT_WORDS or lowered in V.PRONOUN_OPENERS or lowered in V.FUNCTION_WORDS \
             or lowered in _irregular_forms():
+        return True
+    if lowered in last_names() or lowered in first_names():
+        return False  # "Walker", "Fielding": a name before a derivation of "walk", "field"
+    if past_tense(lowered):
         return True
     words = _wordnet().words
     if lowered.endswith(_NOUN_SUFFIXES) or any(lowered.startswith(p) and len(lowered) - len(p) >= 4 and lowered[len(p):] in words
