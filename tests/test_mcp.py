@@ -52,6 +52,34 @@ def error(result: Any) -> str:
     return result.content[0].text  # type: ignore[no-any-return]
 
 
+def test_search_pages_neither_repeat_nor_skip(compiled: KnowledgeBase) -> None:
+    """Paging kg_search with next_cursor walks one order: the first page is `kg search -k limit`'s hits, no
+    hit comes twice, and the pages together are what one deep page gives (Searcher.search_page)."""
+    server = build_server(compiled)
+    query = "computer memory program"
+
+    async def walk(client: Client) -> list[dict[str, Any]]:
+        pages, cursor = [], None
+        for _ in range(40):
+            args: dict[str, Any] = {"query": query, "limit": 3, "mode": "bm25"}
+            if cursor:
+                args["cursor"] = cursor
+            pages.append(reply(await client.call_tool("kg_search", args)))
+            cursor = pages[-1]["next_cursor"]
+            if cursor is None:
+                break
+        return pages
+
+    pages = session(server, walk)
+    keys = [(h["kind"], h["id"]) for p in pages for h in p["hits"]]
+    assert len(pages) > 3 and len(keys) == len(set(keys))
+    first = api.search_kb(compiled, query, "bm25", 3)
+    assert [(h["kind"], h["id"]) for h in pages[0]["hits"]] == [(h.kind, h.id) for h in first.hits]
+    deep = api.search_kb(compiled, query, "bm25", page=(0, len(keys), 3))
+    assert keys == [(h.kind, h.id) for h in deep.hits]
+    assert error(calls(server, ("kg_search", {"query": query, "cursor": "bm25.3.-1"}))[0]).count("next_cursor")
+
+
 def test_tools_listed_and_write_tools_only_when_allowed(compiled: KnowledgeBase) -> None:
     async def names(client: Client) -> list[str]:
         return sorted(t.name for t in (await client.list_tools()).tools)

@@ -19,7 +19,7 @@ from kg.embed import HashingEmbedder
 from kg.graph.fts import FTS_INDEXES, SearchIndexMissing, ensure_indexes, existing_indexes
 from kg.graph.store import Store
 from kg.kb import KnowledgeBase
-from kg.retrieve.search import CLAIM_WEIGHT, Hit, Searcher, by_source_first, fts_query, rrf
+from kg.retrieve.search import CLAIM_WEIGHT, Hit, Searcher, by_source_first, fts_query, page_of, rrf
 from tests.conftest import EXAMPLES
 
 
@@ -315,3 +315,30 @@ def test_a_numbers_spelling_is_letters_and_the_same_in_text_and_query(tokens: li
     assert set(spelt) <= set(index_terms(text).split())  # what a query asks for, the index holds
     assert set(spelt) <= set(fts_query(text).split())
     assert len(spelt) == sum(any(c.isdecimal() for c in t) for t in tokens)
+
+
+@given(total=st.integers(0, 60), seeds=st.lists(st.integers(0, 3), min_size=1, max_size=8),
+       window=st.integers(1, 12), limits=st.lists(st.integers(1, 9), min_size=1, max_size=12))
+def test_pages_of_a_search_neither_repeat_nor_skip(total: int, seeds: list[int], window: int, limits: list[int]) -> None:
+    """Whatever the ranking of k hits does as k grows (here: shuffled by k), paging on with next offsets
+    gives each hit at most once, pages are slices of one order, and the first page is search(window)."""
+    universe = [Hit("chunk", f"c{i:02d}", "", 0.0) for i in range(total)]
+
+    def search(k: int) -> list[Hit]:  # a ranking whose order changes with k, as fusion and by_source_first do
+        seed = seeds[k % len(seeds)]
+        return sorted(universe, key=lambda h: (int(h.id[1:]) * (seed + 1)) % 7 + int(h.id[1:]) / 100)[:k]
+
+    whole, _ = page_of(search, 0, max(total, 1), window)
+    first, _ = page_of(search, 0, window, window)
+    assert first == search(window)
+    assert len({h.id for h in whole}) == len(whole) == total  # every hit, once
+    offset, shown, more = 0, [], True
+    for limit in limits * 20:
+        page, more = page_of(search, offset, limit, window)
+        assert page == whole[offset : offset + limit]
+        shown.extend(page)
+        offset += len(page)
+        if not more:
+            break
+    assert [h.id for h in shown] == [h.id for h in whole[: len(shown)]]
+    assert more or offset == total  # no more only when every hit was shown

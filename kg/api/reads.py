@@ -189,12 +189,14 @@ def prepare_vectors(kb: KnowledgeBase, embedder: str | None = None, progress: An
 
 @loads("kg.graph.fts", "kg.retrieve.search", "kg.retrieve.settings")
 def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10, expand: bool = False,
-              embedder: str | None = None, progress: Any = None, on_rebuild: Any = None) -> Any:
+              embedder: str | None = None, progress: Any = None, on_rebuild: Any = None,
+              page: tuple[int, int, int] | None = None) -> Any:
     """`progress(done, total, embedded)`: see Searcher (the first vector search embeds everything);
     `on_rebuild()`: the search indexes are being built first (see kg.retrieve.search.indexed_store).
-    `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE)."""
+    `mode` None: the one default (kg/retrieve/settings.py DEFAULT_MODE). `page` (offset, limit, window):
+    that page of one fixed order of the hits (Searcher.search_page; `k` is not used), `more` set."""
     from kg.graph.fts import indexed_store
-    from kg.retrieve.search import Searcher
+    from kg.retrieve.search import Searcher, SearchResult
     from kg.retrieve.settings import DEFAULT_MODE
 
     mode = mode or DEFAULT_MODE
@@ -205,7 +207,13 @@ def search_kb(kb: KnowledgeBase, text: str, mode: str | None = None, k: int = 10
     emb = _embedder(kb, embedder) if mode != "bm25" else None
     try:
         with indexed_store(kb.db_path, on_rebuild=on_rebuild) as store:  # a small compile leaves them to the first search
-            return Searcher(store, emb, progress).search(text, mode, k, expand)
+            searcher = Searcher(store, emb, progress)
+            if page is None:
+                return searcher.search(text, mode, k, expand)
+            hits, more = searcher.search_page(text, mode, *page)
+            result = SearchResult(text, mode, hits, embedder=emb.name if emb else "")
+            result.more = more
+            return result
     finally:
         _done_with(emb)
 

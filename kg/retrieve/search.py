@@ -103,6 +103,7 @@ class SearchResult:
     hits: list[Hit]
     expanded: list[Hit] = field(default_factory=list)
     embedder: str = ""
+    more: bool = False  # a page of hits (Searcher.search_page): more follow it
 
     def as_dict(self, max_text: int | None = None) -> dict[str, Any]:
         """The one JSON shape of a search (`kg search --json`, the MCP `kg_search` tool, `kg serve`)."""
@@ -273,6 +274,11 @@ class Searcher:
             result.expanded = self.expand(hits)
         return result
 
+    def search_page(self, query: str, mode: str, offset: int, limit: int, window: int) -> tuple[list[Hit], bool]:
+        """Hits [offset, offset + limit) of one fixed order of the search's hits (`page_of`), and whether
+        more follow."""
+        return page_of(lambda k: self.search(query, mode, k).hits, offset, limit, window)
+
     # details ------------------------------------------------------------------------------
 
     def hydrate(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Hit]:
@@ -394,6 +400,30 @@ class Searcher:
                                citation=f"[[sources/{r['slug']}|{_label(r['title'])}]]", source_path=r["path"],
                                title=r["title"], via=entity))
         return out
+
+
+def page_of(search: Callable[[int], list[Hit]], offset: int, limit: int, window: int) -> tuple[list[Hit], bool]:
+    """Hits [offset, offset + limit) of one fixed order of what `search(k)` finds, and whether more follow.
+
+    The top k hits depend on k (fusion depth, each source's best first), so the hits of a search of
+    offset + limit, sliced, can repeat a hit an earlier page showed or skip one. Instead the order is
+    built window by window, [0, w), [w, 2w), [2w, 4w), ...: a window holds the best hits of a search as
+    deep as its end that no earlier window holds. The first window is a search of w hits, so a first
+    page of w hits is what `search(w)` gives."""
+    if offset < 0 or limit < 1 or window < 1:
+        raise QueryError("A page needs offset >= 0, limit >= 1 and window >= 1.")
+    order: list[Hit] = []
+    held: set[tuple[str, str]] = set()
+    start, end = 0, window
+    exhausted = False
+    while len(order) < offset + limit and not exhausted:
+        found = search(end)
+        fresh = [hit for hit in found if (hit.kind, hit.id) not in held][: end - start]
+        order.extend(fresh)
+        held.update((hit.kind, hit.id) for hit in fresh)
+        exhausted = len(found) < end or len(fresh) < end - start
+        start, end = end, end * 2
+    return order[offset : offset + limit], not exhausted or len(order) > offset + limit
 
 
 def by_source_first(hits: Sequence[Hit]) -> list[Hit]:

@@ -49,6 +49,19 @@ def _offset(cursor: str | None) -> int:
     return offset
 
 
+def _search_cursor(cursor: str) -> tuple[str, int, int]:
+    """(mode, window, offset) of a kg_search cursor, as `KgTools.search` writes it."""
+    mode, _, rest = str(cursor).partition(".")
+    window_text, _, offset_text = rest.partition(".")
+    try:
+        window, offset = int(window_text), int(offset_text)
+    except ValueError:
+        window = offset = -1
+    if mode not in MODES or not 1 <= window <= MAX_SEARCH_LIMIT or not 0 <= offset <= MAX_OFFSET:
+        raise QueryError(f"cursor {cursor!r} is not one this server gave; pass the next_cursor of the previous reply, or none.")
+    return mode, window, offset
+
+
 def _fit(items: list[Any], budget: int) -> tuple[list[Any], bool]:
     """The longest prefix of `items` whose JSON fits in `budget` characters (at least none)."""
     kept: list[Any] = []
@@ -88,14 +101,18 @@ class KgTools:
             raise QueryError(f"mode {mode!r} is not one of {', '.join(MODES)}.")
         if not 1 <= limit <= MAX_SEARCH_LIMIT:
             raise QueryError(f"limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit}); page with cursor for more.")
-        offset = _offset(cursor)
-        mode = self.mode_for(mode) if self.mode_for is not None else mode
-        result = self._read(api.search_kb, self.kb, query, mode, offset + limit, embedder=self.embedder,
-                            progress=_keep_alive)
+        if cursor in (None, ""):
+            mode = self.mode_for(mode) if self.mode_for is not None else mode
+            offset, window = 0, limit
+        else:  # the pages of one search keep its mode and order (Searcher.search_page)
+            mode, window, offset = _search_cursor(cursor)
+        result = self._read(api.search_kb, self.kb, query, mode, embedder=self.embedder, progress=_keep_alive,
+                            page=(offset, limit, window))
         data = result.as_dict(max_text=MAX_SNIPPET)  # the shape `kg search --json` prints, texts cut
-        kept, cut = _fit(data["hits"][offset:], MAX_REPLY_CHARS - 500)
-        more = cut or len(result.hits) == offset + limit
-        return {**data, "hits": kept, "truncated": cut, "next_cursor": str(offset + len(kept)) if more and kept else None}
+        kept, cut = _fit(data["hits"], MAX_REPLY_CHARS - 500)
+        more = bool(kept) and (cut or result.more)
+        return {**data, "hits": kept, "truncated": cut,
+                "next_cursor": f"{result.mode}.{window}.{offset + len(kept)}" if more else None}
 
     def query(self, question: str, budget: int = 2000, save: bool = False, mode: str | None = None,
               form: str = "page") -> dict[str, Any]:
