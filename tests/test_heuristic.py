@@ -386,3 +386,11 @@ def test_a_lone_given_name_is_the_full_name_it_opens() -> None:
     r = extract("Attendees: Priya Raman, Daniel Okafor.\n\nPriya said the upgrade went smoothly on Tuesday.")
     assert "Priya" in entity(r, "Priya Raman").aliases
     assert claim_with(r, "went smoothly").subject == "Priya Raman"
+
+
+def test_accented_names_fold_as_plain_ones() -> None:
+    """"Tomás" is no plural of "tom", and "Tomás Ortega" reads as a person's name as "Thomas Ortega" does:
+    the lone given name and surname fold into it."""
+    r = extract("Attendees: Priya Raman, Tomás Ortega.\n\nTomás said the plan works. Ortega agreed on Monday.")
+    assert {"Tomás", "Ortega"} <= set(entity(r, "Tomás Ortega").aliases)
+    assert claim_with(r, "plan works").subject == "Tomás Ortega"

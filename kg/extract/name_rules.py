@@ -426,7 +426,7 @@ def lone_given_name(registry: Registry, by_last: dict[str, list[str]]) -> None:
         owners = by_first.get(name_key(words[0]), []) if len(words) == 1 else []
         if len(owners) == 1 and words[0].lower() in gazetteer.first_names() and \
                 registry.entities[key].type in ("person", DEFAULT_TYPE) and \
-                not (gazetteer.is_place(words[0]) or gazetteer.is_city(words[0]) or gazetteer.is_town(words[0])):
+                not (gazetteer.is_place(words[0]) or gazetteer.is_city(words[0])):
             registry.fold(key, into=owners[0])
 
 
