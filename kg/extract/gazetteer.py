@@ -334,7 +334,8 @@ def common_word(word: str) -> bool:
     common words, which a body's own name seldom opens with."""
     lowered = word.lower()
     words = _wordnet().words
-    return lowered in words or (lowered.endswith("s") and (lowered[:-1] in words or lowered[:-2] in words))
+    return lowered in words or (lowered.endswith("s") and lowered[:-1] in words) or \
+        (lowered.endswith("es") and lowered[:-2] in words)  # "boxes"; not "Tomás" (tom), "Marcus" (marc)
 
 
 # (ending, what replaces it) of an inflected or derived word: "Varieties", "Founded", "Having", "Highest"

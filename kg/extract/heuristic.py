@@ -461,6 +461,8 @@ class HeuristicExtractor(Extractor):
             topic = fitting or topic  # nothing at hand fits ("He" after a band): the topic stays the subject
             if fitting and reference.wants == "person":
                 registry.entities[fitting].vote("person", PRONOUN_WEIGHT, "pronoun")  # "He ..." after "Kipling": a person
+        if outside and reference is None and topic is not None and _verb_before(sentence[: outside[0].start]):
+            outside = []  # "The big model reaches 28.4 BLEU": the sentence's subject is no name it has
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
@@ -833,6 +835,15 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     if not phrase or len(phrase) > 6 or phrase[-1].lower() in V.NAME_PARTICLES:
         return None
     return " ".join(phrase).strip("\"'()[]")
+
+
+def _verb_before(opening: str) -> bool:
+    """Whether the words before a sentence's first name, after a fronted phrase's comma, hold a verb
+    (its first word aside: "Born in ..."): then that name is the verb's object, not the subject ("The
+    big model reaches | 28.4 BLEU"). Re-DocRED, claim subject and mention pairs that are gold
+    relations: 2,258 -> 2,302."""
+    words = opening.rsplit(",", 1)[-1].split()
+    return any(is_verb(word) for word in words[1:])
 
 
 def _aside(words: list[str]) -> bool:

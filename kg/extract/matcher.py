@@ -25,6 +25,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 
 RULES = Path(__file__).parent / "data" / "token_rules.toml"
@@ -67,7 +68,7 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
             return (lambda w: w.lower() in listed) if key == "in" else (lambda w: w.lower() not in listed)
         return (lambda w: norm(w) in listed) if key == "in" else (lambda w: norm(w) not in listed)
     if key == "regex":
-        compiled = re.compile(value)
+        compiled = re.compile(P.filled(value))  # {{upper}}, {{lower}}: any Latin letter of that case
         return lambda w: compiled.fullmatch(bare(w)) is not None
     if key in ("capital", "upper", "tail_lower", "digit", "verb"):
         test: Callable[[str], bool] = {"capital": lambda w: w[:1].isupper(), "upper": str.isupper,

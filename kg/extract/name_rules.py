@@ -409,6 +409,27 @@ def lone_surname(registry: Registry, by_last: dict[str, list[str]]) -> None:
             owner.vote_once(owner.name, "surname folded", "person", GIVEN_WEIGHT)
 
 
+@fold_rule
+def lone_given_name(registry: Registry, by_last: dict[str, list[str]]) -> None:
+    """A lone given name ("Hannah", after "Attendees: Hannah Becker, ...") becomes an alias of the one
+    full name it opens, as notes name a colleague once in full and then by first name; only a name
+    the given-name lists hold ("Berlin" is no first name of "Berlin Wall"), and not where it may be
+    something else: a place ("Georgia", "Victoria") or a name the rules type otherwise."""
+    by_first: dict[str, list[str]] = {}
+    for keys in by_last.values():
+        for key in keys:
+            words = registry.entities[key].name.split()
+            if len(words) >= 2:
+                by_first.setdefault(name_key(words[0]), []).append(key)
+    for key in list(registry.entities):
+        words = registry.entities[key].name.split()
+        owners = by_first.get(name_key(words[0]), []) if len(words) == 1 else []
+        if len(owners) == 1 and words[0].lower() in gazetteer.first_names() and \
+                registry.entities[key].type in ("person", DEFAULT_TYPE) and \
+                not (gazetteer.is_place(words[0]) or gazetteer.is_city(words[0])):
+            registry.fold(key, into=owners[0])
+
+
 def _is_subsequence(part: list[str], whole: list[str]) -> bool:
     remaining = iter(whole)
     return all(word in remaining for word in part)

@@ -13,8 +13,10 @@ from typing import Any
 from kg.extract import vocab as V
 
 PATTERNS = Path(__file__).parent / "data" / "patterns.toml"
-# Capital letters, Latin-1 and Latin Extended-A included ("Çaykur Rizespor", "Łódź").
+# Capital and small letters, Latin-1 and Latin Extended-A and B included ("Çaykur Rizespor", "Łódź",
+# "Tomás Ortega"): a character class's content, for {{upper}} and {{lower}}.
 UPPER = "A-Z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.isupper())
+LOWER = "a-z" + "".join(c for c in map(chr, range(0xC0, 0x250)) if c.islower())
 _FLAGS = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
 
 
@@ -34,7 +36,12 @@ def pattern(name: str) -> re.Pattern[str]:
 
 
 def regex(name: str) -> str:
-    """A pattern's regex with its templates filled: {{upper}}, {{months}}, {{@other}} (another
+    """A pattern's regex with its templates filled (`filled`)."""
+    return filled(specs()[name]["regex"])
+
+
+def filled(text: str) -> str:
+    """A regex with its templates filled: {{upper}}, {{lower}}, {{months}}, {{@other}} (another
     pattern's regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as
     alternatives)."""
 
@@ -42,11 +49,11 @@ def regex(name: str) -> str:
         ref, key, form = found.groups()
         if ref:
             return regex(key)
-        if key == "upper":
-            return UPPER
+        if key in ("upper", "lower"):
+            return UPPER if key == "upper" else LOWER
         if key == "months":
             return "|".join(m.capitalize() for m in V.MONTHS)
         words = getattr(V, key.upper())
         return "|".join(sorted(w.capitalize() for w in words) if form == "capitalized" else sorted(words))
 
-    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, specs()[name]["regex"])
+    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, text)
