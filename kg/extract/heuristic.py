@@ -41,6 +41,7 @@ from kg.extract.facets import (
     unit_of,
     validity,
 )
+from kg.extract.matcher import is_verb
 from kg.extract.name_parts import vote_by_name_parts
 from kg.extract.name_rules import (
     SPLIT_RULES,
@@ -48,8 +49,7 @@ from kg.extract.name_rules import (
     Where,
     candidate_verdict,
     fold_names,
-    is_section_label,
-    is_verb,
+    in_order,
     name_spans,
     participle_phrase,
     phase,
@@ -85,6 +85,7 @@ _OPENING_MODIFIER = M.rule("opening_modifier")
 _NOT_A_QUOTED_TITLE = M.rule("not_a_quoted_title")
 _LONG_QUOTE = M.rule("long_quote")
 _NO_CLAIM = M.rule("no_claim")
+_SECTION_LABELS = M.rule("section_labels")
 
 _COMMA_QUALIFIED = P.pattern("comma_qualified")
 _QUOTED = P.pattern("quoted")
@@ -96,6 +97,7 @@ _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")  # a letter of the Latin sc
 _COMPARATIVE = P.pattern("comparative")
 _QUALIFIER = P.pattern("qualifier")
 _HEADING_LINE = P.pattern("heading_line")
+_LOWERCASE_WORD = P.pattern("lowercase_word")
 
 
 @functools.lru_cache(maxsize=64)
@@ -153,7 +155,7 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
             return None
         lowered = word.lower()
         for start in range(upto - 1, -1, -1):  # this word spells letters[start:upto], fewest first
-            if lowered[0] == letters[start] and _in_order(letters[start + 1 : upto], lowered[1:]):
+            if lowered[0] == letters[start] and in_order(letters[start + 1 : upto], lowered[1:]):
                 rest = spell(end - 1, start)
                 if rest is not None:
                     return rest + 1
@@ -163,15 +165,6 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
     if found == 1 and (gazetteer.is_place(words[-1]) or gazetteer.is_city(words[-1]) or gazetteer.is_town(words[-1])):
         return 0  # "Paris (PA)", "Seattle (SEA)": a state's or an airport's code, not the place's
     return found  # "Tuberculosis (TB)", "Glioblastoma (GBM)"
-
-
-def _in_order(letters: list[str], word: str) -> bool:
-    position = 0
-    for letter in letters:
-        position = word.find(letter, position) + 1
-        if position == 0:
-            return False
-    return True
 
 
 @dataclass
@@ -278,11 +271,12 @@ class HeuristicExtractor(Extractor):
         spans = sentences(plain.text)
         registry = Registry()
         headings = self._headings(chunk, registry)
-        software = self._discover(plain, spans, registry, chunk.text)
+        lowercase = frozenset(_LOWERCASE_WORD.findall(prose(plain)))  # the words the chunk writes in lower case
+        software = self._discover(plain, spans, registry, chunk.text, lowercase)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
         titles = _title_keys(chunk, headings)
-        headings = _named_sections(headings, titles, plain, spans, mentions, registry)
+        headings = _named_sections(headings, titles, plain, spans, mentions, registry, lowercase)
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
@@ -373,7 +367,8 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
-    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> set[str]:
+    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str,
+                  lowercase_words: frozenset[str]) -> set[str]:
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
         through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms, names
         that technical prose writes in code or lower case (kg/extract/tech_names.py): the keys of
@@ -387,7 +382,6 @@ class HeuristicExtractor(Extractor):
             if key := registry.add(name):
                 registry.kept.add(key)
                 software.add(key)
-        lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
         mid_sentence = frozenset(capitalised)
         for name, at_start in candidates:
             found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence)
@@ -565,14 +559,13 @@ def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]]) -> se
 
 
 def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str], plain: PlainText,
-                    spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry
-                    ) -> list[tuple[int, int, str | None]]:
+                    spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry,
+                    lowercase: frozenset[str]) -> list[tuple[int, int, str | None]]:
     """The headings, a section's heading without its entity unless it reads as a name: the text
     outside headings names it, or its words are capitalised and none of them is written in lower
     case in the chunk ("## Colossus", not "## Installation", "## Running the tests", "## 2.0.1")."""
     in_body = {m.key for (start, end), found in zip(spans, mentions, strict=True)
                if not any(s <= plain.source_span(start, end)[0] < e for s, e, _ in headings if s >= 0) for m in found}
-    lowercase = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
     named = []
     for start, end, key in headings:
         if key and key not in titles and key not in in_body:
@@ -801,8 +794,8 @@ class _TopicTracker:
 def _leading_noun_phrase(words: list[str]) -> str | None:
     """"Human embryonic stem cells give rise to ..." -> "Human embryonic stem cells"."""
     phrase: list[str] = []
-    while words and is_section_label(words[0]):  # "RESULTS The ..."
-        words = words[1:]
+    if labels := _SECTION_LABELS.find(words):  # "RESULTS The ..."
+        words = words[labels[1] :]
     # The window is the phrase's own first six words and a seventh for its verb: its determiners
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").

@@ -23,7 +23,7 @@ import re
 from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
-from kg.extract.matcher import is_verb
+from kg.extract.name_rules import VERBLESS
 
 _CUE = P.pattern("negation_cue")
 # Spans whose words are not the sentence's own assertion: quotes and bracketed asides.
@@ -103,7 +103,7 @@ def _closed(before: str, where: int, ahead: list[str], inside: list[str]) -> boo
         return True
     if inside and inside[-1] in V.AUXILIARIES:
         inside = inside[:-1]  # the negation's own auxiliary ("that does not")
-    return bool(ahead) and not any(is_verb(w) for w in ahead) and any(is_verb(w) for w in inside)
+    return bool(ahead) and VERBLESS(ahead) and not VERBLESS(inside)
 
 
 def _owned(speaker: str) -> bool:

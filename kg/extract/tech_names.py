@@ -32,7 +32,7 @@ from collections.abc import Iterable, Iterator
 from kg.extract import gazetteer
 from kg.extract import patterns as P
 from kg.extract import vocab as V
-from kg.extract.name_rules import is_verb
+from kg.extract.matcher import is_verb
 from kg.text import PlainText
 
 # A wrapped line is this long at least (hard wraps fall at 60-80 columns); shorter lines stand alone
