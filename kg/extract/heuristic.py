@@ -9,7 +9,6 @@ features of the type model (kg/extract/type_model.py), which gives each entity i
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -97,18 +96,10 @@ _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")  # a letter of the Latin sc
 _COMPARATIVE = P.pattern("comparative")
 _QUALIFIER = P.pattern("qualifier")
 _HEADING_LINE = P.pattern("heading_line")
+# A claim's cues: a phrase of a words.toml list, in the sentence in lower case.
+_STRONG_HEDGE, _SOFT_HEDGE = P.pattern("strong_hedge"), P.pattern("soft_hedge")
+_OPINION, _CAUSAL, _COMPARISON = P.pattern("opinion_marker"), P.pattern("causal_marker"), P.pattern("comparison_marker")
 _LOWERCASE_WORD = P.pattern("lowercase_word")
-
-
-@functools.lru_cache(maxsize=64)
-def _phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w])(?:{'|'.join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))})(?![\w])")
-
-
-def _has(text: str, phrases: tuple[str, ...]) -> str | None:
-    """The first of `phrases` that occurs in `text` as whole words (one compiled regex per list)."""
-    found = _phrase_pattern(phrases).search(text.lower())
-    return found.group(0) if found else None
 
 
 @dataclass
@@ -483,9 +474,9 @@ class HeuristicExtractor(Extractor):
         rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
         fields = _classify(sentence, rest, mentions, subject_key, registry)
         confidence = _BASE_CONFIDENCE[fields["claim_type"]]
-        if _has(sentence, V.STRONG_HEDGES):
+        if _STRONG_HEDGE.search(sentence.lower()):
             confidence = min(confidence, 0.45)
-        elif _has(sentence, V.SOFT_HEDGES):
+        elif _SOFT_HEDGE.search(sentence.lower()):
             confidence -= 0.1
         if subject_end == 0 and not names_subject:
             confidence -= 0.1  # the subject was resolved, not read
@@ -928,7 +919,7 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
     )
     number = next((m for m in NUMBER.finditer(rest) if not inside_year(m) and unit_of(m)[0]), None)
     date = first_date(rest)
-    if _has(sentence, V.OPINION_MARKERS):
+    if _OPINION.search(lowered):
         fields.update(claim_type=ClaimType.opinion, predicate=_predicate(rest_words[:4]))
     elif definition:
         fields.update(claim_type=ClaimType.definition, predicate="is_a", object=definition.group(1).strip(" .")[:300])
@@ -942,9 +933,9 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
         value, iso, at = date
         fields.update(claim_type=ClaimType.date, value=float(value), unit="year", object=iso,
                       predicate=_predicate(predicate_text[:at].split()) or "dated")
-    elif marker := _has(lowered, V.CAUSAL_MARKERS):
-        fields.update(claim_type=ClaimType.causal, predicate=marker.replace(" ", "_"))
-    elif (comparative := _COMPARATIVE.search(sentence)) or _has(lowered, V.COMPARISON_MARKERS):
+    elif marker := _CAUSAL.search(lowered):
+        fields.update(claim_type=ClaimType.causal, predicate=marker.group(0).replace(" ", "_"))
+    elif (comparative := _COMPARATIVE.search(sentence)) or _COMPARISON.search(lowered):
         predicate = (comparative.group(1).lower().replace(" ", "_") + "_than") if comparative else "compared_with"
         fields.update(claim_type=ClaimType.comparison, predicate=predicate)
     elif later and (verb := _predicate(predicate_text[: later[0].start - rest_start].split())):

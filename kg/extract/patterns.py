@@ -36,7 +36,7 @@ def pattern(name: str) -> re.Pattern[str]:
 def regex(name: str) -> str:
     """A pattern's regex with its templates filled: {{upper}}, {{months}}, {{@other}} (another
     pattern's regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as
-    alternatives)."""
+    alternatives), {{list:longest}} (its phrases escaped, the longest first: the longest is found)."""
 
     def fill(found: re.Match[str]) -> str:
         ref, key, form = found.groups()
@@ -47,6 +47,8 @@ def regex(name: str) -> str:
         if key == "months":
             return "|".join(m.capitalize() for m in V.MONTHS)
         words = getattr(V, key.upper())
+        if form == "longest":
+            return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         return "|".join(sorted(w.capitalize() for w in words) if form == "capitalized" else sorted(words))
 
     return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, specs()[name]["regex"])
