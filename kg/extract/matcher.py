@@ -5,9 +5,9 @@ not (tests/test_token_rules.py).
 
 A token spec holds when all its keys do: `text` (the word is one of these; "@list" a words.toml
 list's words), `lower` / `not_lower` (its lower case is / is not), `in` / `not_in` (its lower case is / is not in a words.toml list, or in any of several),
-`regex` (the word matches it whole), `capital` (its first letter is upper case), `upper` (it is all
+`regex` (the word matches it whole; templates as in patterns.toml: {{list}}), `capital` (its first letter is upper case), `upper` (it is all
 capitals), `tail_lower` (what follows its first letter is lower case), `digit`, `verb` (an auxiliary or a common verb's form),
-`is` / `not_is` (what the lexicon says of its lower case, one of WORD_TESTS, or of several: any holds / none does),
+`is` / `not_is` (what a named word test says of it, one of WORD_TESTS, or of several: any holds / none does),
 `when` (the caller said this of
 where the words stand: "opens", "participle"; "!after_comma" it did not say), `any` / `all` (specs of which one / every one holds).
 `strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`, `is`, `not_is`,
@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from kg.extract import gazetteer
+from kg.extract import patterns as P
 from kg.extract import vocab as V
 
 RULES = Path(__file__).parent / "data" / "token_rules.toml"
@@ -43,12 +44,12 @@ def is_verb(word: str) -> bool:
     return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
 
 
-# What the lexicon (kg/extract/gazetteer.py) says of a word in lower case: a token spec's `is`.
+# What the lexicon (kg/extract/gazetteer.py) or a pattern says of a word: a token spec's `is`.
 WORD_TESTS: dict[str, Callable[[str], bool]] = {
-    "past_tense": gazetteer.past_tense,  # "invaded", "stopped": of a verb WordNet lists
-    "base_verb": gazetteer.verb,  # "use", "monitor": a verb's base form WordNet lists
-    "english_word": gazetteer.english_word,  # "founded", "among": English writes it in lower case
-    "given_name": lambda w: w in gazetteer.first_names(),  # "will", "walker"
+    "past_tense": lambda w: gazetteer.past_tense(w.lower()),  # "invaded", "stopped": of a verb WordNet lists
+    "base_verb": lambda w: gazetteer.verb(w.lower()),  # "use", "monitor": a verb's base form WordNet lists
+    "given_name": lambda w: w.lower() in gazetteer.first_names(),  # "walker", "rob"
+    "identifier": P.identifier,  # "asyncio", "pkg-config": a word that may name software
 }
 
 
@@ -80,9 +81,9 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
         return (lambda w: norm(w) in listed) if key == "in" else (lambda w: norm(w) not in listed)
     if key in ("is", "not_is"):
         named = [WORD_TESTS[n] for n in ([value] if isinstance(value, str) else value)]
-        return lambda w: any(t(norm(w)) for t in named) == (key == "is")
+        return lambda w: any(t(bare(w)) for t in named) == (key == "is")
     if key == "regex":
-        compiled = re.compile(value)
+        compiled = re.compile(P.fill(value))
         return lambda w: compiled.fullmatch(bare(w)) is not None
     if key in ("capital", "upper", "tail_lower", "digit", "verb"):
         test: Callable[[str], bool] = {"capital": lambda w: w[:1].isupper(), "upper": str.isupper,

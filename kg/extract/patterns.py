@@ -33,12 +33,23 @@ def pattern(name: str) -> re.Pattern[str]:
     return re.compile(regex(name), flags)
 
 
-def regex(name: str) -> str:
-    """A pattern's regex with its templates filled: {{upper}}, {{months}}, {{@other}} (another
-    pattern's regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as
-    alternatives), {{list:longest}} (its phrases escaped, the longest first: the longest is found)."""
+def identifier(text: str) -> bool:
+    """One identifier-like word that may name software, not an expression, constant or file."""
+    return (pattern("identifier").fullmatch(text) is not None and not pattern("env_constant").fullmatch(text)
+            and not pattern("file_name").fullmatch(text) and len(text) <= 40)
 
-    def fill(found: re.Match[str]) -> str:
+
+def regex(name: str) -> str:
+    """A pattern's regex with its templates filled (`fill`)."""
+    return fill(specs()[name]["regex"])
+
+
+def fill(text: str) -> str:
+    """A regex with its templates filled: {{upper}}, {{months}}, {{@other}} (the pattern `other`'s
+    regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as alternatives),
+    {{list:longest}} (its phrases escaped, the longest first: the longest is found)."""
+
+    def template(found: re.Match[str]) -> str:
         ref, key, form = found.groups()
         if ref:
             return regex(key)
@@ -51,4 +62,4 @@ def regex(name: str) -> str:
             return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         return "|".join(sorted(w.capitalize() for w in words) if form == "capitalized" else sorted(words))
 
-    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, specs()[name]["regex"])
+    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", template, text)
