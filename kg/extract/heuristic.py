@@ -97,8 +97,11 @@ _COMPARATIVE = P.pattern("comparative")
 _QUALIFIER = P.pattern("qualifier")
 _HEADING_LINE = P.pattern("heading_line")
 # A claim's cues: a phrase of a words.toml list, in the sentence in lower case.
-_STRONG_HEDGE, _SOFT_HEDGE = P.pattern("strong_hedge"), P.pattern("soft_hedge")
-_OPINION, _CAUSAL, _COMPARISON = P.pattern("opinion_marker"), P.pattern("causal_marker"), P.pattern("comparison_marker")
+_STRONG_HEDGE = P.pattern("strong_hedge")
+_SOFT_HEDGE = P.pattern("soft_hedge")
+_OPINION = P.pattern("opinion_marker")
+_CAUSAL = P.pattern("causal_marker")
+_COMPARISON = P.pattern("comparison_marker")
 _LOWERCASE_WORD = P.pattern("lowercase_word")
 
 

@@ -35,10 +35,13 @@ _IMPERATIVE_CUE = P.pattern("imperative_cue")
 _CLAUSE_END = P.pattern("clause_end")
 # Subordinators: a clause they open before the main one ("If ..., ...") or after a noun.
 _FRONTED = P.pattern("fronted_clause")
-_PREPOSITIONS = "with|of|for|in|among|to|from|by|at|on|under|after|than|as|between|into"
 _COORDINATED = P.pattern("coordinated")
 _ACCORDING = P.pattern("according_to")
 _WORD = re.compile(r"[\w’'-]+")
+_BRACKETED = P.pattern("bracketed_sentence")
+_DO_BEFORE = P.pattern("do_before")
+_CONTRAST_BEFORE = P.pattern("contrast_before")
+_PREPOSITION_BEFORE = P.pattern("preposition_before")
 # What the words before a negation say of it (data/token_rules.toml).
 _NOUN_CLAUSE = M.rule("noun_clause")
 _OWN_SPEAKER = M.rule("own_speaker")
@@ -47,7 +50,7 @@ _IMPERATIVE_OPENING = M.rule("imperative_opening")
 
 def denies(sentence: str) -> bool:
     """Whether `sentence` denies its own main predicate (see the module's docstring)."""
-    whole = re.fullmatch(r"\s*\((.*)\)[.!]?\s*", sentence)  # "(He is not related to ...)": an aside, all of it
+    whole = _BRACKETED.fullmatch(sentence)  # "(He is not related to ...)": an aside, all of it
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), whole.group(1) if whole else sentence)
     masked = _NOT_DENIAL.sub(lambda m: " " * len(m.group(0)), text)
     according = _ACCORDING.match(text.strip())
@@ -64,15 +67,15 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
         return False  # "If the cache is not warm, ..."
     while at and text[at - 1].isalpha():
         at -= 1  # the start of "don't", "isn't"
-    if do := re.search(r"\bdo\s+$", text[:at], re.IGNORECASE):
+    if do := _DO_BEFORE.search(text[:at]):
         at = do.start()  # "Do not run ..."
     before = text[:at]
     clause = _CLAUSE_END.split(before)[-1]
     if _IMPERATIVE_CUE.match(text, at) and _IMPERATIVE_OPENING([w.lower() for w in _WORD.findall(clause)]):
         return False  # "Clean early, don't let ...", "Never commit secrets."
-    if re.search(r"(?:,|\bbut|\band)\s*$", before) and re.match(r"not\b", text[at:], re.IGNORECASE):
+    if _CONTRAST_BEFORE.search(before) and re.match(r"not\b", text[at:], re.IGNORECASE):
         return False  # "memory, not compute", "A but not B", "IL-10 and not TGF-β": a contrast
-    if re.search(rf"\b(?:{_PREPOSITIONS})\s+$", before, re.IGNORECASE) and re.match(r"no\b", text[at:], re.IGNORECASE):
+    if _PREPOSITION_BEFORE.search(before) and re.match(r"no\b", text[at:], re.IGNORECASE):
         return False  # "patients with no previous disease": what a noun phrase says of a thing
     # a main clause coordinated after another starts the scan afresh: "X was observed when ..., and no Y was found"
     boundaries = [m.end() for m in _COORDINATED.finditer(before, fronted_end) if not before.startswith("that ", m.end())]
