@@ -55,7 +55,6 @@ from kg.extract.name_rules import (
     trim_name,
 )
 from kg.extract.negation import denies
-from kg.extract.patterns import UPPER
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.extract.tech_names import (
@@ -103,6 +102,15 @@ _OPINION = P.pattern("opinion_marker")
 _CAUSAL = P.pattern("causal_marker")
 _COMPARISON = P.pattern("comparison_marker")
 _LOWERCASE_WORD = P.pattern("lowercase_word")
+_DEFINITION = P.pattern("definition")
+_DEFINITION_PHRASE = P.pattern("definition_phrase")
+_LEADING_ASIDE = P.pattern("leading_aside")  # "Wangliang (望梁) is a town"
+_POSSESSIVE = P.pattern("possessive_end")
+_BEFORE_NICKNAME = P.pattern("before_nickname")
+_AFTER_NICKNAME = P.pattern("after_nickname")
+_BRACKETED_ACRONYM = P.pattern("bracketed_acronym")
+_TABLE_RULE = P.pattern("table_rule")
+_CLAUSE_MARK = P.pattern("clause_mark")
 
 
 @dataclass
@@ -410,7 +418,7 @@ class HeuristicExtractor(Extractor):
                 opening = sentence[:m_start].strip(" \t\"“”‘’'([-*•")  # a quote, a bracket or a list's mark before it
                 at_start = (opening == "" or opening.lower() in V.STOP_CAPS) and not after_opener(
                     sentence[m_start:m_end], name, sentence[m_end:])
-                after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
+                after = _LEADING_ASIDE.sub("", sentence[m_end:])
                 follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
                     capitalised.add(name_key(name))  # "Colossus was ..." is a name
@@ -474,7 +482,7 @@ class HeuristicExtractor(Extractor):
         names_subject = any(m.key == subject_key for m in mentions)
         others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
         others = list(dict.fromkeys(others))
-        rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
+        rest = _LEADING_ASIDE.sub("", sentence[subject_end:])
         fields = _classify(sentence, rest, mentions, subject_key, registry)
         confidence = _BASE_CONFIDENCE[fields["claim_type"]]
         if _STRONG_HEDGE.search(sentence.lower()):
@@ -510,7 +518,7 @@ class HeuristicExtractor(Extractor):
         for row_start, row_end in plain.tables:
             line = markdown[row_start:row_end]
             cells = [to_plain(c).text.strip() for c in line.strip().strip("|").split("|")]
-            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            if all(_TABLE_RULE.fullmatch(c) for c in cells if c):
                 continue
             if header is None or (row_start > 0 and markdown[: row_start].rstrip(" \t").endswith("\n\n")):
                 header = cells
@@ -602,7 +610,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
         for mention in found:
             name = sentence[mention.start : mention.end]
             after = sentence[mention.end :]
-            possessive = re.search(r"['’]s?$", name)
+            possessive = _POSSESSIVE.search(name)
             if possessive:  # "Kipling's wife": the possessive belongs to what follows
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
@@ -707,8 +715,8 @@ def quoted_title(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> N
         if not title or in_code(match.start(), match.end()):
             continue
         nickname = " " not in title and bool(
-            re.search(rf"[{UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
-            and re.match(rf"[ \t][{UPPER}]", text[match.end() : match.end() + 2]))
+            _BEFORE_NICKNAME.search(text[max(0, match.start() - 40) : match.start()])
+            and _AFTER_NICKNAME.match(text[match.end() : match.end() + 2]))
         if not nickname:
             registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
 
@@ -760,7 +768,7 @@ class _MentionFinder:
             return []
         found = []
         for match in self.pattern.finditer(sentence):
-            text = re.sub(r"['’]s?$", "", match.group(0))
+            text = _POSSESSIVE.sub("", match.group(0))
             key = self.registry.key_of(text) or self.registry.key_of(re.sub(r"e?s$", "", text))
             if key:
                 found.append(_Mention(match.start(), match.end(), key))
@@ -867,7 +875,7 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
     qualified = _QUALIFIER.match(text)
     if qualified and qualified.group(1):
         inner = qualified.group(2).strip()
-        if re.fullmatch(r"[A-Z][A-Za-z0-9&]{1,9}", inner) and sum(c.isupper() for c in inner) >= 2:
+        if _BRACKETED_ACRONYM.fullmatch(inner) and sum(c.isupper() for c in inner) >= 2:
             return registry.add(qualified.group(1), "", alias=inner)
         type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else ""
         return registry.add(qualified.group(1), type_, alias=text)
@@ -891,7 +899,7 @@ def _cjk_title(inner: str) -> str | None:
     """A CJK name marked up (in 「」『』《》 or bold): CJK, at most 30 characters, no clause in it (no
     sentence or clause punctuation: 「我们走吧，好吗」 is speech)."""
     inner = inner.strip()
-    if not has_cjk(inner) or len(inner) > 30 or re.search(r"[。！？，、；：,.!?;:]", inner):
+    if not has_cjk(inner) or len(inner) > 30 or _CLAUSE_MARK.search(inner):
         return None
     return inner
 
@@ -917,9 +925,7 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
     later = [m for m in mentions if m.key != subject_key and m.start >= len(sentence) - len(rest)]
     if later:
         fields["object_entity"] = registry.entities[later[0].key].name
-    definition = re.match(r"^\s*,?\s*(?:is|are|was|were)\s+(?:(?:also|not|never)\s+)?(?:an?|the)\s+(.+)$", rest) or re.match(
-        r"^\s*,?\s*(?:refers to|is defined as|means|is known as|is called)\s+(.+)$", rest
-    )
+    definition = _DEFINITION.match(rest) or _DEFINITION_PHRASE.match(rest)
     number = next((m for m in NUMBER.finditer(rest) if not inside_year(m) and unit_of(m)[0]), None)
     date = first_date(rest)
     if _OPINION.search(lowered):
