@@ -139,13 +139,14 @@ def _coordinated(plain: PlainText) -> dict[int, int]:
     """Code span index -> the index of the code span that ends its list ("`asyncio` and `trio`")."""
     ends: dict[int, int] = {}
     for n in range(len(plain.code) - 1, -1, -1):
-        if n + 1 < len(plain.code):
-            between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
-            if _LIST_JOIN.match(between) and len(between) <= 7:
-                ends[n] = ends.get(n + 1, n + 1)
-                continue
-        ends[n] = n
+        ends[n] = ends[n + 1] if n + 1 < len(plain.code) and _joined(plain, n) else n
     return ends
+
+
+def _joined(plain: PlainText, n: int) -> bool:
+    """Code spans `n` and `n + 1` are items of one list ("`asyncio` and `trio`")."""
+    between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
+    return bool(_LIST_JOIN.match(between)) and len(between) <= 7
 
 
 def code_names(plain: PlainText) -> Iterator[str]:
@@ -169,8 +170,7 @@ def _installed(plain: PlainText, n: int) -> bool:
     """The code span `n`, or the list it is in, follows "install" ("To install `Sphinx` and
     `sphinx_rtd_theme`, use ...")."""
     first = n
-    while first > 0 and _LIST_JOIN.match(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) and \
-            len(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) <= 7:
+    while first > 0 and _joined(plain, first - 1):
         first -= 1
     return bool(re.search(r"\binstall(?:s|ed|ing)?[ \t\n]+(?:the[ \t\n]+)?$", plain.text[max(0, plain.code[first][0] - 30) :
                                                                                  plain.code[first][0]]))
