@@ -211,6 +211,11 @@ def _persons(words: list[str]) -> bool:
         last.lower() in gazetteer.last_names() or not gazetteer.common_word(last))
 
 
+_NATIONAL_ROLE = M.rule("national_role")
+_OFFICES = M.rule("offices")
+_PERSON_AFTER_ROLE = M.rule("person_after_role")
+
+
 @split_rule
 def split_role(name: str) -> Split:
     """"Vice Admiral James Greer" -> "James Greer", a person; "German Chancellor Angela Merkel" ->
@@ -218,7 +223,7 @@ def split_role(name: str) -> Split:
     an office, and "House of Commons" (an office is a name of its own, and so is what it is of)."""
     words = name.split()
     nationality = ""
-    if len(words) > 2 and words[0].lower() in V.NATIONALITIES and words[1].lower().strip(".") in V.ROLES:
+    if len(words) > 2 and _NATIONAL_ROLE(words):
         nationality, words = words[0], words[1:]  # not "Soviet Union", "British Army"
     national = "nationality" if nationality else ""
     roles = 0
@@ -233,15 +238,11 @@ def split_role(name: str) -> Split:
         return Split(" ".join(words), "", nationality, national, keep=True)
     rest = words[roles:]
     if rest[0] == "of" and len(rest) > 1:  # "Governor of Texas", "Speaker of the House of Commons"
-        if not all(w.lower().strip(".") in V.OFFICES for w in words[:roles]):
+        if not _OFFICES(words[:roles]):
             return Split(name)
         rest = rest[2:] if rest[1] in ("the", "The") and len(rest) > 2 else rest[1:]
         return Split(" ".join(words), "office", " ".join(rest), keep=True) if rest[0][:1].isupper() else Split(name)
-    lowered = [w.lower() for w in rest]
-    person_like = len(rest) >= 2 and "of" not in lowered and not any(
-        w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered) and not any(
-        abstract_noun(w) for w in rest)  # "General Nutritional Observations": a heading
-    if person_like:
+    if _PERSON_AFTER_ROLE(rest) and not any(abstract_noun(w) for w in rest):  # not "General Nutritional Observations"
         return Split(" ".join(rest), "person", nationality, national, keep=True)
     return Split(" ".join(words), "", nationality, national, keep=True)
 
