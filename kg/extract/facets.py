@@ -35,13 +35,9 @@ def unit_of(match: re.Match[str]) -> tuple[str, bool]:
     if not raw:
         return "", False
     lowered = raw.lower()
-    if lowered in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[lowered], True
-    first = lowered.split()[0]
-    if first in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[first], True
-    if raw.split()[0] in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[raw.split()[0]], True
+    for spelling in (lowered, lowered.split()[0], raw.split()[0]):  # the unit, its first word, as written
+        if spelling in V.UNIT_LOOKUP:
+            return V.UNIT_LOOKUP[spelling], True
     nouns = [w for w in lowered.split() if w.isalpha() and w not in V.NOT_CONTENT and w not in V.STOP_CAPS]
     if not nouns or nouns[0] != lowered.split()[0]:
         return "", False
