@@ -155,7 +155,10 @@ class Rule:
             if when is not None and (when[1:] in said if when.startswith("!") else when not in said):
                 return "(?!)"
             bit = self.bits.get(_key(spec))
-            codes = "".join(chr(_BASE + m) for m in range(1 << len(self.bits)) if bit is None or m >> bit & 1)
+            size, run = 1 << len(self.bits), 1 << (len(self.bits) if bit is None else bit)
+            # the codes with the spec's bit set (every code for {}) as ranges: every other run of `run` codes
+            codes = "".join(f"{chr(_BASE + start)}-{chr(_BASE + start + run - 1)}"
+                            for start in range(0 if bit is None else run, size, 2 * run))
             return ("[^" if op == "!" else "[") + codes + "]" + ("" if op == "!" else op)
 
         alternatives = "|".join("".join(token(t) for t in pattern) for pattern in patterns)
