@@ -44,6 +44,7 @@ _CONTRAST_BEFORE = P.pattern("contrast_before")
 _PREPOSITION_BEFORE = P.pattern("preposition_before")
 # What the words before a negation say of it (data/token_rules.toml).
 _NOUN_CLAUSE = M.rule("noun_clause")
+_VERB_BEFORE_NOUN = M.rule("verb_before_noun")
 _OWN_SPEAKER = M.rule("own_speaker")
 _IMPERATIVE_OPENING = M.rule("imperative_opening")
 
@@ -81,7 +82,7 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
     boundaries = [m.end() for m in _COORDINATED.finditer(before, fronted_end) if not before.startswith("that ", m.end())]
     tokens = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(before, max([fronted_end, *boundaries]))]
     words = [w for _, w in tokens]
-    if _NOUN_CLAUSE(words):
+    if _NOUN_CLAUSE(words) and _VERB_BEFORE_NOUN(words):
         return False  # "Milvus needed an operator we did not want": a clause of a noun without "that"
     for i in range(len(words) - 1, -1, -1):
         word, where = words[i], tokens[i][0]
