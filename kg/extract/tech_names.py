@@ -63,6 +63,7 @@ _PACKAGE_SHAPED = M.rule("package_shaped")
 _LINK_NAME = M.rule("link_name")
 _LISTED_SOFTWARE = M.rule("listed_software")
 _OPENER_OF_NAME = M.rule("opener_of_name")
+_HANDLE_NAME = M.rule("handle_name")
 
 
 def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
@@ -282,11 +283,12 @@ def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
             yield word
 
 
-def versioned_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """A word that a version constraint follows: "pandas >= 1.5", "joblib (>= |JoblibMinVersion|)",
-    "pip 24.2+", "macOS 10.8+"; not "version 1.2+", "about 2.5 minutes", "to v0.14.0"."""
-    for match in _VERSIONED.finditer(plain.text):
-        if match.start() not in in_code and _VERSIONED_NAME([match.group(1)]):
+def _found_in_prose(plain: PlainText, in_code: frozenset[int], pattern: re.Pattern[str], rule: M.Rule) -> Iterator[str]:
+    """What `pattern`'s first group finds outside code that the token `rule` takes for a name: a word
+    that a version constraint follows ("pandas >= 1.5", "pip 24.2+"; not "version 1.2+", "about 2.5
+    minutes"), an account handle ("@tiangolo"; not "me@example.org", "@types/node", "@2x")."""
+    for match in pattern.finditer(plain.text):
+        if match.start() not in in_code and rule([match.group(1)]):
             yield match.group(1)
 
 
@@ -308,21 +310,13 @@ def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str
                 yield word
 
 
-def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """Account handles: "@tiangolo", not an address ("me@example.org"), a scoped package
-    ("@types/node"), a size ("@2x") or a decorator in code."""
-    for match in _HANDLE.finditer(plain.text):
-        if match.start() not in in_code and len(re.findall(r"[A-Za-z]", match.group(1))) >= 2:
-            yield match.group(1)
-
-
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
     """All names the patterns above find in a chunk, in order of first appearance, once each."""
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
     found = [*code_names(plain), *rst_references(markdown), *rst_bare_references(markdown), *link_names(markdown),
              *prose_names(plain, in_code),
-             *versioned_names(plain, in_code), *exemplified_names(plain, in_code),
-             *mixed_case_names(plain, in_code), *handles(plain, in_code)]
+             *_found_in_prose(plain, in_code, _VERSIONED, _VERSIONED_NAME), *exemplified_names(plain, in_code),
+             *mixed_case_names(plain, in_code), *_found_in_prose(plain, in_code, _HANDLE, _HANDLE_NAME)]
     return list(dict.fromkeys(found))
 
 
