@@ -42,6 +42,7 @@ def test_every_rule_is_run_by_a_phase_or_named_by_the_code() -> None:
     ([{"lower": "a"}, {"lower": "b", "op": "?"}, {"lower": "c"}], "a c", (0, 2)),
     ([{"lower": "a"}, {"lower": "b", "op": "!"}], "a b a c", (2, 4)),
     ([{"capital": True, "not_in": "stop_caps"}], "The Beatles", (1, 2)),
+    ([{"is": "past_tense"}, {"not_is": ["past_tense", "given_name"]}], "Rome invaded stopped Gaul", (2, 4)),
 ])
 def test_operators(pattern: list[dict], words: str, found: tuple[int, int]) -> None:
     rule = M.Rule("t", {"pattern": pattern})

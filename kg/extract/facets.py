@@ -35,13 +35,9 @@ def unit_of(match: re.Match[str]) -> tuple[str, bool]:
     if not raw:
         return "", False
     lowered = raw.lower()
-    if lowered in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[lowered], True
-    first = lowered.split()[0]
-    if first in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[first], True
-    if raw.split()[0] in V.UNIT_LOOKUP:
-        return V.UNIT_LOOKUP[raw.split()[0]], True
+    for spelling in (lowered, lowered.split()[0], raw.split()[0]):  # the unit, its first word, as written
+        if spelling in V.UNIT_LOOKUP:
+            return V.UNIT_LOOKUP[spelling], True
     nouns = [w for w in lowered.split() if w.isalpha() and w not in V.NOT_CONTENT and w not in V.STOP_CAPS]
     if not nouns or nouns[0] != lowered.split()[0]:
         return "", False
@@ -62,44 +58,32 @@ def inside_year(match: re.Match[str]) -> bool:
     return False
 
 
+_DATES = ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y"))
+
+
+def _dated(match: re.Match[str], kind: str) -> tuple[int, str]:
+    """(year, ISO date) of a date pattern's match; `kind` names its groups in order (m, d, y)."""
+    if kind == "y":
+        return int(match.group(1)), match.group(1) + ("s" if match.group(2) else "")
+    groups = dict(zip(kind, match.groups(), strict=True))
+    year, month = int(groups["y"]), V.MONTHS[groups["m"].lower()]
+    return year, f"{year:04d}-{month:02d}" + (f"-{int(groups['d']):02d}" if "d" in groups else "")
+
+
 def first_date(text: str) -> tuple[int, str, int] | None:
     """(year, ISO date, offset) of the first date in text."""
     best: tuple[int, str, int] | None = None
-    for pattern, kind in ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y")):
+    for pattern, kind in _DATES:
         match = pattern.search(text)
-        if not match or (best and best[2] <= match.start()):
-            continue
-        if kind == "mdy":
-            month, day, year = V.MONTHS[match.group(1).lower()], int(match.group(2)), int(match.group(3))
-            iso = f"{year:04d}-{month:02d}-{day:02d}"
-        elif kind == "dmy":
-            day, month, year = int(match.group(1)), V.MONTHS[match.group(2).lower()], int(match.group(3))
-            iso = f"{year:04d}-{month:02d}-{day:02d}"
-        elif kind == "my":
-            month, year = V.MONTHS[match.group(1).lower()], int(match.group(2))
-            iso = f"{year:04d}-{month:02d}"
-        else:
-            year = int(match.group(1))
-            iso = f"{year}s" if match.group(2) else str(year)
-        best = (year, iso, match.start())
+        if match and not (best and best[2] <= match.start()):
+            best = (*_dated(match, kind), match.start())
     return best
 
 
 @functools.lru_cache(maxsize=200_000)
 def all_dates(text: str) -> tuple[str, ...]:
     """The ISO form of every year or date a sentence states (a range states both ends)."""
-    found = []
-    for pattern, kind in ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y")):
-        for match in pattern.finditer(text):
-            if kind == "mdy":
-                found.append(f"{int(match.group(3)):04d}-{V.MONTHS[match.group(1).lower()]:02d}-{int(match.group(2)):02d}")
-            elif kind == "dmy":
-                found.append(f"{int(match.group(3)):04d}-{V.MONTHS[match.group(2).lower()]:02d}-{int(match.group(1)):02d}")
-            elif kind == "my":
-                found.append(f"{int(match.group(2)):04d}-{V.MONTHS[match.group(1).lower()]:02d}")
-            else:
-                found.append(f"{match.group(1)}s" if match.group(2) else match.group(1))
-    return tuple(sorted(set(found)))
+    return tuple(sorted({_dated(match, kind)[1] for pattern, kind in _DATES for match in pattern.finditer(text)}))
 
 
 def validity(sentence: str) -> tuple[str | None, str | None]:

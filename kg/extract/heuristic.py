@@ -9,7 +9,6 @@ features of the type model (kg/extract/type_model.py), which gives each entity i
 
 from __future__ import annotations
 
-import functools
 import re
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -41,6 +40,7 @@ from kg.extract.facets import (
     unit_of,
     validity,
 )
+from kg.extract.matcher import is_verb
 from kg.extract.name_parts import vote_by_name_parts
 from kg.extract.name_rules import (
     SPLIT_RULES,
@@ -48,15 +48,13 @@ from kg.extract.name_rules import (
     Where,
     candidate_verdict,
     fold_names,
-    is_section_label,
-    is_verb,
+    in_order,
     name_spans,
     participle_phrase,
     phase,
     trim_name,
 )
 from kg.extract.negation import denies
-from kg.extract.patterns import UPPER
 from kg.extract.reference import Reference, fit, reference_at_start, referent
 from kg.extract.registry import Entity, Registry
 from kg.extract.tech_names import (
@@ -85,6 +83,7 @@ _OPENING_MODIFIER = M.rule("opening_modifier")
 _NOT_A_QUOTED_TITLE = M.rule("not_a_quoted_title")
 _LONG_QUOTE = M.rule("long_quote")
 _NO_CLAIM = M.rule("no_claim")
+_SECTION_LABELS = M.rule("section_labels")
 
 _COMMA_QUALIFIED = P.pattern("comma_qualified")
 _QUOTED = P.pattern("quoted")
@@ -96,17 +95,22 @@ _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")  # a letter of the Latin sc
 _COMPARATIVE = P.pattern("comparative")
 _QUALIFIER = P.pattern("qualifier")
 _HEADING_LINE = P.pattern("heading_line")
-
-
-@functools.lru_cache(maxsize=64)
-def _phrase_pattern(phrases: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile(rf"(?<![\w])(?:{'|'.join(re.escape(p) for p in sorted(phrases, key=len, reverse=True))})(?![\w])")
-
-
-def _has(text: str, phrases: tuple[str, ...]) -> str | None:
-    """The first of `phrases` that occurs in `text` as whole words (one compiled regex per list)."""
-    found = _phrase_pattern(phrases).search(text.lower())
-    return found.group(0) if found else None
+# A claim's cues: a phrase of a words.toml list, in the sentence in lower case.
+_STRONG_HEDGE = P.pattern("strong_hedge")
+_SOFT_HEDGE = P.pattern("soft_hedge")
+_OPINION = P.pattern("opinion_marker")
+_CAUSAL = P.pattern("causal_marker")
+_COMPARISON = P.pattern("comparison_marker")
+_LOWERCASE_WORD = P.pattern("lowercase_word")
+_DEFINITION = P.pattern("definition")
+_DEFINITION_PHRASE = P.pattern("definition_phrase")
+_LEADING_ASIDE = P.pattern("leading_aside")  # "Wangliang (望梁) is a town"
+_POSSESSIVE = P.pattern("possessive_end")
+_BEFORE_NICKNAME = P.pattern("before_nickname")
+_AFTER_NICKNAME = P.pattern("after_nickname")
+_BRACKETED_ACRONYM = P.pattern("bracketed_acronym")
+_TABLE_RULE = P.pattern("table_rule")
+_CLAUSE_MARK = P.pattern("clause_mark")
 
 
 @dataclass
@@ -153,7 +157,7 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
             return None
         lowered = word.lower()
         for start in range(upto - 1, -1, -1):  # this word spells letters[start:upto], fewest first
-            if lowered[0] == letters[start] and _in_order(letters[start + 1 : upto], lowered[1:]):
+            if lowered[0] == letters[start] and in_order(letters[start + 1 : upto], lowered[1:]):
                 rest = spell(end - 1, start)
                 if rest is not None:
                     return rest + 1
@@ -163,15 +167,6 @@ def _proper_acronym(words: list[str], letters: list[str]) -> int:
     if found == 1 and (gazetteer.is_place(words[-1]) or gazetteer.is_city(words[-1]) or gazetteer.is_town(words[-1])):
         return 0  # "Paris (PA)", "Seattle (SEA)": a state's or an airport's code, not the place's
     return found  # "Tuberculosis (TB)", "Glioblastoma (GBM)"
-
-
-def _in_order(letters: list[str], word: str) -> bool:
-    position = 0
-    for letter in letters:
-        position = word.find(letter, position) + 1
-        if position == 0:
-            return False
-    return True
 
 
 @dataclass
@@ -278,11 +273,12 @@ class HeuristicExtractor(Extractor):
         spans = sentences(plain.text)
         registry = Registry()
         headings = self._headings(chunk, registry)
-        software = self._discover(plain, spans, registry, chunk.text)
+        lowercase = frozenset(_LOWERCASE_WORD.findall(prose(plain)))  # the words the chunk writes in lower case
+        software = self._discover(plain, spans, registry, chunk.text, lowercase)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
         titles = _title_keys(chunk, headings)
-        headings = _named_sections(headings, titles, plain, spans, mentions, registry)
+        headings = _named_sections(headings, titles, plain, spans, mentions, registry, lowercase)
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
@@ -373,7 +369,8 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         return _add_term(text, registry)
 
-    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> set[str]:
+    def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str,
+                  lowercase_words: frozenset[str]) -> set[str]:
         """Names marked up (links, bold, acronym definitions, quoted titles), capitalised names
         through the name rules' phases (kg/extract/name_rules.py), defined lowercase terms, names
         that technical prose writes in code or lower case (kg/extract/tech_names.py): the keys of
@@ -387,7 +384,6 @@ class HeuristicExtractor(Extractor):
             if key := registry.add(name):
                 registry.kept.add(key)
                 software.add(key)
-        lowercase_words = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
         mid_sentence = frozenset(capitalised)
         for name, at_start in candidates:
             found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence)
@@ -422,7 +418,7 @@ class HeuristicExtractor(Extractor):
                 opening = sentence[:m_start].strip(" \t\"“”‘’'([-*•")  # a quote, a bracket or a list's mark before it
                 at_start = (opening == "" or opening.lower() in V.STOP_CAPS) and not after_opener(
                     sentence[m_start:m_end], name, sentence[m_end:])
-                after = re.sub(r"^\s*\([^)]*\)", "", sentence[m_end:])  # "Wangliang (望梁) is a town"
+                after = _LEADING_ASIDE.sub("", sentence[m_end:])
                 follows = after.split()[:1]
                 if not at_start or (follows and follows[0] in ("is", "was", "are", "were", "has", "had")):
                     capitalised.add(name_key(name))  # "Colossus was ..." is a name
@@ -488,12 +484,12 @@ class HeuristicExtractor(Extractor):
         names_subject = any(m.key == subject_key for m in mentions)
         others = [registry.entities[m.key].name for m in mentions if m.key != subject_key]
         others = list(dict.fromkeys(others))
-        rest = re.sub(r"^\s*\([^)]*\)", "", sentence[subject_end:])  # "Wangliang (望梁) is a town"
+        rest = _LEADING_ASIDE.sub("", sentence[subject_end:])
         fields = _classify(sentence, rest, mentions, subject_key, registry)
         confidence = _BASE_CONFIDENCE[fields["claim_type"]]
-        if _has(sentence, V.STRONG_HEDGES):
+        if _STRONG_HEDGE.search(sentence.lower()):
             confidence = min(confidence, 0.45)
-        elif _has(sentence, V.SOFT_HEDGES):
+        elif _SOFT_HEDGE.search(sentence.lower()):
             confidence -= 0.1
         if subject_end == 0 and not names_subject:
             confidence -= 0.1  # the subject was resolved, not read
@@ -524,7 +520,7 @@ class HeuristicExtractor(Extractor):
         for row_start, row_end in plain.tables:
             line = markdown[row_start:row_end]
             cells = [to_plain(c).text.strip() for c in line.strip().strip("|").split("|")]
-            if all(re.fullmatch(r":?-{2,}:?", c) for c in cells if c):
+            if all(_TABLE_RULE.fullmatch(c) for c in cells if c):
                 continue
             if header is None or (row_start > 0 and markdown[: row_start].rstrip(" \t").endswith("\n\n")):
                 header = cells
@@ -567,14 +563,13 @@ def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]]) -> se
 
 
 def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str], plain: PlainText,
-                    spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry
-                    ) -> list[tuple[int, int, str | None]]:
+                    spans: list[tuple[int, int]], mentions: list[list[_Mention]], registry: Registry,
+                    lowercase: frozenset[str]) -> list[tuple[int, int, str | None]]:
     """The headings, a section's heading without its entity unless it reads as a name: the text
     outside headings names it, or its words are capitalised and none of them is written in lower
     case in the chunk ("## Colossus", not "## Installation", "## Running the tests", "## 2.0.1")."""
     in_body = {m.key for (start, end), found in zip(spans, mentions, strict=True)
                if not any(s <= plain.source_span(start, end)[0] < e for s, e, _ in headings if s >= 0) for m in found}
-    lowercase = frozenset(re.findall(r"(?<![\w'’-])[a-z][a-z-]+", prose(plain)))
     named = []
     for start, end, key in headings:
         if key and key not in titles and key not in in_body:
@@ -617,7 +612,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
         for mention in found:
             name = sentence[mention.start : mention.end]
             after = sentence[mention.end :]
-            possessive = re.search(r"['’]s?$", name)
+            possessive = _POSSESSIVE.search(name)
             if possessive:  # "Kipling's wife": the possessive belongs to what follows
                 name, after = name[: possessive.start()], name[possessive.start() :] + after
             entity = registry.entities[mention.key]
@@ -722,8 +717,8 @@ def quoted_title(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> N
         if not title or in_code(match.start(), match.end()):
             continue
         nickname = " " not in title and bool(
-            re.search(rf"[{UPPER}][\w.]*[ \t]$", text[max(0, match.start() - 40) : match.start()])
-            and re.match(rf"[ \t][{UPPER}]", text[match.end() : match.end() + 2]))
+            _BEFORE_NICKNAME.search(text[max(0, match.start() - 40) : match.start()])
+            and _AFTER_NICKNAME.match(text[match.end() : match.end() + 2]))
         if not nickname:
             registry.add(title, "work" if " " in title else "")  # one quoted word is as often a term: "NETosis"
 
@@ -775,7 +770,7 @@ class _MentionFinder:
             return []
         found = []
         for match in self.pattern.finditer(sentence):
-            text = re.sub(r"['’]s?$", "", match.group(0))
+            text = _POSSESSIVE.sub("", match.group(0))
             key = self.registry.key_of(text) or self.registry.key_of(re.sub(r"e?s$", "", text))
             if key:
                 found.append(_Mention(match.start(), match.end(), key))
@@ -803,8 +798,8 @@ class _TopicTracker:
 def _leading_noun_phrase(words: list[str]) -> str | None:
     """"Human embryonic stem cells give rise to ..." -> "Human embryonic stem cells"."""
     phrase: list[str] = []
-    while words and is_section_label(words[0]):  # "RESULTS The ..."
-        words = words[1:]
+    if labels := _SECTION_LABELS.find(words):  # "RESULTS The ..."
+        words = words[labels[1] :]
     # The window is the phrase's own first six words and a seventh for its verb: its determiners
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").
@@ -891,7 +886,7 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
     qualified = _QUALIFIER.match(text)
     if qualified and qualified.group(1):
         inner = qualified.group(2).strip()
-        if re.fullmatch(r"[A-Z][A-Za-z0-9&]{1,9}", inner) and sum(c.isupper() for c in inner) >= 2:
+        if _BRACKETED_ACRONYM.fullmatch(inner) and sum(c.isupper() for c in inner) >= 2:
             return registry.add(qualified.group(1), "", alias=inner)
         type_ = "work" if inner.lower() in V.WORK_QUALIFIERS else ""
         return registry.add(qualified.group(1), type_, alias=text)
@@ -915,7 +910,7 @@ def _cjk_title(inner: str) -> str | None:
     """A CJK name marked up (in 「」『』《》 or bold): CJK, at most 30 characters, no clause in it (no
     sentence or clause punctuation: 「我们走吧，好吗」 is speech)."""
     inner = inner.strip()
-    if not has_cjk(inner) or len(inner) > 30 or re.search(r"[。！？，、；：,.!?;:]", inner):
+    if not has_cjk(inner) or len(inner) > 30 or _CLAUSE_MARK.search(inner):
         return None
     return inner
 
@@ -941,12 +936,10 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
     later = [m for m in mentions if m.key != subject_key and m.start >= len(sentence) - len(rest)]
     if later:
         fields["object_entity"] = registry.entities[later[0].key].name
-    definition = re.match(r"^\s*,?\s*(?:is|are|was|were)\s+(?:(?:also|not|never)\s+)?(?:an?|the)\s+(.+)$", rest) or re.match(
-        r"^\s*,?\s*(?:refers to|is defined as|means|is known as|is called)\s+(.+)$", rest
-    )
+    definition = _DEFINITION.match(rest) or _DEFINITION_PHRASE.match(rest)
     number = next((m for m in NUMBER.finditer(rest) if not inside_year(m) and unit_of(m)[0]), None)
     date = first_date(rest)
-    if _has(sentence, V.OPINION_MARKERS):
+    if _OPINION.search(lowered):
         fields.update(claim_type=ClaimType.opinion, predicate=_predicate(rest_words[:4]))
     elif definition:
         fields.update(claim_type=ClaimType.definition, predicate="is_a", object=definition.group(1).strip(" .")[:300])
@@ -960,9 +953,9 @@ def _classify(sentence: str, rest: str, mentions: list[_Mention], subject_key: s
         value, iso, at = date
         fields.update(claim_type=ClaimType.date, value=float(value), unit="year", object=iso,
                       predicate=_predicate(predicate_text[:at].split()) or "dated")
-    elif marker := _has(lowered, V.CAUSAL_MARKERS):
-        fields.update(claim_type=ClaimType.causal, predicate=marker.replace(" ", "_"))
-    elif (comparative := _COMPARATIVE.search(sentence)) or _has(lowered, V.COMPARISON_MARKERS):
+    elif marker := _CAUSAL.search(lowered):
+        fields.update(claim_type=ClaimType.causal, predicate=marker.group(0).replace(" ", "_"))
+    elif (comparative := _COMPARATIVE.search(sentence)) or _COMPARISON.search(lowered):
         predicate = (comparative.group(1).lower().replace(" ", "_") + "_than") if comparative else "compared_with"
         fields.update(claim_type=ClaimType.comparison, predicate=predicate)
     elif later and (verb := _predicate(predicate_text[: later[0].start - rest_start].split())):

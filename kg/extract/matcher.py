@@ -5,10 +5,12 @@ not (tests/test_token_rules.py).
 
 A token spec holds when all its keys do: `text` (the word is one of these; "@list" a words.toml
 list's words), `lower` / `not_lower` (its lower case is / is not), `in` / `not_in` (its lower case is / is not in a words.toml list, or in any of several),
-`regex` (the word matches it whole), `capital` (its first letter is upper case), `upper` (it is all
-capitals), `tail_lower` (what follows its first letter is lower case), `digit`, `verb` (an auxiliary or a common verb's form), `when` (the caller said this of
+`regex` (the word matches it whole; templates as in patterns.toml: {{list}}), `capital` (its first letter is upper case), `upper` (it is all
+capitals), `tail_lower` (what follows its first letter is lower case), `digit`, `verb` (an auxiliary or a common verb's form),
+`is` / `not_is` (what a named word test says of it, one of WORD_TESTS, or of several: any holds / none does),
+`when` (the caller said this of
 where the words stand: "opens", "participle"; "!after_comma" it did not say), `any` / `all` (specs of which one / every one holds).
-`strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`,
+`strip` takes the characters it names off the word's ends before `text`, `lower`, `in`, `not_in`, `is`, `not_is`,
 `regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
 does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match, its `length` ([least, most]) says how
 many words it reads at all; its `patterns` are
@@ -25,6 +27,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from kg.extract import gazetteer
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 
@@ -39,6 +42,15 @@ def is_verb(word: str) -> bool:
     if any(w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS for suffix in ("s", "es", "ed", "d", "ing")):
         return True
     return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
+
+
+# What the lexicon (kg/extract/gazetteer.py) or a pattern says of a word: a token spec's `is`.
+WORD_TESTS: dict[str, Callable[[str], bool]] = {
+    "past_tense": lambda w: gazetteer.past_tense(w.lower()),  # "invaded", "stopped": of a verb WordNet lists
+    "base_verb": lambda w: gazetteer.verb(w.lower()),  # "use", "monitor": a verb's base form WordNet lists
+    "given_name": lambda w: w.lower() in gazetteer.first_names(),  # "walker", "rob"
+    "identifier": P.identifier,  # "asyncio", "pkg-config": a word that may name software
+}
 
 
 def _words(names: str | list[str]) -> frozenset[str]:
@@ -67,8 +79,11 @@ def _key_test(key: str, value: Any, norm: Callable[[str], str], bare: Callable[[
         if norm is str.lower:
             return (lambda w: w.lower() in listed) if key == "in" else (lambda w: w.lower() not in listed)
         return (lambda w: norm(w) in listed) if key == "in" else (lambda w: norm(w) not in listed)
+    if key in ("is", "not_is"):
+        named = [WORD_TESTS[n] for n in ([value] if isinstance(value, str) else value)]
+        return lambda w: any(t(bare(w)) for t in named) == (key == "is")
     if key == "regex":
-        compiled = re.compile(P.filled(value))  # {{upper}}, {{lower}}: any Latin letter of that case
+        compiled = re.compile(P.fill(value))  # {{upper}}, {{lower}}: any Latin letter of that case
         return lambda w: compiled.fullmatch(bare(w)) is not None
     if key in ("capital", "upper", "tail_lower", "digit", "verb"):
         test: Callable[[str], bool] = {"capital": lambda w: w[:1].isupper(), "upper": str.isupper,
@@ -140,7 +155,10 @@ class Rule:
             if when is not None and (when[1:] in said if when.startswith("!") else when not in said):
                 return "(?!)"
             bit = self.bits.get(_key(spec))
-            codes = "".join(chr(_BASE + m) for m in range(1 << len(self.bits)) if bit is None or m >> bit & 1)
+            size, run = 1 << len(self.bits), 1 << (len(self.bits) if bit is None else bit)
+            # the codes with the spec's bit set (every code for {}) as ranges: every other run of `run` codes
+            codes = "".join(f"{chr(_BASE + start)}-{chr(_BASE + start + run - 1)}"
+                            for start in range(0 if bit is None else run, size, 2 * run))
             return ("[^" if op == "!" else "[") + codes + "]" + ("" if op == "!" else op)
 
         alternatives = "|".join("".join(token(t) for t in pattern) for pattern in patterns)

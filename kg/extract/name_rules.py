@@ -19,7 +19,7 @@ particles, nicknames and spaced hyphens join words there.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
@@ -29,7 +29,6 @@ from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import DEFAULT as DEFAULT_TYPE
 from kg.extract.entity_types import abstract_noun, reads_as_person
-from kg.extract.matcher import is_verb
 from kg.extract.registry import GIVEN_WEIGHT, Registry
 from kg.names import name_key
 
@@ -212,6 +211,11 @@ def _persons(words: list[str]) -> bool:
         last.lower() in gazetteer.last_names() or not gazetteer.common_word(last))
 
 
+_NATIONAL_ROLE = M.rule("national_role")
+_OFFICES = M.rule("offices")
+_PERSON_AFTER_ROLE = M.rule("person_after_role")
+
+
 @split_rule
 def split_role(name: str) -> Split:
     """"Vice Admiral James Greer" -> "James Greer", a person; "German Chancellor Angela Merkel" ->
@@ -219,7 +223,7 @@ def split_role(name: str) -> Split:
     an office, and "House of Commons" (an office is a name of its own, and so is what it is of)."""
     words = name.split()
     nationality = ""
-    if len(words) > 2 and words[0].lower() in V.NATIONALITIES and words[1].lower().strip(".") in V.ROLES:
+    if len(words) > 2 and _NATIONAL_ROLE(words):
         nationality, words = words[0], words[1:]  # not "Soviet Union", "British Army"
     national = "nationality" if nationality else ""
     roles = 0
@@ -234,15 +238,11 @@ def split_role(name: str) -> Split:
         return Split(" ".join(words), "", nationality, national, keep=True)
     rest = words[roles:]
     if rest[0] == "of" and len(rest) > 1:  # "Governor of Texas", "Speaker of the House of Commons"
-        if not all(w.lower().strip(".") in V.OFFICES for w in words[:roles]):
+        if not _OFFICES(words[:roles]):
             return Split(name)
         rest = rest[2:] if rest[1] in ("the", "The") and len(rest) > 2 else rest[1:]
         return Split(" ".join(words), "office", " ".join(rest), keep=True) if rest[0][:1].isupper() else Split(name)
-    lowered = [w.lower() for w in rest]
-    person_like = len(rest) >= 2 and "of" not in lowered and not any(
-        w in V.ORG_WORDS or w in V.PLACE_WORDS or w in V.EVENT_WORDS for w in lowered) and not any(
-        abstract_noun(w) for w in rest)  # "General Nutritional Observations": a heading
-    if person_like:
+    if _PERSON_AFTER_ROLE(rest) and not any(abstract_noun(w) for w in rest):  # not "General Nutritional Observations"
         return Split(" ".join(rest), "person", nationality, national, keep=True)
     return Split(" ".join(words), "", nationality, national, keep=True)
 
@@ -317,16 +317,16 @@ def opening_word(candidate: Candidate) -> Verdict:
     gerund ("Rebuilding Russia", a title), an adjective ("Peninsular Malaysia", "National War Labor
     Board"), a particle, a given name ("Will Smith"), a place's name ("United Kingdom"), a name
     WordNet lists, nor one the chunk writes whole mid-sentence or as a subject ("Old Bohumín is")."""
-    first, *rest = candidate.name.split()
-    name = " ".join(rest)
-    word = first.lower()
-    if candidate.at_start and not candidate.capitalised_mid_sentence and rest and \
-            (gazetteer.verb(word) or gazetteer.past_tense(word)) and \
-            word not in V.NAME_PARTICLES and word not in gazetteer.first_names() and \
+    words = candidate.name.split()
+    name = " ".join(words[1:])
+    if candidate.at_start and not candidate.capitalised_mid_sentence and _OPENING_VERB(words) and \
             name_key(name) in candidate.names_mid_sentence and not gazetteer.is_place(candidate.name) and \
             candidate.name not in gazetteer.wordnet_names():
         return [(name, "")]
     return None
+
+
+_OPENING_VERB = M.rule("opening_verb")
 
 
 @candidate_rule
@@ -381,7 +381,7 @@ def full_name(registry: Registry, by_last: dict[str, list[str]]) -> None:
             continue
         words_of = {key: registry.entities[key].name.split() for key in keys}
         shorter = {long: [k for k in keys if 2 <= len(words_of[k]) < len(words_of[long])
-                          and words_of[k][0] == words_of[long][0] and _is_subsequence(words_of[k], words_of[long])]
+                          and words_of[k][0] == words_of[long][0] and in_order(words_of[k], words_of[long])]
                    for long in keys}
         longer = {short: [long for long in keys if short in shorter[long]] for short in keys}
         for long_key in sorted(keys, key=lambda k: (-len(words_of[k]), k)):
@@ -430,20 +430,20 @@ def lone_given_name(registry: Registry, by_last: dict[str, list[str]]) -> None:
             registry.fold(key, into=owners[0])
 
 
-def _is_subsequence(part: list[str], whole: list[str]) -> bool:
+def in_order(part: Sequence[str], whole: Sequence[str]) -> bool:
+    """Whether `part`'s items are in `whole`, in order (a name's words in a longer name's, letters in a word)."""
     remaining = iter(whole)
-    return all(word in remaining for word in part)
+    return all(item in remaining for item in part)
 
 
 # words -------------------------------------------------------------------------------------
 
-def is_section_label(word: str) -> bool:
-    """"CONCLUSIONS A significant proportion ...": a structured abstract's label, not part of a name."""
-    return word.isupper() and word.lower().strip(":.") in V.SECTION_WORDS
+_UP_TO_COMMA = P.pattern("up_to_comma")
+VERBLESS = M.rule("verbless")
 
 
 def participle_phrase(rest: str) -> bool:
     """Whether a comma ends the phrase after a name, with no verb before it: "Joining SC Freiburg
     in 2016, he ..." (a participle phrase), not "Finding Nemo was released in 2003, ..." (a title)."""
-    phrase = re.match(r"([^,.;:!?]{0,60}),", rest)
-    return phrase is not None and not any(is_verb(word) for word in phrase.group(1).split())
+    phrase = _UP_TO_COMMA.match(rest)
+    return phrase is not None and VERBLESS(phrase.group(1).split())

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import re
 
-from kg.extract import gazetteer
+from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
-from kg.extract.name_rules import is_verb
+from kg.extract.name_rules import VERBLESS
 
 _CUE = P.pattern("negation_cue")
 # Spans whose words are not the sentence's own assertion: quotes and bracketed asides.
@@ -35,15 +35,23 @@ _IMPERATIVE_CUE = P.pattern("imperative_cue")
 _CLAUSE_END = P.pattern("clause_end")
 # Subordinators: a clause they open before the main one ("If ..., ...") or after a noun.
 _FRONTED = P.pattern("fronted_clause")
-_PREPOSITIONS = "with|of|for|in|among|to|from|by|at|on|under|after|than|as|between|into"
 _COORDINATED = P.pattern("coordinated")
 _ACCORDING = P.pattern("according_to")
 _WORD = re.compile(r"[\w’'-]+")
+_BRACKETED = P.pattern("bracketed_sentence")
+_DO_BEFORE = P.pattern("do_before")
+_CONTRAST_BEFORE = P.pattern("contrast_before")
+_PREPOSITION_BEFORE = P.pattern("preposition_before")
+# What the words before a negation say of it (data/token_rules.toml).
+_NOUN_CLAUSE = M.rule("noun_clause")
+_VERB_BEFORE_NOUN = M.rule("verb_before_noun")
+_OWN_SPEAKER = M.rule("own_speaker")
+_IMPERATIVE_OPENING = M.rule("imperative_opening")
 
 
 def denies(sentence: str) -> bool:
     """Whether `sentence` denies its own main predicate (see the module's docstring)."""
-    whole = re.fullmatch(r"\s*\((.*)\)[.!]?\s*", sentence)  # "(He is not related to ...)": an aside, all of it
+    whole = _BRACKETED.fullmatch(sentence)  # "(He is not related to ...)": an aside, all of it
     text = _QUOTED.sub(lambda m: " " * len(m.group(0)), whole.group(1) if whole else sentence)
     masked = _NOT_DENIAL.sub(lambda m: " " * len(m.group(0)), text)
     according = _ACCORDING.match(text.strip())
@@ -60,21 +68,21 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
         return False  # "If the cache is not warm, ..."
     while at and text[at - 1].isalpha():
         at -= 1  # the start of "don't", "isn't"
-    if do := re.search(r"\bdo\s+$", text[:at], re.IGNORECASE):
+    if do := _DO_BEFORE.search(text[:at]):
         at = do.start()  # "Do not run ..."
     before = text[:at]
     clause = _CLAUSE_END.split(before)[-1]
-    if _IMPERATIVE_CUE.match(text, at) and all(w.lower() in V.OPENING_WORDS for w in _WORD.findall(clause)):
+    if _IMPERATIVE_CUE.match(text, at) and _IMPERATIVE_OPENING([w.lower() for w in _WORD.findall(clause)]):
         return False  # "Clean early, don't let ...", "Never commit secrets."
-    if re.search(r"(?:,|\bbut|\band)\s*$", before) and re.match(r"not\b", text[at:], re.IGNORECASE):
+    if _CONTRAST_BEFORE.search(before) and re.match(r"not\b", text[at:], re.IGNORECASE):
         return False  # "memory, not compute", "A but not B", "IL-10 and not TGF-β": a contrast
-    if re.search(rf"\b(?:{_PREPOSITIONS})\s+$", before, re.IGNORECASE) and re.match(r"no\b", text[at:], re.IGNORECASE):
+    if _PREPOSITION_BEFORE.search(before) and re.match(r"no\b", text[at:], re.IGNORECASE):
         return False  # "patients with no previous disease": what a noun phrase says of a thing
     # a main clause coordinated after another starts the scan afresh: "X was observed when ..., and no Y was found"
     boundaries = [m.end() for m in _COORDINATED.finditer(before, fronted_end) if not before.startswith("that ", m.end())]
     tokens = [(m.start(), m.group(0).lower()) for m in _WORD.finditer(before, max([fronted_end, *boundaries]))]
     words = [w for _, w in tokens]
-    if _noun_clause(words):
+    if _NOUN_CLAUSE(words) and _VERB_BEFORE_NOUN(words):
         return False  # "Milvus needed an operator we did not want": a clause of a noun without "that"
     for i in range(len(words) - 1, -1, -1):
         word, where = words[i], tokens[i][0]
@@ -91,24 +99,6 @@ def _counts(text: str, at: int, fronted_end: int) -> bool:
     return True
 
 
-def _noun_clause(words: list[str]) -> bool:
-    """Whether the negation's subject is a pronoun opening a clause of the noun before it, after the
-    sentence's own verb ("a problem we cannot solve"; not "Users we asked did not ...", "We found we
-    could not ...", whose pronoun follows a verb, nor "On Tuesday we did not ...", with no verb before)."""
-    if words and words[-1] in V.AUXILIARIES:
-        words = words[:-1]  # the negation's own auxiliary ("we did not")
-    if len(words) < 3 or words[-1] not in V.SUBJECT_PRONOUNS:
-        return False
-    if words[0] in V.SUBORDINATORS or words[0] in ("after", "before") or words[0].endswith(("ing", "ed")):
-        return False  # "After we released it we did not ...": the pronoun opens the main clause
-    if words[-3] in V.OBJECT_CLAUSE_VERBS:
-        return False  # "promised customers it would not ...": the clause is what was promised
-    noun = words[-2]
-    if is_verb(noun) or noun in V.CONJUNCTIONS or noun in V.SUBORDINATORS or noun in V.FUNCTION_WORDS:
-        return False
-    return any(is_verb(w) or gazetteer.past_tense(w) for w in words[:-2])
-
-
 def _closed(before: str, where: int, ahead: list[str], inside: list[str]) -> bool:
     """Whether a relative clause opened at `where` has ended before the negation: an aside closed by
     a comma (", which was large, did not"), or a clause inside the subject, whose own verb comes
@@ -117,11 +107,11 @@ def _closed(before: str, where: int, ahead: list[str], inside: list[str]) -> boo
         return True
     if inside and inside[-1] in V.AUXILIARIES:
         inside = inside[:-1]  # the negation's own auxiliary ("that does not")
-    return bool(ahead) and not any(is_verb(w) for w in ahead) and any(is_verb(w) for w in inside)
+    return bool(ahead) and VERBLESS(ahead) and not VERBLESS(inside)
 
 
 def _owned(speaker: str) -> bool:
     """Whether the words before a verb of saying name the source itself ("We", "Our results")
     or nobody in particular (a sentence that opens with the verb)."""
     found = [w.lower() for w in _WORD.findall(speaker)]
-    return not found or any(w in V.OWN_SPEAKERS for w in found[-4:])
+    return not found or _OWN_SPEAKER(found)

@@ -35,17 +35,23 @@ def pattern(name: str) -> re.Pattern[str]:
     return re.compile(regex(name), flags)
 
 
+def identifier(text: str) -> bool:
+    """One identifier-like word that may name software, not an expression, constant or file."""
+    return (pattern("identifier").fullmatch(text) is not None and not pattern("env_constant").fullmatch(text)
+            and not pattern("file_name").fullmatch(text) and len(text) <= 40)
+
+
 def regex(name: str) -> str:
-    """A pattern's regex with its templates filled (`filled`)."""
-    return filled(specs()[name]["regex"])
+    """A pattern's regex with its templates filled (`fill`)."""
+    return fill(specs()[name]["regex"])
 
 
-def filled(text: str) -> str:
-    """A regex with its templates filled: {{upper}}, {{lower}}, {{months}}, {{@other}} (another
-    pattern's regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as
-    alternatives)."""
+def fill(text: str) -> str:
+    """A regex with its templates filled: {{upper}}, {{lower}}, {{months}}, {{@other}} (the pattern `other`'s
+    regex), {{list}} and {{list:capitalized}} (a word list of words.toml, sorted, as alternatives),
+    {{list:longest}} (its phrases escaped, the longest first: the longest is found)."""
 
-    def fill(found: re.Match[str]) -> str:
+    def template(found: re.Match[str]) -> str:
         ref, key, form = found.groups()
         if ref:
             return regex(key)
@@ -54,6 +60,8 @@ def filled(text: str) -> str:
         if key == "months":
             return "|".join(m.capitalize() for m in V.MONTHS)
         words = getattr(V, key.upper())
+        if form == "longest":
+            return "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
         return "|".join(sorted(w.capitalize() for w in words) if form == "capitalized" else sorted(words))
 
-    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", fill, text)
+    return re.sub(r"\{\{(@?)(\w+)(?::(\w+))?\}\}", template, text)

@@ -30,9 +30,11 @@ import re
 from collections.abc import Iterable, Iterator
 
 from kg.extract import gazetteer
+from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
-from kg.extract.name_rules import is_verb
+from kg.extract.matcher import is_verb
+from kg.extract.patterns import identifier
 from kg.text import PlainText
 
 # A wrapped line is this long at least (hard wraps fall at 60-80 columns); shorter lines stand alone
@@ -41,8 +43,6 @@ WRAPPED_LINE = 40
 
 # The regexes and word lists (kind_words, link_words, ...) are data: kg/extract/data/patterns.toml, words.toml.
 _INSTALL = P.pattern("install_command")
-_IDENTIFIER = P.pattern("identifier")
-_ENV_CONSTANT = P.pattern("env_constant")
 _FILE_NAME = P.pattern("file_name")
 _RST_REFERENCE = P.pattern("rst_reference")
 _RST_BARE = P.pattern("rst_bare_reference")
@@ -56,6 +56,14 @@ _HANDLE = P.pattern("handle")
 _VERSIONED = P.pattern("versioned")
 _EXEMPLIFIED = P.pattern("exemplified")
 _LIST_JOIN = P.pattern("list_join")
+# What the words of a name, or around it, say (data/token_rules.toml).
+_KIND_AFTER = M.rule("kind_after")
+_VERSIONED_NAME = M.rule("versioned_name")
+_PACKAGE_SHAPED = M.rule("package_shaped")
+_LINK_NAME = M.rule("link_name")
+_LISTED_SOFTWARE = M.rule("listed_software")
+_OPENER_OF_NAME = M.rule("opener_of_name")
+_HANDLE_NAME = M.rule("handle_name")
 
 
 def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
@@ -83,12 +91,6 @@ def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
 def _not_prose(line: str) -> bool:
     stripped = line.strip()
     return stripped.startswith(("#", "|", "```", "~~~")) or bool(re.fullmatch(r"([=~^*+#-])\1{2,}", stripped))
-
-
-def identifier(text: str) -> bool:
-    """One identifier-like word that may name software, not an expression, constant or file."""
-    return (bool(_IDENTIFIER.fullmatch(text)) and not _ENV_CONSTANT.fullmatch(text)
-            and not _FILE_NAME.fullmatch(text) and len(text) <= 40)
 
 
 def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> bool:
@@ -124,11 +126,7 @@ def names_a_file(name: str) -> bool:
 def _kind_after(text: str, end: int) -> bool:
     """A kind word follows `end`, perhaps after one modifier ("`trio` async framework")."""
     words = re.match(r"[ \t\n]+([A-Za-z-]+)(?:[ \t\n]+([A-Za-z-]+))?", text[end:])
-    if not words:
-        return False
-    first, second = (w.lower() if w else "" for w in words.groups())
-    return first in V.KIND_WORDS or (second in V.KIND_WORDS and first not in V.FUNCTION_WORDS
-                              and first not in V.STOP_CAPS and not first.endswith(("ing", "ed")))
+    return words is not None and _KIND_AFTER([w for w in words.groups() if w])
 
 
 def _kind_before(text: str, start: int) -> bool:
@@ -142,13 +140,14 @@ def _coordinated(plain: PlainText) -> dict[int, int]:
     """Code span index -> the index of the code span that ends its list ("`asyncio` and `trio`")."""
     ends: dict[int, int] = {}
     for n in range(len(plain.code) - 1, -1, -1):
-        if n + 1 < len(plain.code):
-            between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
-            if _LIST_JOIN.match(between) and len(between) <= 7:
-                ends[n] = ends.get(n + 1, n + 1)
-                continue
-        ends[n] = n
+        ends[n] = ends[n + 1] if n + 1 < len(plain.code) and _joined(plain, n) else n
     return ends
+
+
+def _joined(plain: PlainText, n: int) -> bool:
+    """Code spans `n` and `n + 1` are items of one list ("`asyncio` and `trio`")."""
+    between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
+    return bool(_LIST_JOIN.match(between)) and len(between) <= 7
 
 
 def code_names(plain: PlainText) -> Iterator[str]:
@@ -172,8 +171,7 @@ def _installed(plain: PlainText, n: int) -> bool:
     """The code span `n`, or the list it is in, follows "install" ("To install `Sphinx` and
     `sphinx_rtd_theme`, use ...")."""
     first = n
-    while first > 0 and _LIST_JOIN.match(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) and \
-            len(plain.text[plain.code[first - 1][1] : plain.code[first][0]]) <= 7:
+    while first > 0 and _joined(plain, first - 1):
         first -= 1
     return bool(re.search(r"\binstall(?:s|ed|ing)?[ \t\n]+(?:the[ \t\n]+)?$", plain.text[max(0, plain.code[first][0] - 30) :
                                                                                  plain.code[first][0]]))
@@ -246,8 +244,7 @@ def link_names(markdown: str) -> Iterator[str]:
         host = host.lower().removeprefix("www.")
         labels = host.split(".")[:-1]  # "flake8.pycqa.org": flake8, pycqa (not the top-level "org")
         named = shown.lower() == last.lower() or shown.lower() == host or shown.lower() in labels
-        common = shown.lower() in V.LINK_WORDS or shown.lower() in V.FUNCTION_WORDS or shown.lower() in V.STOP_CAPS
-        if identifier(shown) and named and not shown.isdigit() and not common:
+        if named and _LINK_NAME([shown]):
             yield shown
 
 
@@ -282,21 +279,17 @@ def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
     "the database library", "the regex module": a word of English, for all this module can tell)."""
     for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
         word = match.group(1)
-        if match.start(1) in in_code or word in V.FUNCTION_WORDS or word in V.STOP_CAPS or word in V.KIND_WORDS:
-            continue
-        if re.search(r"\d|[._-]", word) and _kind_after(plain.text, match.end(1)) and identifier(word):
+        if match.start(1) not in in_code and _PACKAGE_SHAPED([word]) and _kind_after(plain.text, match.end(1)):
             yield word
 
 
-def versioned_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """A word that a version constraint follows: "pandas >= 1.5", "joblib (>= |JoblibMinVersion|)",
-    "pip 24.2+", "macOS 10.8+"; not "version 1.2+", "about 2.5 minutes", "to v0.14.0"."""
-    for match in _VERSIONED.finditer(plain.text):
-        word = match.group(1)
-        if match.start() in in_code or word.lower() in V.FUNCTION_WORDS or word.lower() in V.STOP_CAPS \
-                or word.lower() in V.KIND_WORDS or word.lower() in V.VERSION_WORDS or not identifier(word):
-            continue
-        yield word
+def _found_in_prose(plain: PlainText, in_code: frozenset[int], pattern: re.Pattern[str], rule: M.Rule) -> Iterator[str]:
+    """What `pattern`'s first group finds outside code that the token `rule` takes for a name: a word
+    that a version constraint follows ("pandas >= 1.5", "pip 24.2+"; not "version 1.2+", "about 2.5
+    minutes"), an account handle ("@tiangolo"; not "me@example.org", "@types/node", "@2x")."""
+    for match in pattern.finditer(plain.text):
+        if match.start() not in in_code and rule([match.group(1)]):
+            yield match.group(1)
 
 
 def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
@@ -313,23 +306,8 @@ def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str
         for n, member in enumerate(members):
             # the list's last member ends where the sentence goes on: "mypy and pyright read ..."
             word = (member.split() or [""])[0] if n == len(members) - 1 and n > 0 else member.strip()
-            if re.fullmatch(r"[a-z][a-z0-9]*(?:[.-][a-z0-9]+)*", word) and identifier(word) and len(word) > 1 \
-                    and word not in V.FUNCTION_WORDS and word not in V.STOP_CAPS and not _modifier(word) \
-                    and not word.endswith(V.NOUN_ENDINGS):
+            if _LISTED_SOFTWARE([word]):
                 yield word
-
-
-def _modifier(word: str) -> bool:
-    """A word that reads as an adjective or participle by its ending, or one English writes as one."""
-    return word.endswith(V.MODIFIER_ENDINGS) or word in V.MODIFIER_WORDS
-
-
-def handles(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
-    """Account handles: "@tiangolo", not an address ("me@example.org"), a scoped package
-    ("@types/node"), a size ("@2x") or a decorator in code."""
-    for match in _HANDLE.finditer(plain.text):
-        if match.start() not in in_code and len(re.findall(r"[A-Za-z]", match.group(1))) >= 2:
-            yield match.group(1)
 
 
 def technical_names(plain: PlainText, markdown: str) -> list[str]:
@@ -337,8 +315,8 @@ def technical_names(plain: PlainText, markdown: str) -> list[str]:
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
     found = [*code_names(plain), *rst_references(markdown), *rst_bare_references(markdown), *link_names(markdown),
              *prose_names(plain, in_code),
-             *versioned_names(plain, in_code), *exemplified_names(plain, in_code),
-             *mixed_case_names(plain, in_code), *handles(plain, in_code)]
+             *_found_in_prose(plain, in_code, _VERSIONED, _VERSIONED_NAME), *exemplified_names(plain, in_code),
+             *mixed_case_names(plain, in_code), *_found_in_prose(plain, in_code, _HANDLE, _HANDLE_NAME)]
     return list(dict.fromkeys(found))
 
 
@@ -359,7 +337,6 @@ def after_opener(span: str, name: str, rest: str) -> bool:
     words = span.split()
     count = len(name.split())
     following = re.match(r"[ \t]+([a-z][a-z-]*)\b", rest)
-    return 0 < len(words) - count <= 2 and " ".join(words[-count:]) == name and \
-        all(w.lower() in V.OPENER_DETERMINERS for w in words[:-count]) and following is not None and \
-        not is_verb(following.group(1)) and not re.fullmatch(r"[a-z]{3,}ed", following.group(1))
+    return len(words) > count and " ".join(words[-count:]) == name and following is not None and \
+        _OPENER_OF_NAME([*words[:-count], following.group(1)])
 

@@ -12,7 +12,7 @@ from typing import Any
 
 WORDS = Path(__file__).parent / "data" / "words.toml"
 _ORDERED = frozenset({"hedges", "soft_hedges", "opinion_markers", "causal_markers", "comparison_markers",
-                      "noun_endings", "modifier_endings"})
+                      "noun_suffixes"})
 
 
 def expand(lists: dict[str, Any], key: str) -> list[str]:
