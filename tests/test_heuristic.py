@@ -125,6 +125,26 @@ def test_document_section_headings_are_not_entities() -> None:
     assert claim_with(r, "4242 records").subject == "Fort Anis"
 
 
+def test_a_title_that_reads_as_no_name_is_no_entity_nor_the_subject_of_its_sentences() -> None:
+    """A note's title that says what the note does ("Rendering config files with Jinja", "Weekly
+    sync, 4 March") is no entity, and its sentences without a name are about no title; a name or a
+    short term is ("Fort Anis", "Instruction pipelining")."""
+    for title in ("Rendering config files with Jinja", "Weekly sync, 4 March", "Notes: rendering files with it"):
+        r = extract(f"# {title}\n\nI keep reaching for this snippet. It turns on strict mode in the parser.\n")
+        assert name_key(title) not in {name_key(e.name) for e in r.entities}, title
+        assert all(c.subject != title for c in r.claims), title
+    for title, named in (("Fort Anis", "Fort Anis"), ("Instruction pipelining", "Instruction pipelining"),
+                         ("Moore School of Electrical Engineering", "Moore School of Electrical Engineering"),
+                         ("zork: a note compiler", "zork")):
+        r = extract(f"# {title}\n\nIt was built in 1956 and it was closed in 1975.\n")
+        assert claim_with(r, "built in 1956").subject == named, title
+
+
+def test_an_instruction_has_no_subject_of_its_own() -> None:
+    r = extract("Download a single file from the server. Compile the bundled notes before a release.\n")
+    assert not {"download a single file", "compile the bundled notes"} & {name_key(e.name) for e in r.entities}
+
+
 def test_short_claims_and_long_subjects_without_a_heading() -> None:
     """A claim file without a heading: "DUSP4 decreases apoptosis." is a claim; a subject longer than a
     name keeps its head ("Differentiation of progenitor cells") when that is more than one word."""

@@ -69,6 +69,7 @@ from kg.extract.tech_names import (
     soften_line_breaks,
     technical_names,
 )
+from kg.extract.type_checks import checked_type
 from kg.models import (
     Chunk,
     ClaimType,
@@ -183,6 +184,7 @@ class _ChunkFinds:
     related: list[set[str]]  # per kept entity: the rules' types of the chunk's names sharing a word with it
     science: bool
     software: set[str]  # keys of the names a technical-name rule found (kg/extract/tech_names.py)
+    technical: bool = False  # the chunk shows code or names only technical prose writes
 
 
 def _related_kinds(kept: list[Entity], registry: Registry) -> list[set[str]]:
@@ -281,7 +283,7 @@ class HeuristicExtractor(Extractor):
         software = self._discover(plain, spans, registry, chunk.text)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
-        titles = _title_keys(chunk, headings)
+        titles = _title_keys(chunk, headings, registry)
         headings = _named_sections(headings, titles, plain, spans, mentions, registry)
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
@@ -313,7 +315,8 @@ class HeuristicExtractor(Extractor):
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
-        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software)
+        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software,
+                           bool(plain.code or software))
 
     def _typed(self, finds: list[_ChunkFinds]) -> list[ExtractionResult]:
         """Each kept entity's type from the type model (kg/extract/type_model.py) over the evidence
@@ -330,12 +333,13 @@ class HeuristicExtractor(Extractor):
             pooled[full].lend(pooled[key])
         features = {key: names.features() for key, names in pooled.items()}
         features.update({key: features[full] for key, full in owners.items()})  # one name, one type
+        technical = any(found.technical for found in finds)
         results = []
         for found in finds:
             entities = []
             for entity in found.kept:
                 key = name_key(entity.name)
-                type_ = self.final_type(entity, features[key])
+                type_ = checked_type(self.final_type(entity, features[key]), features[key], technical)
                 if type_ == "product" and not named_as_software(pooled[key].name, pooled[key].software, pooled[key].around):
                     type_ = "concept"  # "A compile is ...", a table's `person`: a word of English, not a program's name
                 entities.append(ExtractedEntity(name=entity.name, type=cast(EntityType, type_),
@@ -371,6 +375,10 @@ class HeuristicExtractor(Extractor):
             return registry.add(place.group(1), "place" if gazetteer.is_place(place.group(2)) else "", alias=text)
         if _DOCUMENT_TITLE(text.split()):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
+        named, colon, subtitle = text.partition(": ")
+        if colon and subtitle and len(named.split()) <= 4 and _reads_as_name(named) and \
+                name_key(named) not in V.GENERIC_HEADINGS:
+            return registry.add(named, "", alias=text)  # "kg: a knowledge compiler": the note is about kg
         return _add_term(text, registry)
 
     def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str) -> set[str]:
@@ -475,7 +483,7 @@ class HeuristicExtractor(Extractor):
         if subject_key is None and cjk:
             return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
-            phrase = _leading_noun_phrase(words)
+            phrase = None if _imperative(words) else _leading_noun_phrase(words)
             subject_key = registry.add(phrase, "concept") if phrase else None
             if subject_key is None:
                 return None
@@ -555,13 +563,29 @@ class HeuristicExtractor(Extractor):
         return claims
 
 
-def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]]) -> set[str]:
+def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]], registry: Registry) -> set[str]:
     """The entities of a chunk's titles, kept though no claim names them: its outermost enclosing
-    heading and its level-1 headings. A section's heading ("Installation", "Key Features", "Running
-    the tests") is an entity only where a claim names it, as any name is."""
+    heading and its level-1 headings, where the title reads as a name (`_reads_as_name`). A section's
+    heading ("Installation", "Key Features", "Running the tests") is an entity only where a claim
+    names it, as any name is."""
     in_text = {key: chunk.text.startswith("# ", start) for start, _, key in headings if start >= 0 and key}
     return {key for n, (start, _, key) in enumerate(headings) if key and (
-        (start < 0 and n == 0 and in_text.get(key, True)) or (start >= 0 and in_text[key]))}
+        (start < 0 and n == 0 and in_text.get(key, True)) or (start >= 0 and in_text[key]))
+        and (entity := registry.entities.get(registry.alias_to_key.get(key, key))) and _reads_as_name(entity.name)}
+
+
+def _reads_as_name(title: str) -> bool:
+    """Whether a note's title names what the note is about, so that its sentences without a name of
+    their own are about it: a name, its words capitalised but the small ones ("Alan Turing", "Moore
+    School of Electrical Engineering", "Intel 4004"), or a short term ("Instruction pipelining"); not
+    a phrase in sentence case with a function word or a comma or colon in it ("Rendering config files
+    with Jinja", "Platform sync, 4 March"), which says what the note does, not whom it is about. (A
+    name before a subtitle, "kg: a knowledge compiler", is the title's entity: `_heading_entity`.)"""
+    words = title.split()
+    small = V.FUNCTION_WORDS | V.PREPOSITIONS | V.CONJUNCTIONS
+    if all(w[:1].isupper() or w[:1].isdigit() or w.lower() in small for w in words):
+        return True
+    return len(words) <= 4 and not re.search(r"[,:;!?]", title) and not any(w.lower() in small for w in words)
 
 
 def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str], plain: PlainText,
@@ -833,6 +857,12 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     if not phrase or len(phrase) > 6 or phrase[-1].lower() in V.NAME_PARTICLES:
         return None
     return " ".join(phrase).strip("\"'()[]")
+
+
+def _imperative(words: list[str]) -> bool:
+    """A sentence that opens with a bare verb and its object's determiner ("Download a single file",
+    "Compile the bundled notes", "Create your corpus here"): an instruction, with no subject to read."""
+    return len(words) > 1 and words[1].lower() in V.DETERMINERS and bool(gazetteer.verb(words[0].lower()))
 
 
 def _aside(words: list[str]) -> bool:
