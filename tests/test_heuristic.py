@@ -140,6 +140,12 @@ def test_a_title_that_reads_as_no_name_is_no_entity_nor_the_subject_of_its_sente
         assert claim_with(r, "built in 1956").subject == named, title
 
 
+def test_a_bold_possessive_names_its_owner() -> None:
+    r = extract("Simple bindings for **@zorblax's** parser library. **Quillon's** engine renders the pages.\n")
+    names = {e.name for e in r.entities}
+    assert {"zorblax", "Quillon"} <= names and not {"@zorblax's", "Quillon's"} & names, names
+
+
 def test_an_instruction_has_no_subject_of_its_own() -> None:
     r = extract("Download a single file from the server. Compile the bundled notes before a release.\n")
     assert not {"download a single file", "compile the bundled notes"} & {name_key(e.name) for e in r.entities}

@@ -184,7 +184,7 @@ class _ChunkFinds:
     related: list[set[str]]  # per kept entity: the rules' types of the chunk's names sharing a word with it
     science: bool
     software: set[str]  # keys of the names a technical-name rule found (kg/extract/tech_names.py)
-    technical: bool = False  # the chunk shows code or names only technical prose writes
+    technical: bool = False  # the chunk shows code (inline or in blocks)
 
 
 def _related_kinds(kept: list[Entity], registry: Registry) -> list[set[str]]:
@@ -316,7 +316,7 @@ class HeuristicExtractor(Extractor):
         used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
         return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software,
-                           bool(plain.code or software))
+                           bool(plain.code))
 
     def _typed(self, finds: list[_ChunkFinds]) -> list[ExtractionResult]:
         """Each kept entity's type from the type model (kg/extract/type_model.py) over the evidence
@@ -704,10 +704,12 @@ def link(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
 
 @marked_rule
 def bold(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
-    """**Program counter**: a bold term of one to eight words."""
+    """**Program counter**: a bold term of one to eight words; a possessive's ending is no part of the
+    name, nor an account's "@" ("**@ggerganov's** library": ggerganov)."""
     text = plain.text
     for start, end in plain.strong:
-        term = text[start:end].strip()
+        term = re.sub(r"(?<=\w)['’]s$", "", text[start:end].strip())
+        term = re.sub(r"^@(?=[A-Za-z0-9][\w-]*$)", "", term)
         if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
             _add_term(term, registry, text[max(0, start - 20) : start])
 

@@ -2,8 +2,9 @@
 type cannot be, read from the pooled features of kg/extract/type_model.py. The model weighs name
 evidence (a given name, a town in a gazetteer) above context it seldom saw in training, so a source's
 own words can outvote it here: a check either gives the type the words say or abstains (a concept),
-since a wrong type misleads more than none. Each check's firings on the labelled, held-out examples
-of benchmarks/train_types.py are in benchmarks/README.md.
+since a wrong type misleads more than none. On the labelled, held-out examples of
+benchmarks/train_types.py (`--folds documents`, 18,421 gold-matched names, 2026-11-29 at 35ce76e) the
+person checks change one type (a Re-DocRED person to its gold organisation) and cost none.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ def checked_type(type_: str, features: Mapping[str, float], technical: bool) -> 
     """`type_` (the model's), or what the name's contexts say instead: an organisation for a "person"
     the text describes as a company; a concept for a "person" a text puts after "at" as a place of
     work, and for a town's name with no place context in a source about software ("Jinja
-    templates"). `features`: the entity's pooled features; `technical`: its source shows code or
-    names only technical prose writes."""
+    templates"). `features`: the entity's pooled features; `technical`: its source shows code
+    (where a town's name is as often a program's; in prose without code, as if it showed some, the
+    check would cost 293 right places of the 18,421 labelled held-out examples of
+    benchmarks/train_types.py, 109 in CrossNER politics, for 19 wrong)."""
     if type_ == "person":
         return _person(features)
     if type_ == "place" and technical and _settlement(features) and not _place_context(features):
