@@ -129,7 +129,8 @@ def test_a_title_that_reads_as_no_name_is_no_entity_nor_the_subject_of_its_sente
     """A note's title that says what the note does ("Rendering config files with Jinja", "Weekly
     sync, 4 March") is no entity, and its sentences without a name are about no title; a name or a
     short term is ("Fort Anis", "Instruction pipelining")."""
-    for title in ("Rendering config files with Jinja", "Weekly sync, 4 March", "Notes: rendering files with it"):
+    for title in ("Rendering config files with Jinja", "Weekly sync, 4 March", "Notes: rendering files with it",
+                  "Sunday", "4 March", "2026-05-11"):
         r = extract(f"# {title}\n\nI keep reaching for this snippet. It turns on strict mode in the parser.\n")
         assert name_key(title) not in {name_key(e.name) for e in r.entities}, title
         assert all(c.subject != title for c in r.claims), title
@@ -146,9 +147,14 @@ def test_a_bold_possessive_names_its_owner() -> None:
     assert {"zorblax", "Quillon"} <= names and not {"@zorblax's", "Quillon's"} & names, names
 
 
-def test_an_instruction_has_no_subject_of_its_own() -> None:
-    r = extract("Download a single file from the server. Compile the bundled notes before a release.\n")
-    assert not {"download a single file", "compile the bundled notes"} & {name_key(e.name) for e in r.entities}
+def test_an_instruction_or_a_changelogs_line_has_no_subject_of_its_own() -> None:
+    r = extract("Download a single file from the server. Compile the bundled notes before a release.\n\n"
+                "- Added timeline option.\n- Fixed the build command.\n- Fixed bug in the parser where a file would "
+                "not be written.\n\nDiminished ovarian reserve is common.\n")
+    names = {name_key(e.name) for e in r.entities}
+    assert not {"download a single file", "compile the bundled notes", "added timeline option",
+                "fixed the build command", "fixed bug"} & names, names
+    assert claim_with(r, "is common").subject == "Diminished ovarian reserve"
 
 
 def test_short_claims_and_long_subjects_without_a_heading() -> None:

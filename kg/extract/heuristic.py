@@ -483,7 +483,7 @@ class HeuristicExtractor(Extractor):
         if subject_key is None and cjk:
             return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
-            phrase = None if _imperative(words) else _leading_noun_phrase(words)
+            phrase = None if _subjectless(words) else _leading_noun_phrase(words)
             subject_key = registry.add(phrase, "concept") if phrase else None
             if subject_key is None:
                 return None
@@ -582,6 +582,9 @@ def _reads_as_name(title: str) -> bool:
     with Jinja", "Platform sync, 4 March"), which says what the note does, not whom it is about. (A
     name before a subtitle, "kg: a knowledge compiler", is the title's entity: `_heading_entity`.)"""
     words = title.split()
+    if first_date(title) or all(w.lower().strip(",") in V.WEEKDAYS or w.lower().strip(",") in V.MONTHS or
+                                w.strip(",").isdigit() for w in words):
+        return False  # a journal's day ("Sunday", "4 March", "2026-05-11"): what it holds is no date's
     small = V.FUNCTION_WORDS | V.PREPOSITIONS | V.CONJUNCTIONS
     if all(w[:1].isupper() or w[:1].isdigit() or w.lower() in small for w in words):
         return True
@@ -602,7 +605,8 @@ def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str
         if key and key not in titles and key not in in_body:
             entity = registry.entities.get(registry.alias_to_key.get(key, key))
             words = entity.name.split() if entity else []
-            if not words or not all(w[:1].isupper() and w.lower() not in lowercase for w in words) or len(words) > 4:
+            if not words or not all(w[:1].isupper() and w.lower() not in lowercase for w in words) or len(words) > 4 \
+                    or not _reads_as_name(entity.name if entity else ""):
                 key = None
         named.append((start, end, key))
     return named
@@ -861,10 +865,26 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     return " ".join(phrase).strip("\"'()[]")
 
 
-def _imperative(words: list[str]) -> bool:
-    """A sentence that opens with a bare verb and its object's determiner ("Download a single file",
-    "Compile the bundled notes", "Create your corpus here"): an instruction, with no subject to read."""
-    return len(words) > 1 and words[1].lower() in V.DETERMINERS and bool(gazetteer.verb(words[0].lower()))
+def _subjectless(words: list[str]) -> bool:
+    """A sentence with no subject to read: an instruction, a bare verb before its object's determiner
+    ("Download a single file", "Compile the bundled notes"), or a note's or changelog's past tense
+    ("Fixed the build", "Added timeline option", "Finished reading X"): before a determiner, or with no
+    verb after it in its clause (which "Diminished ovarian reserve is ..." has: a participle in its
+    subject)."""
+    first = words[0].lower().strip(",;:")
+    past = bool(gazetteer.past_tense(first))
+    if len(words) > 1 and words[1].lower() in V.DETERMINERS and (past or gazetteer.verb(first)):
+        return True
+    clause = []  # the words up to the first clause's end: "Fixed bug in X where file would not be written"
+    for word in words[1:]:
+        if word.lower() in _CLAUSE_OPENERS or word.endswith((",", ";", ":")):
+            break
+        clause.append(word)
+    return past and not any(is_verb(word) and not word.lower().endswith("ing") for word in clause)
+
+
+_CLAUSE_OPENERS = frozenset({"where", "when", "which", "that", "who", "because", "so", "to", "if", "while", "and",
+                             "but", "or", "as", "since", "until", "unless", "after", "before"})
 
 
 def _aside(words: list[str]) -> bool:
