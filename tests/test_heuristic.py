@@ -147,6 +147,13 @@ def test_a_bold_possessive_names_its_owner() -> None:
     assert {"zorblax", "Quillon"} <= names and not {"@zorblax's", "Quillon's"} & names, names
 
 
+def test_a_comment_in_code_is_no_heading() -> None:
+    r = extract("# Quillon\n\nQuillon indexes notes.\n\n```python\n# Create your corpus here\ncorpus = []\n```\n\n"
+                "It was written in 2024.\n")
+    assert "create your corpus here" not in {name_key(e.name) for e in r.entities}
+    assert claim_with(r, "written in 2024").subject == "Quillon"
+
+
 def test_an_instruction_or_a_changelogs_line_has_no_subject_of_its_own() -> None:
     r = extract("Download a single file from the server. Compile the bundled notes before a release.\n\n"
                 "- Added timeline option.\n- Fixed the build command.\n- Fixed bug in the parser where a file would "

@@ -97,6 +97,7 @@ _LATIN_LETTER = re.compile(r"[A-Za-z\u00c0-\u024f]")  # a letter of the Latin sc
 _COMPARATIVE = P.pattern("comparative")
 _QUALIFIER = P.pattern("qualifier")
 _HEADING_LINE = P.pattern("heading_line")
+_FENCED_BLOCK = P.pattern("fenced_block")
 
 
 @functools.lru_cache(maxsize=64)
@@ -361,7 +362,10 @@ class HeuristicExtractor(Extractor):
         found = []
         for heading in chunk.headings:
             found.append((-1, -1, self._heading_entity(heading, registry)))
+        fenced = [m.span() for m in _FENCED_BLOCK.finditer(chunk.text)]
         for match in _HEADING_LINE.finditer(chunk.text):
+            if any(start <= match.start() < end for start, end in fenced):
+                continue  # a comment in code ("# Create your corpus here"), no heading
             found.append((match.start(), match.end(), self._heading_entity(to_plain(match.group(1)).text, registry)))
         return found
 
