@@ -546,6 +546,9 @@ class HeuristicExtractor(Extractor):
             key = registry.key_of(cells[0]) if has_cjk(cells[0]) else registry.add(cells[0], "")
             if key is None:
                 continue
+            kind = re.findall(r"[a-z]+", header[0].lower())
+            if kind:  # the first column's header says what its cells are: "| Library |", "| Dataset |"
+                registry.entities[key].around.add(f"desc:{kind[-1]}")
             for column, cell in zip(header[1:], cells[1:], strict=False):
                 if not cell or not column:
                     continue

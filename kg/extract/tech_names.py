@@ -100,7 +100,9 @@ def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> 
     "**bundled**") or one the text writes after an article ("the wiki") is a common noun, not a
     program's name; so is a capitalised one ("Short", "Increase the speed", "Performance
     Comparison") that the text capitalises only where a sentence, line or heading starts, never
-    after another word ("built on Click", "the Python ecosystem", "Rich, Typer"). (The type model learnt lower case from the
+    after another word ("built on Click", "the Python ecosystem", "Rich, Typer"), and one that no
+    sentence names at all: a table's first cell, unless its column's header is a kind word ("| Library
+    |"). (The type model learnt lower case from the
     names these rules find, which are programs'; `around` is its context features:
     kg/extract/type_model.py `around`.)"""
     words = name.split()
@@ -114,6 +116,8 @@ def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> 
         return True
     if found_by_rule:
         return True
+    if not any(feature.startswith("L1:") for feature in around):
+        return False  # named in no sentence (a table's first column: "| arguana | 573.91 |"), and no kind said
     if name[:1].isupper():
         return not english or any(_WRITTEN_AFTER.fullmatch(feature) for feature in around)
     return not (english or around & {"L1:the", "L1:a", "L1:an"})
