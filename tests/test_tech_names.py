@@ -241,6 +241,7 @@ def test_a_name_no_sentence_names_needs_a_kind_word_to_be_a_product() -> None:
     column's header is the evidence ("| Library |")."""
     assert not T.named_as_software("arguana", False, {"desc:dataset"})
     assert T.named_as_software("zorblib", False, {"desc:library"})
+    assert T.named_as_software("zorb-v1.5-7b", False, {"desc:model"})
     markdown = ("# Results\n\n| Dataset | Speed |\n|---|---|\n| quillset | 573.91 |\n| zarnqa | 20.88 |\n\n"
                 "| Library | Speed |\n|---|---|\n| fastzorb | 12 |\n")
     chunks = [Chunk(source_path="a.md", index=0, text=markdown, start=0, end=len(markdown))]

@@ -116,8 +116,11 @@ def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> 
         return True
     if found_by_rule:
         return True
-    if not any(feature.startswith("L1:") for feature in around):
-        return False  # named in no sentence (a table's first column: "| arguana | 573.91 |"), and no kind said
+    if not any(feature.startswith("L1:") for feature in around) and any(f.startswith("desc:") for f in around):
+        # named in no sentence, only in a table's first column, whose header says what it holds ("|
+        # Dataset |", "| arguana | 573.91 |"): a product where the column is of programs (above) or
+        # of models, which the vocabulary's product covers too ("| Model |")
+        return bool(around & {"desc:model", "desc:models"})
     if name[:1].isupper():
         return not english or any(_WRITTEN_AFTER.fullmatch(feature) for feature in around)
     return not (english or around & {"L1:the", "L1:a", "L1:an"})
