@@ -147,6 +147,13 @@ def test_a_bold_possessive_names_its_owner() -> None:
     assert {"zorblax", "Quillon"} <= names and not {"@zorblax's", "Quillon's"} & names, names
 
 
+def test_a_pronoun_after_a_fronted_adverbial_is_the_subject() -> None:
+    r = extract("# Ada Quell\n\nAda Quell was a programmer. Later, at Brun and Maro's company, she wrote a compiler.\n"
+                "Although Tova Lind was born in Oslo, she worked in Bergen.\n")
+    assert claim_with(r, "wrote a compiler").subject == "Ada Quell"
+    assert claim_with(r, "worked in Bergen").subject == "Tova Lind"  # a clause with its verb names the subject
+
+
 def test_a_comment_in_code_is_no_heading() -> None:
     r = extract("# Quillon\n\nQuillon indexes notes.\n\n```python\n# Create your corpus here\ncorpus = []\n```\n\n"
                 "It was written in 2024.\n")

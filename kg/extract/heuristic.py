@@ -947,14 +947,26 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
 
 
 _FRONTED = P.pattern("fronted_pronoun")
+_FRONTED_ADVERBIAL = P.pattern("fronted_adverbial")
+# The first words of a fronted adverbial: a preposition or an adverb of time or place.
+_ADVERBIAL_OPENERS = frozenset({"at", "in", "on", "during", "by", "from", "within", "under", "later", "then", "soon",
+                                "afterwards", "eventually", "meanwhile", "there", "here", "today", "now", "once"})
 
 
 def _fronted_pronoun(sentence: str) -> Reference | None:
-    """"Unlike ENIAC, it was ...": a fronted phrase names something else, the pronoun is the subject."""
+    """"Unlike ENIAC, it was ...", "Later, at Eckert and Mauchly's company, she wrote ...": a fronted
+    phrase names something else, the pronoun is the subject."""
     found = _FRONTED.match(sentence)
-    if not found:
-        return None
-    pronoun = found.group(1)
+    if found:
+        pronoun = found.group(1)
+    else:  # "Later, at Eckert and Mauchly's company, she wrote ...": an adverbial, with no verb of its own
+        found = _FRONTED_ADVERBIAL.match(sentence)
+        if not found:
+            return None
+        front = found.group(1).split()
+        if front[0].lower().strip(",") not in _ADVERBIAL_OPENERS or any(is_verb(w) for w in front):
+            return None
+        pronoun = found.group(2)
     wants = "person" if pronoun in ("he", "she", "his", "her") else "thing" if pronoun in ("it", "its") else ""
     return Reference("pronoun", 1, wants)
 
