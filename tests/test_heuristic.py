@@ -125,6 +125,52 @@ def test_document_section_headings_are_not_entities() -> None:
     assert claim_with(r, "4242 records").subject == "Fort Anis"
 
 
+def test_a_title_that_reads_as_no_name_is_no_entity_nor_the_subject_of_its_sentences() -> None:
+    """A note's title that says what the note does ("Rendering config files with Jinja", "Weekly
+    sync, 4 March") is no entity, and its sentences without a name are about no title; a name or a
+    short term is ("Fort Anis", "Instruction pipelining")."""
+    for title in ("Rendering config files with Jinja", "Weekly sync, 4 March", "Notes: rendering files with it",
+                  "Sunday", "4 March", "2026-05-11"):
+        r = extract(f"# {title}\n\nI keep reaching for this snippet. It turns on strict mode in the parser.\n")
+        assert name_key(title) not in {name_key(e.name) for e in r.entities}, title
+        assert all(c.subject != title for c in r.claims), title
+    for title, named in (("Fort Anis", "Fort Anis"), ("Instruction pipelining", "Instruction pipelining"),
+                         ("Moore School of Electrical Engineering", "Moore School of Electrical Engineering"),
+                         ("zork: a note compiler", "zork")):
+        r = extract(f"# {title}\n\nIt was built in 1956 and it was closed in 1975.\n")
+        assert claim_with(r, "built in 1956").subject == named, title
+
+
+def test_a_bold_possessive_names_its_owner() -> None:
+    r = extract("Simple bindings for **@zorblax's** parser library. **Quillon's** engine renders the pages.\n")
+    names = {e.name for e in r.entities}
+    assert {"zorblax", "Quillon"} <= names and not {"@zorblax's", "Quillon's"} & names, names
+
+
+def test_a_pronoun_after_a_fronted_adverbial_is_the_subject() -> None:
+    r = extract("# Ada Quell\n\nAda Quell was a programmer. Later, at Brun and Maro's company, she wrote a compiler.\n"
+                "Although Tova Lind was born in Oslo, she worked in Bergen.\n")
+    assert claim_with(r, "wrote a compiler").subject == "Ada Quell"
+    assert claim_with(r, "worked in Bergen").subject == "Tova Lind"  # a clause with its verb names the subject
+
+
+def test_a_comment_in_code_is_no_heading() -> None:
+    r = extract("# Quillon\n\nQuillon indexes notes.\n\n```python\n# Create your corpus here\ncorpus = []\n```\n\n"
+                "It was written in 2024.\n")
+    assert "create your corpus here" not in {name_key(e.name) for e in r.entities}
+    assert claim_with(r, "written in 2024").subject == "Quillon"
+
+
+def test_an_instruction_or_a_changelogs_line_has_no_subject_of_its_own() -> None:
+    r = extract("Download a single file from the server. Compile the bundled notes before a release.\n\n"
+                "- Added timeline option.\n- Fixed the build command.\n- Fixed bug in the parser where a file would "
+                "not be written.\n\nDiminished ovarian reserve is common.\n")
+    names = {name_key(e.name) for e in r.entities}
+    assert not {"download a single file", "compile the bundled notes", "added timeline option",
+                "fixed the build command", "fixed bug"} & names, names
+    assert claim_with(r, "is common").subject == "Diminished ovarian reserve"
+
+
 def test_short_claims_and_long_subjects_without_a_heading() -> None:
     """A claim file without a heading: "DUSP4 decreases apoptosis." is a claim; a subject longer than a
     name keeps its head ("Differentiation of progenitor cells") when that is more than one word."""

@@ -65,6 +65,8 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "full_name": ("# Christopher Nolan\n\nChristopher Edward Nolan is a film director. Christopher Nolan was born in "
                   "London.", {"Christopher Nolan", "Christopher Edward Nolan"}, set()),
     "lone_surname": ("In 1936 Alan Turing wrote a paper. Turing was born in London.", {"Alan Turing", "Turing"}, set()),
+    "lone_given_name": ("Attendees: Priya Raman and Daniel Okafor. Priya said the plan works.", {"Priya Raman", "Priya"},
+                        set()),
     # marked up (kg/extract/heuristic.py MARKED_RULES)
     "link": ("He used the [[program counter]] daily in 1950.", {"program counter"}, set()),
     "bold": ("The **stored program** idea spread in 1950.", {"stored program"}, {"stored program idea spread"}),
@@ -75,6 +77,7 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
 }
 # Folding makes one entity of two names: the second is an alias of the first.
 FOLDED = {"full_name": ("Christopher Nolan", "Christopher Edward Nolan"), "lone_surname": ("Alan Turing", "Turing"),
+          "lone_given_name": ("Priya Raman", "Priya"),
           "acronym_definition": ("electronic numerical integrator and computer", "ENIAC")}
 
 

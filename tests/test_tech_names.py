@@ -220,7 +220,40 @@ def test_a_word_of_english_needs_evidence_to_be_a_product() -> None:
     assert T.named_as_software("chevron", False, {"L1:^", "desc:library"})
     assert T.named_as_software("torch", True, {"L1:the"})
     assert T.named_as_software("countryinfo", False, {"L1:^", "R1:1"})
-    assert T.named_as_software("Compile", False, set())  # capitalised: the model's own evidence
+    assert T.named_as_software("Kuzu", False, {"L1:^"})  # no English word: the model's own evidence
+
+
+def test_a_capitalised_word_of_english_is_a_product_only_where_no_sentence_starts() -> None:
+    """"Short: less code", "Increase the speed", a heading "Performance Comparison": capitalised
+    because a line starts there, they were products; a word before the name ("built on Click") or a
+    list's comma ("Rich, Typer") is capitalisation no sentence explains ("the Python ecosystem" too)."""
+    assert not T.named_as_software("Short", False, {"L1:^", "R1::"})
+    assert not T.named_as_software("Increase", False, {"L1::", "R2:the speed"})
+    assert not T.named_as_software("Performance Comparison", False, {"L1:^"})
+    assert T.named_as_software("Python", False, {"L1:the", "R1:ecosystem"})
+    assert T.named_as_software("Click", False, {"L1:^", "L1:on"})
+    assert T.named_as_software("Rich", False, {"L1:,"})
+    assert T.named_as_software("Rich", False, {"L1:^", "desc:library"})
+
+
+def test_a_name_no_sentence_names_needs_a_kind_word_to_be_a_product() -> None:
+    """A table's first cell ("| arguana | 573.91 |" under "| Dataset |") is read in no sentence: its
+    column's header is the evidence ("| Library |")."""
+    assert not T.named_as_software("arguana", False, {"desc:dataset"})
+    assert T.named_as_software("zorblib", False, {"desc:library"})
+    assert T.named_as_software("zorb-v1.5-7b", False, {"desc:model"})
+    markdown = ("# Results\n\n| Dataset | Speed |\n|---|---|\n| quillset | 573.91 |\n| zarnqa | 20.88 |\n\n"
+                "| Library | Speed |\n|---|---|\n| fastzorb | 12 |\n")
+    chunks = [Chunk(source_path="a.md", index=0, text=markdown, start=0, end=len(markdown))]
+    types = {e.name: e.type for r in HeuristicExtractor().extract(chunks, ExtractionContext("a.md", "a"))
+             for e in r.entities}
+    assert types.get("quillset") != "product" and types.get("zarnqa") != "product", types
+
+
+def test_a_noun_after_a_is_no_product_for_its_description() -> None:
+    """"A profiler is a tool to ...": the description defines a noun the text writes after "a", not a name."""
+    assert not T.named_as_software("profiler", False, {"L1:a", "R1:is", "desc:tool"})
+    assert T.named_as_software("profiler", False, {"L1:^", "R1:is", "desc:tool"})
 
 
 def test_no_product_from_a_word_of_english_through_the_extractor() -> None:

@@ -67,6 +67,7 @@ from kg.extract.tech_names import (
     soften_line_breaks,
     technical_names,
 )
+from kg.extract.type_checks import checked_type
 from kg.models import (
     Chunk,
     ClaimType,
@@ -111,6 +112,7 @@ _AFTER_NICKNAME = P.pattern("after_nickname")
 _BRACKETED_ACRONYM = P.pattern("bracketed_acronym")
 _TABLE_RULE = P.pattern("table_rule")
 _CLAUSE_MARK = P.pattern("clause_mark")
+_FENCED_BLOCK = P.pattern("fenced_block")
 
 
 @dataclass
@@ -178,6 +180,7 @@ class _ChunkFinds:
     related: list[set[str]]  # per kept entity: the rules' types of the chunk's names sharing a word with it
     science: bool
     software: set[str]  # keys of the names a technical-name rule found (kg/extract/tech_names.py)
+    technical: bool = False  # the chunk shows code (inline or in blocks)
 
 
 def _related_kinds(kept: list[Entity], registry: Registry) -> list[set[str]]:
@@ -277,7 +280,7 @@ class HeuristicExtractor(Extractor):
         software = self._discover(plain, spans, registry, chunk.text, lowercase)
         finder = _MentionFinder(registry)
         mentions = [finder.find(plain.text[start:end]) for start, end in spans]
-        titles = _title_keys(chunk, headings)
+        titles = _title_keys(chunk, headings, registry)
         headings = _named_sections(headings, titles, plain, spans, mentions, registry, lowercase)
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
@@ -309,7 +312,8 @@ class HeuristicExtractor(Extractor):
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= titles
         kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
-        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software)
+        return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software,
+                           bool(plain.code))
 
     def _typed(self, finds: list[_ChunkFinds]) -> list[ExtractionResult]:
         """Each kept entity's type from the type model (kg/extract/type_model.py) over the evidence
@@ -326,12 +330,13 @@ class HeuristicExtractor(Extractor):
             pooled[full].lend(pooled[key])
         features = {key: names.features() for key, names in pooled.items()}
         features.update({key: features[full] for key, full in owners.items()})  # one name, one type
+        technical = any(found.technical for found in finds)
         results = []
         for found in finds:
             entities = []
             for entity in found.kept:
                 key = name_key(entity.name)
-                type_ = self.final_type(entity, features[key])
+                type_ = checked_type(self.final_type(entity, features[key]), features[key], technical)
                 if type_ == "product" and not named_as_software(pooled[key].name, pooled[key].software, pooled[key].around):
                     type_ = "concept"  # "A compile is ...", a table's `person`: a word of English, not a program's name
                 entities.append(ExtractedEntity(name=entity.name, type=cast(EntityType, type_),
@@ -353,7 +358,10 @@ class HeuristicExtractor(Extractor):
         found = []
         for heading in chunk.headings:
             found.append((-1, -1, self._heading_entity(heading, registry)))
+        fenced = [m.span() for m in _FENCED_BLOCK.finditer(chunk.text)]
         for match in _HEADING_LINE.finditer(chunk.text):
+            if any(start <= match.start() < end for start, end in fenced):
+                continue  # a comment in code ("# Create your corpus here"), no heading
             found.append((match.start(), match.end(), self._heading_entity(to_plain(match.group(1)).text, registry)))
         return found
 
@@ -367,6 +375,10 @@ class HeuristicExtractor(Extractor):
             return registry.add(place.group(1), "place" if gazetteer.is_place(place.group(2)) else "", alias=text)
         if _DOCUMENT_TITLE(text.split()):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
+        named, colon, subtitle = text.partition(": ")
+        if colon and subtitle and len(named.split()) <= 4 and _reads_as_name(named) and \
+                name_key(named) not in V.GENERIC_HEADINGS:
+            return registry.add(named, "", alias=text)  # "kg: a knowledge compiler": the note is about kg
         return _add_term(text, registry)
 
     def _discover(self, plain: PlainText, spans: list[tuple[int, int]], registry: Registry, markdown: str,
@@ -473,7 +485,7 @@ class HeuristicExtractor(Extractor):
         if subject_key is None and cjk:
             return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
-            phrase = _leading_noun_phrase(words)
+            phrase = None if _subjectless(words) else _leading_noun_phrase(words)
             subject_key = registry.add(phrase, "concept") if phrase else None
             if subject_key is None:
                 return None
@@ -532,6 +544,9 @@ class HeuristicExtractor(Extractor):
             key = registry.key_of(cells[0]) if has_cjk(cells[0]) else registry.add(cells[0], "")
             if key is None:
                 continue
+            kind = re.findall(r"[a-z]+", header[0].lower())
+            if kind:  # the first column's header says what its cells are: "| Library |", "| Dataset |"
+                registry.entities[key].around.add(f"desc:{kind[-1]}")
             for column, cell in zip(header[1:], cells[1:], strict=False):
                 if not cell or not column:
                     continue
@@ -553,13 +568,32 @@ class HeuristicExtractor(Extractor):
         return claims
 
 
-def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]]) -> set[str]:
+def _title_keys(chunk: Chunk, headings: list[tuple[int, int, str | None]], registry: Registry) -> set[str]:
     """The entities of a chunk's titles, kept though no claim names them: its outermost enclosing
-    heading and its level-1 headings. A section's heading ("Installation", "Key Features", "Running
-    the tests") is an entity only where a claim names it, as any name is."""
+    heading and its level-1 headings, where the title reads as a name (`_reads_as_name`). A section's
+    heading ("Installation", "Key Features", "Running the tests") is an entity only where a claim
+    names it, as any name is."""
     in_text = {key: chunk.text.startswith("# ", start) for start, _, key in headings if start >= 0 and key}
     return {key for n, (start, _, key) in enumerate(headings) if key and (
-        (start < 0 and n == 0 and in_text.get(key, True)) or (start >= 0 and in_text[key]))}
+        (start < 0 and n == 0 and in_text.get(key, True)) or (start >= 0 and in_text[key]))
+        and (entity := registry.entities.get(registry.alias_to_key.get(key, key))) and _reads_as_name(entity.name)}
+
+
+def _reads_as_name(title: str) -> bool:
+    """Whether a note's title names what the note is about, so that its sentences without a name of
+    their own are about it: a name, its words capitalised but the small ones ("Alan Turing", "Moore
+    School of Electrical Engineering", "Intel 4004"), or a short term ("Instruction pipelining"); not
+    a phrase in sentence case with a function word or a comma or colon in it ("Rendering config files
+    with Jinja", "Platform sync, 4 March"), which says what the note does, not whom it is about. (A
+    name before a subtitle, "kg: a knowledge compiler", is the title's entity: `_heading_entity`.)"""
+    words = title.split()
+    if first_date(title) or all(w.lower().strip(",") in V.WEEKDAYS or w.lower().strip(",") in V.MONTHS or
+                                w.strip(",").isdigit() for w in words):
+        return False  # a journal's day ("Sunday", "4 March", "2026-05-11"): what it holds is no date's
+    small = V.FUNCTION_WORDS | V.PREPOSITIONS | V.CONJUNCTIONS
+    if all(w[:1].isupper() or w[:1].isdigit() or w.lower() in small for w in words):
+        return True
+    return len(words) <= 4 and not re.search(r"[,:;!?]", title) and not any(w.lower() in small for w in words)
 
 
 def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str], plain: PlainText,
@@ -575,7 +609,8 @@ def _named_sections(headings: list[tuple[int, int, str | None]], titles: set[str
         if key and key not in titles and key not in in_body:
             entity = registry.entities.get(registry.alias_to_key.get(key, key))
             words = entity.name.split() if entity else []
-            if not words or not all(w[:1].isupper() and w.lower() not in lowercase for w in words) or len(words) > 4:
+            if not words or not all(w[:1].isupper() and w.lower() not in lowercase for w in words) or len(words) > 4 \
+                    or not _reads_as_name(entity.name if entity else ""):
                 key = None
         named.append((start, end, key))
     return named
@@ -677,10 +712,12 @@ def link(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
 
 @marked_rule
 def bold(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
-    """**Program counter**: a bold term of one to eight words."""
+    """**Program counter**: a bold term of one to eight words; a possessive's ending is no part of the
+    name, nor an account's "@" ("**@ggerganov's** library": ggerganov)."""
     text = plain.text
     for start, end in plain.strong:
-        term = text[start:end].strip()
+        term = re.sub(r"(?<=\w)['’]s$", "", text[start:end].strip())
+        term = re.sub(r"^@(?=[A-Za-z0-9][\w-]*$)", "", term)
         if 1 <= len(term.split()) <= 8 and not in_code(start, end) and (re.search(r"[A-Za-z]", term) or _cjk_title(term)):
             _add_term(term, registry, text[max(0, start - 20) : start])
 
@@ -841,6 +878,28 @@ def _verb_before(opening: str) -> bool:
     return any(is_verb(word) for word in words[1:])
 
 
+def _subjectless(words: list[str]) -> bool:
+    """A sentence with no subject to read: an instruction, a bare verb before its object's determiner
+    ("Download a single file", "Compile the bundled notes"), or a note's or changelog's past tense
+    ("Fixed the build", "Added timeline option", "Finished reading X"): before a determiner, or with no
+    verb after it in its clause (which "Diminished ovarian reserve is ..." has: a participle in its
+    subject)."""
+    first = words[0].lower().strip(",;:")
+    past = bool(gazetteer.past_tense(first))
+    if len(words) > 1 and words[1].lower() in V.DETERMINERS and (past or gazetteer.verb(first)):
+        return True
+    clause = []  # the words up to the first clause's end: "Fixed bug in X where file would not be written"
+    for word in words[1:]:
+        if word.lower() in _CLAUSE_OPENERS or word.endswith((",", ";", ":")):
+            break
+        clause.append(word)
+    return past and not any(is_verb(word) and not word.lower().endswith("ing") for word in clause)
+
+
+_CLAUSE_OPENERS = frozenset({"where", "when", "which", "that", "who", "because", "so", "to", "if", "while", "and",
+                             "but", "or", "as", "since", "until", "unless", "after", "before"})
+
+
 def _aside(words: list[str]) -> bool:
     """Whether `words` open a bracketed aside that ends a noun phrase: "Induced pluripotent stem
     cells | (iPSCs) can ...", not "(ER)-positive" nor "(SSBs) and body weight"."""
@@ -894,14 +953,26 @@ def _add_term(term: str, registry: Registry, before: str = "") -> str | None:
 
 
 _FRONTED = P.pattern("fronted_pronoun")
+_FRONTED_ADVERBIAL = P.pattern("fronted_adverbial")
+# The first words of a fronted adverbial: a preposition or an adverb of time or place.
+_ADVERBIAL_OPENERS = frozenset({"at", "in", "on", "during", "by", "from", "within", "under", "later", "then", "soon",
+                                "afterwards", "eventually", "meanwhile", "there", "here", "today", "now", "once"})
 
 
 def _fronted_pronoun(sentence: str) -> Reference | None:
-    """"Unlike ENIAC, it was ...": a fronted phrase names something else, the pronoun is the subject."""
+    """"Unlike ENIAC, it was ...", "Later, at Eckert and Mauchly's company, she wrote ...": a fronted
+    phrase names something else, the pronoun is the subject."""
     found = _FRONTED.match(sentence)
-    if not found:
-        return None
-    pronoun = found.group(1)
+    if found:
+        pronoun = found.group(1)
+    else:  # "Later, at Eckert and Mauchly's company, she wrote ...": an adverbial, with no verb of its own
+        found = _FRONTED_ADVERBIAL.match(sentence)
+        if not found:
+            return None
+        front = found.group(1).split()
+        if front[0].lower().strip(",") not in _ADVERBIAL_OPENERS or any(is_verb(w) for w in front):
+            return None
+        pronoun = found.group(2)
     wants = "person" if pronoun in ("he", "she", "his", "her") else "thing" if pronoun in ("it", "its") else ""
     return Reference("pronoun", 1, wants)
 

@@ -94,19 +94,43 @@ def _not_prose(line: str) -> bool:
 
 
 def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> bool:
-    """Whether a name the type model calls a product has the evidence a lowercase word needs: a
+    """Whether a name the type model calls a product has the evidence a word of English needs: a
     technical-name rule above found it, or the words around it say it is software (a kind word right
     after it, "the pandas library", or heading what the text says it is, "chevron is a templating
-    library"). Short of that, a word WordNet lists or its past tense ("A compile is a pure step", a
-    table's `person`, "**bundled**") or one the text writes after an article ("the wiki") is a common
-    noun, not a program's name. (The type model learnt lower case from the names these rules find,
-    which are programs'; `around` is its context features: kg/extract/type_model.py `around`.)"""
-    if found_by_rule or not re.fullmatch(r"[a-z][a-z0-9_.-]*", name):
+    library", unless the text writes it after "a", as a noun: "A profiler is a tool"). Short of
+    that, a word WordNet lists or its past tense ("A compile is a pure step", a table's `person`,
+    "**bundled**") or one the text writes after an article ("the wiki") is a common noun, not a
+    program's name; so is a capitalised one ("Short", "Increase the speed", "Performance
+    Comparison") that the text capitalises only where a sentence, line or heading starts, never
+    after another word ("built on Click", "the Python ecosystem", "Rich, Typer"), and one that no
+    sentence names at all: a table's first cell, unless its column's header is a kind word ("| Library
+    |"). (The type model learnt lower case from the
+    names these rules find, which are programs'; `around` is its context features:
+    kg/extract/type_model.py `around`.)"""
+    words = name.split()
+    if not words or not all(re.fullmatch(r"[A-Za-z][a-z0-9_.-]*", w) for w in words):
         return True
-    if any(feature.split(":", 1)[0] in ("R1", "desc") and feature.split(":", 1)[1] in V.KIND_WORDS for feature in around):
+    around = set(around)
+    english = all(gazetteer.common_word(w) or gazetteer.past_tense(w.lower()) for w in words)  # "compile", "bundled"
+    kinds = {feature.split(":", 1)[0] for feature in around
+             if feature.split(":", 1)[0] in ("R1", "desc") and feature.split(":", 1)[1] in V.KIND_WORDS}
+    if "R1" in kinds or ("desc" in kinds and not around & {"L1:a", "L1:an"}):
         return True
-    english = gazetteer.common_word(name) or gazetteer.past_tense(name)  # "compile", "bundled"
-    return not (english or any(feature in ("L1:the", "L1:a", "L1:an") for feature in around))
+    if found_by_rule:
+        return True
+    if not any(feature.startswith("L1:") for feature in around) and any(f.startswith("desc:") for f in around):
+        # named in no sentence, only in a table's first column, whose header says what it holds ("|
+        # Dataset |", "| arguana | 573.91 |"): a product where the column is of programs (above) or
+        # of models, which the vocabulary's product covers too ("| Model |")
+        return bool(around & {"desc:model", "desc:models"})
+    if name[:1].isupper():
+        return not english or any(_WRITTEN_AFTER.fullmatch(feature) for feature in around)
+    return not (english or around & {"L1:the", "L1:a", "L1:an"})
+
+
+# A mention's word before it ("built on Click", "the Python ecosystem") or a list's comma ("Rich,
+# Typer"): the name is capitalised where no sentence starts.
+_WRITTEN_AFTER = re.compile(r"L1:(?:,|[a-z0-9][\w'’-]*)")
 
 
 def enumeration(text: str) -> bool:
@@ -205,7 +229,7 @@ def rst_references(markdown: str) -> Iterator[str]:
     <https://pip.pypa.io/>`_ `` (a text of several words is found as capitalised text is)."""
     for match in _RST_REFERENCE.finditer(markdown):
         shown = re.sub(r"\s*<[^>]*>$", "", match.group(1)).strip()
-        if identifier(shown):
+        if identifier(shown) and shown.lower() not in V.LINK_WORDS:
             yield shown
 
 
@@ -251,9 +275,10 @@ def link_names(markdown: str) -> Iterator[str]:
 def rst_bare_references(markdown: str) -> Iterator[str]:
     """reStructuredText's references without backquotes: "either asyncio_ or Trio_", "the
     functools_ and itertools_ modules" (not "__init__", "snake_case_", nor in code or in markdown's
-    "_emphasised phrase_")."""
+    "_emphasised phrase_"); not a link's word for itself ("the documentation_ online", "here_")."""
     for match in _RST_BARE.finditer(_NO_REFERENCE.sub(" ", markdown)):
-        yield match.group(1)
+        if match.group(1).lower() not in V.LINK_WORDS:
+            yield match.group(1)
 
 
 def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
