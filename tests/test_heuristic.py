@@ -440,3 +440,14 @@ def test_accented_names_fold_as_plain_ones() -> None:
     r = extract("Attendees: Priya Raman, Tomás Ortega.\n\nTomás said the plan works. Ortega agreed on Monday.")
     assert {"Tomás", "Ortega"} <= set(entity(r, "Tomás Ortega").aliases)
     assert claim_with(r, "plan works").subject == "Tomás Ortega"
+
+
+def test_no_subject_is_made_of_a_clause_or_a_negative_instruction() -> None:
+    """"A small pattern I keep copying" and "Don't retry ..." name no subject: no concept is made of
+    "small pattern I" or "Don't retry on 4xx errors other"; "complex I (NADH ...)" is no pronoun."""
+    r = extract("Notes on retries, kept here.\n\nA small pattern I keep copying between projects. Don't retry on "
+                "4xx errors other than 429; they will not succeed. Deficiencies of complex I (NADH oxidoreductase) "
+                "cause disease.")
+    names = {e.name for e in r.entities}
+    assert not any(n.endswith("pattern I") or n.startswith("Don") for n in names), names
+    assert any("complex I" in c.text for c in r.claims)

@@ -845,6 +845,8 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     ended = False  # at a verb or a clause's end
     in_clause = False  # right after "who", "which", "that", or in the verb that follows it
     for i, word in enumerate(words[: lead + 12]):
+        if i > lead and word.lower() in V.SUBJECT_PRONOUNS and i + 1 < len(words) and _verb_form(words[i + 1]):
+            return None  # "A small pattern I keep copying": the phrase is the object of a clause, no subject
         verb = is_verb(word) and not (i == lead and modifier) and not word.endswith((",", ";", ":"))
         if verb and in_clause:
             phrase.append(word)  # "Cells that express CD4 | are ...": the relative clause's verb
@@ -878,6 +880,12 @@ def _verb_before(opening: str) -> bool:
     return any(is_verb(word) for word in words[1:])
 
 
+def _verb_form(word: str) -> bool:
+    """A verb as written after its subject: "keep", "collected", "have" (not "(NADH:" after "complex I")."""
+    lowered = word.lower()
+    return is_verb(word) or gazetteer.verb(lowered) or gazetteer.past_tense(lowered)
+
+
 def _subjectless(words: list[str]) -> bool:
     """A sentence with no subject to read: an instruction, a bare verb before its object's determiner
     ("Download a single file", "Compile the bundled notes"), or a note's or changelog's past tense
@@ -886,6 +894,8 @@ def _subjectless(words: list[str]) -> bool:
     subject)."""
     first = words[0].lower().strip(",;:")
     past = bool(gazetteer.past_tense(first))
+    if first in V.NEGATIVE_IMPERATIVES or (first == "do" and len(words) > 1 and words[1].lower() == "not"):
+        return True  # "Don't retry on 4xx errors", "Never commit secrets"
     if len(words) > 1 and words[1].lower() in V.DETERMINERS and (past or gazetteer.verb(first)):
         return True
     clause = []  # the words up to the first clause's end: "Fixed bug in X where file would not be written"
