@@ -87,6 +87,37 @@ def test_a_parameterised_query_is_prepared_once_and_reused(tmp_path: Path) -> No
         assert list(store._prepared) == [query]
 
 
+def test_a_writer_remembers_node_offsets_only_until_its_next_write(tmp_path: Path) -> None:
+    """Between writes an offset is looked up once; any write (a node made under a key asked before,
+    one deleted) makes the store ask again, and what it answers is the graph's."""
+    def entity(key: str) -> dict[str, object]:
+        return {"id": key, "name": key, "type": "concept", "aliases": [], "status": "live"}
+
+    def asked(store: Store) -> int:
+        return sum(1 for q in store._prepared if q.startswith("MATCH (n:Entity {id: $k})"))
+
+    with Store(tmp_path / "g.kuzu") as store:
+        batch = WriteBatch()
+        batch.add("Entity", entity("a"))
+        store.write(batch)
+        truth = "MATCH (n:Entity) WHERE n.id IN $k RETURN offset(id(n)) AS o ORDER BY o"
+        assert store.offsets("Entity", ["a", "b"]) == [r["o"] for r in store.query(truth, {"k": ["a", "b"]})]
+        store._prepared.clear()
+        store.offsets("Entity", ["b", "a"])
+        assert asked(store) == 0  # both known, "b" as absent: no lookup
+        store.query("MATCH (e:Entity) RETURN count(*) AS n")  # a read forgets nothing
+        store.offsets("Entity", ["a"])
+        assert asked(store) == 0
+        batch = WriteBatch()
+        batch.add("Entity", entity("b"))
+        store.write(batch)
+        assert store.offsets("Entity", ["a", "b"]) == [r["o"] for r in store.query(truth, {"k": ["a", "b"]})]
+        assert len(store.offsets("Entity", ["a", "b"])) == 2
+        store.query("MATCH (e:Entity {id: 'a'}) DETACH DELETE e")
+        assert store.offsets("Entity", ["a", "b"]) == [r["o"] for r in store.query(truth, {"k": ["a", "b"]})]
+        assert len(store.offsets("Entity", ["a", "b"])) == 1
+
+
 def test_small_changes_stay_in_the_wal_until_it_grows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A writer closes without checkpointing while the WAL is small; readers and the next writer
     replay it. Past CLOSE_CHECKPOINT_KB, or after a schema change, the close checkpoints; a WAL

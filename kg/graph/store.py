@@ -75,7 +75,11 @@ CHECKPOINT_MB = 128
 CLOSE_CHECKPOINT_KB = 256
 _SCHEMA_CHANGE = re.compile(r"\s*(CREATE\s+(NODE|REL)|ALTER|DROP|CALL\s+(CREATE|DROP)_FTS_INDEX)", re.IGNORECASE)
 KEYED_LOOKUPS = 32  # up to this many keys are looked up one by one through the primary-key index
-OFFSET_CACHE = 200_000  # node offsets kept by a read-only Store (see Store.offsets), then forgotten at once
+OFFSET_CACHE = 200_000  # node offsets kept by a Store (see Store.offsets), then forgotten at once
+# A statement that only reads: a writer's known node offsets stay true across it (any other
+# statement forgets them; see Store.offsets).
+_READ_ONLY = re.compile(r"\s*(MATCH|UNWIND|RETURN)\b(?!.*\b(CREATE|SET|DELETE|DETACH|MERGE|REMOVE)\b)",
+                        re.IGNORECASE | re.DOTALL)
 NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
 # Set in a read worker (kg/graph/guard.py): every store it opens stops a query at this many
 # milliseconds (Kuzu's timeout interrupts between operators) and keeps its page cache within the
@@ -313,7 +317,7 @@ class Store:
             self._db, self._conn = self._new_database()
             self._prepared, self._kept = {}, False  # query text -> prepared statement (see _exec)
             self._entry = None
-            self._offsets = {}  # read-only: (table, key) -> offset (see offsets)
+            self._offsets = {}  # (table, key) -> offset or None (see offsets)
         if _READ_LIMITS["timeout_ms"]:
             self._conn.set_query_timeout(_READ_LIMITS["timeout_ms"])
         # Schema and index changes are checkpointed on close: replayed from the WAL, Kuzu 0.11.3
@@ -427,6 +431,8 @@ class Store:
             raise StoreError("The graph is closed.")
         if not self._schema_changed and _SCHEMA_CHANGE.match(cypher):
             self._schema_changed = True
+        if self._offsets and not self.read_only and not _READ_ONLY.match(cypher):
+            self._offsets.clear()  # a write may delete a node, or create one under a key looked up before
         try:
             if not params or "LOAD FROM $" in cypher:  # a scanned table binds only with its value
                 return self._conn.execute(cypher, params or {})
@@ -634,10 +640,10 @@ class Store:
         wanted = sorted(set(keys))
         if not wanted:
             return list(NO_OFFSETS)
-        if not self.read_only:
-            return sorted(self._lookup_offsets(table, wanted).values()) or list(NO_OFFSETS)
-        # Open read-only, nothing can write the graph (see file_signature), so an offset stays what it
-        # was: each key is looked up once per process (`kg query` asks for a claim's offset two or three times)
+        # An offset stays what it was until a write: each key is looked up once per process when open
+        # read-only (`kg query` asks for a claim's offset two or three times), and once between writes
+        # by a writer (a one-source compile's regroup, detection and render ask for the same entities
+        # and claims: half of its 200-300 lookups)
         if missing := [k for k in wanted if (table, k) not in self._offsets]:
             found = self._lookup_offsets(table, missing)
             if len(self._offsets) > OFFSET_CACHE:
