@@ -21,7 +21,6 @@ from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.entity_types import (
-    ACRONYM_RULES,
     GENERAL_PROSE_RULES,
     ONCE_PER_NAME,
     abbreviated,
@@ -623,9 +622,7 @@ def _vote_by_context(text: str, spans: list[tuple[int, int]], mentions: list[lis
             entity.mentions += 1
             for rule, type_, weight in context_votes(sentence[: mention.start], name, after):
                 if rule in GENERAL_PROSE_RULES and science:
-                    continue  # "the BBB", "produced by Penicillium" in an abstract
-                if rule in ACRONYM_RULES and (name_key(entity.name) != name_key(name) or f"({name})" in text):
-                    continue  # "the FTA" the text defines: its long form says what it is
+                    continue  # "Aire", "Golgi" in an abstract: a gene's, an organelle's
                 if rule in ONCE_PER_NAME:
                     entity.vote_once(name, rule, type_, weight)
                 else:
