@@ -695,40 +695,6 @@ def known_person(before: str, name: str, after: str) -> str | None:
     return "person" if heads_its_phrase(after) and not _EPONYM.match(after) else None
 
 
-@context_rule(3)
-def title_before(before: str, name: str, after: str) -> str | None:
-    """"Dr. Grace Hopper", "Sir Isaac Newton": a title before a person's name (not "General
-    Practice Patient Survey")."""
-    previous = before.split()[-1].lower().strip(".") if before.split() else ""
-    return "person" if previous in V.TITLES and heads_its_phrase(after) and _person_words(name.split()) else None
-
-
-_LIFE = re.compile(r"^\s*\((?:born|b\.|née|n\.|c\.\s*)?\s*(?:\d{1,2}\s+\w+\s+|\w+\s+\d{1,2},?\s+)?\d{3,4}\s*[–-]|^\s*\((?:born|b\.|née)\b")
-_BORN = re.compile(r"^\s*\((?:born|b\.|née)\b")
-_PERSON_VERBS = re.compile(r"^\s+(?:was|is)\s+born\b|^\s+(?:died|married|retired|resigned)\b|"
-                           r"^\s*['’]s?\s+(?:wife|husband|son|daughter|father|mother|brother|sister|widow|widower|"
-                           r"parents|family|children|death|birth|funeral|grave|girlfriend|boyfriend|childhood)\b")
-
-
-@context_rule(3)
-def life_dates(before: str, name: str, after: str) -> str | None:
-    """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"; years alone
-    only after a name that reads as a person's ("MEDLINE (1966-2005)" is a database's range)."""
-    found = _LIFE.match(after)
-    if not found:
-        return None
-    if _BORN.match(after):
-        return "person"  # "50 Cent (born July 6, 1975)"
-    # years alone: a survey's or a database's range when the name has digits or no person's words
-    return "person" if not any(c.isdigit() for c in name) and _person_words(name.split()) else None
-
-
-@context_rule(2)
-def person_verb(before: str, name: str, after: str) -> str | None:
-    """"X was born", "X died", "X's wife": what only people do or have."""
-    return "person" if _PERSON_VERBS.match(after) else None
-
-
 _PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headquartered|buried|lives|lived|"
                            r"grew up|settled|emigrated|moved|relocated)\s+(?:in|at|to|near)(?:\s+the)?\s*$|"
                            r"\b(?:near|outside|(?:north|south|east|west|northeast|northwest|southeast|southwest)"
@@ -1005,21 +971,6 @@ ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
 # Rules for general prose only: the extractor skips them in scientific text (scientific()), where a
 # gene's or an organelle's name is seldom the river or the man WordNet knows ("Aire", "Golgi").
 GENERAL_PROSE_RULES = frozenset({"known_instance", "known_person"})
-
-
-_BY_PERSON = re.compile(r"\b(?:directed|co-directed|written|co-written|composed|painted|sculpted|illustrated|narrated|"
-                        r"authored|sung|choreographed)\s+by\s*$|\b(?:starring|stars|starred|featuring)\s*$|"
-                        r"\bcast\s+(?:included|includes|also\s+included)\s*$")
-
-
-@context_rule(1.5)
-def creator_by(before: str, name: str, after: str) -> str | None:
-    """"directed by Tomomi Mochizuki", "starring Red Buttons": what people make or play in, when
-    the name reads as a person's (two to four capitalised words, no kind word)."""
-    words = name.split()
-    if not _BY_PERSON.search(before) or not 2 <= len(words) <= 4 or not _person_words(words):
-        return None
-    return "person" if heads_its_phrase(after) else None
 
 
 _LANGUAGE_BEFORE = re.compile(r"\b(?:in|into|speaks?|spoke|spoken|speaking|fluent\s+in|learn(?:s|ed|t)?)\s*$", re.IGNORECASE)
