@@ -36,6 +36,7 @@ from kg.errors import KgError
 from kg.graph.pages import (
     changed_claims,
     claimed_entities,
+    claims_about,
     entities_of_claims,
     mentioned_entities,
     mentioning_source_slugs,
@@ -58,6 +59,8 @@ def render_incremental(store: Store, wiki: Path, changed_sources: set[str],
         stale = stale_pages(wiki, files, GENERATED_FOLDERS)
         stale += [rel for page in sorted(radius.pages) for p in continuation_files(wiki, page)
                   if (rel := p.relative_to(wiki).as_posix()) not in files]  # parts of a page that shrank
+        stale += [f"{page}.md" for page in sorted(radius.pages) if page.startswith("entities/")
+                  and f"{page}.md" not in files and (wiki / f"{page}.md").is_file()]  # lost its page (its group's claims left)
     size, written = write_in_place(files, wiki, remove=stale)
     entities = {p[9:] for p in radius.pages if p.startswith("entities/")}
     return RenderReport(pages=len(files), bytes=size, path=wiki, written=written, entities=entities)
@@ -70,7 +73,8 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
     them (retracted evidence included) or contradicting, superseding or superseded by such a claim;
     and the pages of the groups of `changed_entities` (their members are listed there). When such
     an entity has a page but is no longer its group's canonical entity, raises WikiEdited: the
-    pages linking to it are not known from here, so the caller renders everything."""
+    pages linking to it are not known from here, so the caller renders everything. When a group
+    kept its canonical entity but members left or joined it, `regrouped_pages`."""
     source_o = store.offsets("Source", changed_sources)
     touched = changed_claims(store, source_o)
     claim_o = sorted(touched.values()) or NO_OFFSETS
@@ -100,7 +104,51 @@ def seed_pages(store: Store, changed_sources: set[str], aliases: Aliases, change
                                     for e in changed_entities | grouped):
             raise WikiEdited("an entity with a page joined another's group: its page and the links to it move")
         pages |= {f"entities/{e}" for e in shown}
+        if wiki is not None:
+            pages |= regrouped_pages(store, aliases, wiki, grouped)
     return pages
+
+
+def regrouped_pages(store: Store, aliases: Aliases, wiki: Path, canonical: set[str]) -> set[str]:
+    """Pages to render because a group changed: for each of these canonical entities whose page
+    lists other members than its group has now (one left, joined or is gone), its page (it may lose
+    it), every page linking to it (they show a member that may have moved) and the pages showing
+    the members that came or went (sources mentioning them, the entity and source pages of their
+    claims: they now link elsewhere)."""
+    pages: set[str] = set()
+    moved: set[str] = set()
+    for entity in sorted(canonical):
+        page = f"entities/{entity}"
+        path = wiki / f"{page}.md"
+        if not path.is_file():
+            continue
+        text = path.read_text(encoding="utf-8")
+        shown, members = merged_ids(text), aliases.expand({entity}) - {entity}
+        if shown == members:
+            continue
+        parts = [text] + [p.read_text(encoding="utf-8") for p in continuation_files(wiki, page)]
+        pages.add(page)
+        pages |= _page_kind(set().union(*map(linking_pages, parts)))
+        moved |= shown ^ members
+    if moved:
+        offsets = store.offsets("Entity", sorted(moved))
+        claims = sorted(claims_about(store, offsets).values()) or NO_OFFSETS
+        pages |= {f"entities/{aliases.canon(e)}" for e in entities_of_claims(store, claims)}
+        pages |= {f"sources/{slug}" for slug in source_slugs_of_claims(store, claims)}
+        pages |= {f"sources/{slug}" for slug in mentioning_source_slugs(store, offsets)}
+    return pages
+
+
+_MERGED = re.compile(r"^Merged into this page: (.*)$", re.MULTILINE)
+_MERGED_ID = re.compile(r"\(`([^`\s]+)`, (?:manual|alias|plain|fuzzy|llm)[ )]")
+
+
+def merged_ids(page_text: str) -> set[str]:
+    """The ids of the entities a rendered entity page lists as merged into it (its group's other
+    members when it was rendered)."""
+    head = page_text.split("\n## ", 1)[0]
+    line = _MERGED.search(head)
+    return set(_MERGED_ID.findall(line.group(1))) if line else set()
 
 
 def _had_group(page: Path) -> bool:

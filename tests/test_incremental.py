@@ -11,6 +11,8 @@ import time
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from exporters.pages import load_wiki_graph
 from exporters.wiki import compute_links, page_links
@@ -289,3 +291,63 @@ def test_log_parts_grown_in_place_equal_a_full_render(tmp_path: Path, monkeypatc
             last.write_text(text[: text.rindex("\n## [") + 1])
         api.compile_kb(kb)
         assert tree_digest(kb.wiki) == full_render_digest(kb, tmp_path), step
+
+
+# Notes whose groups depend on one another: "Nolan" is in Christopher Nolan's group only while the
+# note saying both is there, and "Tibetans" makes a page for Tibet that only its members' claims fill.
+GROUPED_NOTES = {
+    "prestige.md": "# The Prestige\n\nThe Prestige is a 2006 film directed by Christopher Nolan. The screenplay was "
+                   "adapted by Nolan and his brother Jonathan. The film reunites Nolan with Christian Bale.\n",
+    "rises.md": "# The Dark Knight Rises\n\nThe Dark Knight Rises is a 2012 film. It is the final installment in "
+                "Nolan's Batman trilogy, starring Christian Bale.\n",
+    "inception.md": "# Inception\n\nInception is a 2010 film written and directed by Christopher Nolan. "
+                    "Leonardo DiCaprio starred in Inception.\n",
+    "bible.md": "# Bible translations into Tibetan\n\nThe Gospel of John in Tibetan language was printed in 1862 in "
+                "Kashmir. It was translated into classical Tibetan, but this was not understood by most people. "
+                "A version was understandable by all Tibetans.\n",
+}
+
+
+def _grouped_edit(text: str) -> str:
+    return text.replace("Tibet", "Nepal").replace("Nolan", "Nolan-Smith") + "Another sentence was added.\n"
+
+
+@settings(max_examples=8, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(sorted(GROUPED_NOTES)), st.sampled_from(["delete", "edit", "restore"])),
+                min_size=1, max_size=3))
+def test_an_entity_leaving_or_joining_a_group_renders_what_a_full_render_does(
+        tmp_path_factory: pytest.TempPathFactory, steps: list[tuple[str, str]]) -> None:
+    """Deleting or editing a note changes groups (an entity leaves its canonical's page, a canonical
+    loses its page): every page showing those entities, and the index, equal a full render."""
+    tmp = tmp_path_factory.mktemp("grouped")
+    kb, _ = init(tmp / "kb")
+    for name, text in GROUPED_NOTES.items():
+        (kb.raw / name).write_text(text)
+    api.compile_kb(kb, "heuristic")
+    for name, op in steps:
+        note = kb.raw / name
+        if op == "delete":
+            note.unlink(missing_ok=True)
+        else:
+            note.write_text(_grouped_edit(GROUPED_NOTES[name]) if op == "edit" else GROUPED_NOTES[name])
+        api.compile_kb(kb, "heuristic")
+        incremental, full = tree_digest(kb.wiki), full_render_digest(kb, tmp)
+        assert sorted(p for p in incremental.keys() | full.keys() if incremental.get(p) != full.get(p)) == [], (name, op)
+
+
+def test_a_group_change_renders_the_pages_showing_its_members_not_everything(tmp_path: Path) -> None:
+    """The Nolan case as a fixed example: the pages that showed "Nolan" as Christopher Nolan now link
+    to Nolan's own page, a canonical page left with no claims is deleted, and the rest is untouched."""
+    kb, _ = init(tmp_path / "kb")
+    for name, text in GROUPED_NOTES.items():
+        (kb.raw / name).write_text(text)
+    api.compile_kb(kb, "heuristic")
+    before = tree_digest(kb.wiki)
+    (kb.raw / "prestige.md").unlink()
+    (kb.raw / "bible.md").write_text(_grouped_edit(GROUPED_NOTES["bible.md"]))
+    _, rendered = api.compile_kb(kb, "heuristic")
+    after = tree_digest(kb.wiki)
+    assert rendered is not None and rendered.pages < len(after)
+    assert "entities/tibet.md" in before and "entities/tibet.md" not in after
+    assert after == full_render_digest(kb, tmp_path)
+    assert "entities/inception.md" in after and before["entities/inception.md"] == after["entities/inception.md"]
