@@ -19,7 +19,7 @@ from mcp import Client, StdioServerParameters
 from kg import api
 from kg.kb import KnowledgeBase
 from kg.serve.mcp import READ_TOOLS, build_server
-from kg.serve.mcp.tools import MAX_REPLY_CHARS
+from kg.serve.mcp.tools import MAX_REPLY_CHARS, KgTools
 from tests.conftest import tree_digest
 
 KG = str(Path(sys.executable).with_name("kg"))
@@ -78,6 +78,23 @@ def test_search_pages_neither_repeat_nor_skip(compiled: KnowledgeBase) -> None:
     deep = api.search_kb(compiled, query, "bm25", page=(0, len(keys), 3))
     assert keys == [(h.kind, h.id) for h in deep.hits]
     assert error(calls(server, ("kg_search", {"query": query, "cursor": "bm25.3.-1"}))[0]).count("next_cursor")
+
+
+def test_a_cursor_asks_the_server_for_its_mode_again(compiled: KnowledgeBase) -> None:
+    """A cursor names its search's mode, but a server whose vectors are not ready still refuses a vector
+    page (`mode_for`), as it refuses a first page: no read worker embeds the knowledge base unasked."""
+    asked: list[str | None] = []
+
+    def mode_for(mode: str | None) -> str:
+        asked.append(mode)
+        if mode in ("vector", "hybrid"):
+            raise RuntimeError("vectors are not ready")
+        return mode or "bm25"
+
+    tools = KgTools(compiled, mode_for=mode_for)
+    with pytest.raises(RuntimeError, match="not ready"):
+        tools.search("computer", cursor="hybrid.3.3")
+    assert asked == ["hybrid"] and tools.search("computer", cursor="bm25.3.3")["hits"]
 
 
 def test_tools_listed_and_write_tools_only_when_allowed(compiled: KnowledgeBase) -> None:

@@ -112,6 +112,9 @@ _BRACKETED_ACRONYM = P.pattern("bracketed_acronym")
 _TABLE_RULE = P.pattern("table_rule")
 _CLAUSE_MARK = P.pattern("clause_mark")
 _FENCED_BLOCK = P.pattern("fenced_block")
+# a label before a title's colon, not a name: "Step 1: ...", "Part II: ...", "Day 2: ..." (and a capitalised
+# English word alone: "Update: ...", "Warning: ...")
+_LABEL = re.compile(r"\w+ (?:\d+|[IVXLC]+)")
 
 
 @dataclass
@@ -379,7 +382,8 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         named, colon, subtitle = text.partition(": ")
         if colon and subtitle and len(named.split()) <= 4 and _reads_as_name(named) and \
-                name_key(named) not in V.GENERIC_HEADINGS:
+                name_key(named) not in V.GENERIC_HEADINGS and not _LABEL.fullmatch(named) and \
+                not (named[1:].islower() and " " not in named and gazetteer.english_word(named)):
             return registry.add(named, "", alias=text)  # "kg: a knowledge compiler": the note is about kg
         return _add_term(text, registry)
 

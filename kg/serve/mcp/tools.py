@@ -104,8 +104,9 @@ class KgTools:
         if cursor in (None, ""):
             mode = self.mode_for(mode) if self.mode_for is not None else mode
             offset, window = 0, limit
-        else:  # the pages of one search keep its mode and order (Searcher.search_page)
+        else:  # the pages of one search keep its mode and order (Searcher.search_page); `mode` is not read
             mode, window, offset = _search_cursor(cursor)
+            mode = self.mode_for(mode) if self.mode_for is not None else mode  # vectors still not ready: refused
         result = self._read(api.search_kb, self.kb, query, mode, embedder=self.embedder, progress=_keep_alive,
                             page=(offset, limit, window))
         data = result.as_dict(max_text=MAX_SNIPPET)  # the shape `kg search --json` prints, texts cut
