@@ -112,9 +112,8 @@ _BRACKETED_ACRONYM = P.pattern("bracketed_acronym")
 _TABLE_RULE = P.pattern("table_rule")
 _CLAUSE_MARK = P.pattern("clause_mark")
 _FENCED_BLOCK = P.pattern("fenced_block")
-# a label before a title's colon, not a name: "Step 1: ...", "Part II: ...", "Day 2: ..." (and a capitalised
-# English word alone: "Update: ...", "Warning: ...")
-_LABEL = re.compile(r"\w+ (?:\d+|[IVXLC]+)")
+_TITLE_LABEL = P.pattern("title_label")
+_NEGATIVE_INSTRUCTION = P.pattern("imperative_cue")  # "Don't ...", "Never ...": as negation.py reads them
 
 
 @dataclass
@@ -382,7 +381,7 @@ class HeuristicExtractor(Extractor):
             return registry.add(text, "work")  # a document's title: "Quantifying Transmission Investment in Malaria Parasites"
         named, colon, subtitle = text.partition(": ")
         if colon and subtitle and len(named.split()) <= 4 and _reads_as_name(named) and \
-                name_key(named) not in V.GENERIC_HEADINGS and not _LABEL.fullmatch(named) and \
+                name_key(named) not in V.GENERIC_HEADINGS and not _TITLE_LABEL.fullmatch(named) and \
                 not (named[1:].islower() and " " not in named and gazetteer.english_word(named)):
             return registry.add(named, "", alias=text)  # "kg: a knowledge compiler": the note is about kg
         return _add_term(text, registry)
@@ -898,7 +897,7 @@ def _subjectless(words: list[str]) -> bool:
     subject)."""
     first = words[0].lower().strip(",;:")
     past = bool(gazetteer.past_tense(first))
-    if first in V.NEGATIVE_IMPERATIVES or (first == "do" and len(words) > 1 and words[1].lower() == "not"):
+    if _NEGATIVE_INSTRUCTION.match(" ".join(words[:2])):
         return True  # "Don't retry on 4xx errors", "Never commit secrets"
     if len(words) > 1 and words[1].lower() in V.DETERMINERS and (past or gazetteer.verb(first)):
         return True
