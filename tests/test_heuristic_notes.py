@@ -60,6 +60,13 @@ SUBJECTS: dict[str, tuple[str, dict[str, str | None]]] = {
     # a fronted comparison names other things than the subject
     "fronted_comparison": ("Unlike PostgreSQL or MySQL, SQLite does not run as a separate server process.\n",
                            {"Unlike PostgreSQL or MySQL, SQLite does not run as a separate server process.": "SQLite"}),
+    # a dated note's title is no topic of its nameless lines
+    "dated_title": ("# Standup, 12 May\n\nAttendees: Lukas Meier, Sofia Rossi\n\nThe new release broke 300 checkouts "
+                    "after lunch.\n", {"The new release broke 300 checkouts after lunch.": "new release"}),
+    # what the writer did names what the line is about, not the note's title
+    "by_the_writer": ('# Reading group: Thinking, Fast and Slow\n\nDaniel Kahneman describes two systems.\n\n'
+                      'Next month we read "The Undoing Project" by Michael Lewis.\n',
+                      {'Next month we read "The Undoing Project" by Michael Lewis.': "The Undoing Project"}),
     # a polite instruction has no subject of its own: "Please" is none, nor a phrase it opens
     "please": ("# Watchdog\n\nWatchdog comes with a script.\n\nPlease type the help command at the shell prompt.\n"
                "Please add the tag to your question on Stack Overflow.\n",

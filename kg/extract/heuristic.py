@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import cast
 
 from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
@@ -505,7 +506,7 @@ class HeuristicExtractor(Extractor):
                 outside = after + [m for m in outside if m.start < comma]
         object_name: _Mention | None = None
         if outside and reference is None and _verb_before(sentence[: outside[0].start]) and \
-                (topic is not None or not _subjectless(words)):
+                (topic is not None or not _subjectless(words)) and not _by_the_writer(words):
             # "The big model reaches 28.4 BLEU", "The source code is hosted on GitHub": the sentence's
             # subject is no name it has (the topic's, or its own noun phrase's, if it has one)
             object_name, outside = outside[0], []
@@ -524,14 +525,12 @@ class HeuristicExtractor(Extractor):
             return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
             phrase = None if _subjectless(words) else _leading_noun_phrase(words)
-            if object_name is not None and (phrase is None or (" " not in phrase and phrase.islower())):
-                # no phrase to read, or one generic word ("The following list is ... from Spain"): the
-                # name is all there is
-                subject_key, subject_end = object_name.key, object_name.end
-            else:
-                subject_key = registry.add(phrase, "concept") if phrase else None
-                if subject_key is None:
-                    return None
+            generic = phrase is None or (" " not in phrase and phrase.islower())  # "The following list is ..."
+            subject_key = registry.add(phrase, "concept") if phrase and not (generic and object_name) else None
+            if subject_key is None and object_name is not None:
+                subject_key = object_name.key  # no phrase to read, or one generic word: the name is all there is
+            if subject_key is None:
+                return None
             finder = _MentionFinder(registry)
             mentions = finder.find(sentence)
             subject_end = next((m.end for m in mentions if m.key == subject_key), 0)
@@ -649,6 +648,9 @@ def _reads_as_name(title: str) -> bool:
     if first_date(title) or all(w.lower().strip(",") in V.WEEKDAYS or w.lower().strip(",") in V.MONTHS or
                                 w.strip(",").isdigit() for w in words):
         return False  # a journal's day ("Sunday", "4 March", "2026-05-11"): what it holds is no date's
+    lowered = [w.lower().strip(",.") for w in words]
+    if any((a in V.MONTHS and b.isdigit()) or (a.isdigit() and b in V.MONTHS) for a, b in pairwise(lowered)):
+        return False  # a dated note ("Standup, 12 May", "Planning May 3"): a meeting's, not a thing's
     small = V.FUNCTION_WORDS | V.PREPOSITIONS | V.CONJUNCTIONS
     if all(w[:1].isupper() or w[:1].isdigit() or w.lower() in small for w in words):
         return True
@@ -955,7 +957,10 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
             # "The tool I keep using | works well": a clause on its head, then the sentence's verb;
             # without one ("A small pattern I keep copying"), the phrase is no subject
             main = next((j for j in range(i + 2, min(len(words), lead + 8)) if _finite_verb(words[j])), None)
-            return " ".join(words[lead:main]) if main is not None and len(words[lead:main]) <= 6 else None
+            head = words[i - 1].lower()
+            if main is None or len(words[lead:main]) > 6 or head.endswith("ly") or words[i + 1].lower() in V.AUXILIARIES:
+                return None  # nor "Optionally you may install ...": an adverb, a modal, no head and its clause
+            return " ".join(words[lead:main])
         # a verb only a verb, or a past tense after a plural, ends a phrase of nouns and modifiers
         # ("Fixed costs | dominate", "Stripe webhooks | failed"); after a preposition the phrase is
         # read to its head as before ("Bistability in developmental pathways refers ...")
@@ -978,7 +983,8 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
         phrase.append(word)
     while phrase and phrase[0].lower() in V.STOP_CAPS:
         phrase.pop(0)
-    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in V.LOOSE_ENDS):
+    if not ended or len(phrase) > 6 or (phrase and phrase[-1].lower() in V.LOOSE_ENDS) or \
+            any(w.lower() in V.CUT_WORDS and w[:1].isupper() for w in phrase[1:]):  # "strong_em_symbol | In markdown,"
         # a group ("Students who ...") only where the subject is seen to end, and not after a
         # fronted phrase ("In order to ...")
         phrase = _head(phrase, ended and not (lead < len(words) and words[lead].lower() in V.STOP_CAPS))
@@ -1012,7 +1018,10 @@ def _said(word: str) -> bool:
 
 
 _IRREGULAR_PAST = frozenset({"said", "went", "thought", "told", "made", "took", "came", "saw", "knew", "found", "gave",
-                             "wrote", "met", "left", "felt", "brought", "began", "ran", "sent", "spoke", "got"})
+                             "wrote", "met", "left", "felt", "brought", "began", "ran", "sent", "spoke", "got", "broke",
+                             "built", "bought", "fell", "grew", "held", "kept", "led", "lost", "paid", "rose", "sold",
+                             "stood", "taught", "won", "drove", "ate", "chose", "flew", "forgot", "sang", "sat", "slept",
+                             "spent", "threw", "understood", "woke", "became", "did", "had"})
 
 
 def _finite_verb(word: str) -> bool:
@@ -1023,6 +1032,8 @@ def _finite_verb(word: str) -> bool:
         return False
     if is_verb(lowered):
         return True
+    if lowered in _IRREGULAR_PAST:
+        return not gazetteer.noun_files(lowered)  # "broke", "went"; not "saw", "left"
     base = lowered if gazetteer.verb(lowered) else next(
         (lowered[: -len(s)] for s in ("es", "s") if lowered.endswith(s) and gazetteer.verb(lowered[: -len(s)])), None)
     return base is not None and not gazetteer.noun_files(lowered) and not gazetteer.noun_files(base)
@@ -1041,6 +1052,13 @@ def _past_after_plural(words: list[str], i: int) -> bool:
         if word.lower() not in V.ENDS_A_PHRASE and _finite_verb(word):  # "about" ends a phrase, as a verb does
             return False
     return True
+
+
+def _by_the_writer(words: list[str]) -> bool:
+    """Whether the writer is the sentence's subject, perhaps after a fronted phrase ("Next month we read
+    X", "On Saturday we took ..."): what it names after the verb is what the note says it is about."""
+    return any(word.lower() in ("i", "we") and i + 1 < len(words) and _verb_form(words[i + 1].strip(",;:."))
+               for i, word in enumerate(words[:4]))
 
 
 def _fronted_phrase(words: list[str]) -> bool:
