@@ -100,6 +100,9 @@ NAMES: dict[str, tuple[str, set[str], set[str]]] = {
                        {"Thinking, Fast and Slow"}, {"Reading group"}),
     "labelled_paper": ('# Notes: "Attention Is All You Need" (Vaswani et al., 2017)\n\nThe paper introduces the '
                        "Transformer.\n", {"Attention Is All You Need"}, set()),
+    # a version's section heading names nothing, its date in brackets notwithstanding
+    "version_heading": ("# Release notes\n\n## v0.9.0 (2026-04-02)\n- Updated Electron to version 30.\n", {"Electron"},
+                        {"v0.9.0", "v0.9.0 (2026-04-02)"}),
     "writer_is_no_phrase": ("I wrap calls with retries every day.\n", set(), {"wrap"}),
     "date_is_no_subject": ("# Lisbon, long weekend\n\nSunday was Sintra: Pena Palace was packed.\n", {"Sintra"},
                            {"Sunday"}),

@@ -291,7 +291,10 @@ class HeuristicExtractor(Extractor):
         labels = _section_labels(headings, plain, spans, mentions, registry)
         headings = [(start, end, None if key in labels else key) for start, end, key in headings]
         titles = _title_keys(chunk, headings, registry)
+        sections = {key for _, _, key in headings if key}
         headings = _named_sections(headings, titles, plain, spans, mentions, registry, lowercase)
+        # a section's heading that names nothing ("## v0.9.0 (2026-04-02)") is no entity for its alias
+        unnamed = sections - {key for _, _, key in headings if key} - titles
         _vote_by_context(plain.text, spans, mentions, registry)
         claims: list[ExtractedClaim] = []
         topic_for = _TopicTracker(headings)
@@ -329,7 +332,8 @@ class HeuristicExtractor(Extractor):
         claims.extend(self._table_claims(chunk.text, plain, registry, finder))
         used = {name_key(n) for c in claims for n in (c.subject, c.object_entity, *c.mentions) if n}
         used |= titles
-        kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.aliases or e.description]
+        kept = [e for key, e in registry.entities.items() if key in used or key in registry.kept or e.description
+                or (e.aliases and key not in unnamed)]
         return _ChunkFinds(claims, kept, _related_kinds(kept, registry), scientific(plain.text), software,
                            bool(plain.code))
 
