@@ -51,6 +51,12 @@ SUBJECTS: dict[str, tuple[str, dict[str, str | None]]] = {
                       {"1 tin of chopped tomatoes": "Shakshuka"}),
     "title_label": ("# Release notes\n\n- Removed the legacy sync engine.\n- New: dark mode for every page.\n",
                     {"Removed the legacy sync engine.": None, "New: dark mode for every page.": None}),
+    # a term before its gloss is the subject, unlike a label of English words
+    "term_gloss": ("- bfloat16: an alternative to the standard float16 format\n",
+                   {"bfloat16: an alternative to the standard float16 format": "bfloat16"}),
+    # an opening adverb is no subject, where no note's topic is at hand either
+    "opening_adverb": ("Alternatively, the tool can be used directly with the Perl Module TM.\n",
+                       {"Alternatively, the tool can be used directly with the Perl Module TM.": "Perl Module TM"}),
     # a given name that is also a word of English, before "says"
     "given_name_says": ("Anna says the version at Honey & Co in London uses preserved lemon.\n",
                         {"Anna says the version at Honey & Co in London uses preserved lemon.": "Anna"}),

@@ -510,7 +510,7 @@ class HeuristicExtractor(Extractor):
                 outside = after + [m for m in outside if m.start < comma]
         object_name: _Mention | None = None
         if outside and reference is None and _verb_before(sentence[: outside[0].start]) and \
-                (topic is not None or not _subjectless(words)) and not _by_the_writer(words):
+                (topic is not None or (first_word in _ARTICLES and not _subjectless(words))) and not _by_the_writer(words):
             # "The big model reaches 28.4 BLEU", "The source code is hosted on GitHub": the sentence's
             # subject is no name it has (the topic's, or its own noun phrase's, if it has one)
             object_name, outside = outside[0], []
@@ -529,7 +529,9 @@ class HeuristicExtractor(Extractor):
             return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
             phrase = None if _subjectless(words) else _leading_noun_phrase(words)
-            generic = phrase is None or (" " not in phrase and phrase.islower())  # "The following list is ..."
+            # "The following list is ...", "An example of X is ...": a word or a phrase too generic to name
+            generic = phrase is None or (" " not in phrase and phrase.islower()) or \
+                any(w.lower() in V.CUT_WORDS for w in phrase.split())
             subject_key = registry.add(phrase, "concept") if phrase and not (generic and object_name) else None
             if subject_key is None and object_name is not None:
                 subject_key = object_name.key  # no phrase to read, or one generic word: the name is all there is
@@ -976,8 +978,10 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
             continue
         in_clause = i > lead and word.lower() in V.RELATIVE_WORDS
         if verb or not re.search(r"[A-Za-z]", word) or word.endswith((",", ";", ":")) or (i > lead and _aside(words[i:])):
-            if word.endswith(":") and i <= lead + 1:
-                return None  # a label before its text ("New: dark mode", "Source: clipped from ..."), no subject
+            if word.endswith(":") and i <= lead + 1 and all(gazetteer.english_word(w.strip(":")) for w in words[lead : i + 1]):
+                # a label before its text ("New: dark mode", "Source: clipped from ..."), no subject; a
+                # term before its gloss is one ("bfloat16: an alternative to float16")
+                return None
             if word.endswith((",", ";", ":")) and not is_verb(word) and not _aside(words[i:]):
                 if modifier:
                     return None  # "Located near the river, the town ...": a participle's clause
@@ -1056,6 +1060,12 @@ def _past_after_plural(words: list[str], i: int) -> bool:
         if word.lower() not in V.ENDS_A_PHRASE and _finite_verb(word):  # "about" ends a phrase, as a verb does
             return False
     return True
+
+
+# What opens a subject of the sentence's own ("The source code is hosted on GitHub"), not an adverb
+# or a gerund ("Alternatively, ...", "Representing words ... has become"): where a note has no topic,
+# only such a subject displaces a name after the verb.
+_ARTICLES = frozenset({"the", "a", "an", "our", "my", "your"})
 
 
 def _by_the_writer(words: list[str]) -> bool:
