@@ -109,6 +109,9 @@ NAMES: dict[str, tuple[str, set[str], set[str]]] = {
     # a version's section heading names nothing, its date in brackets notwithstanding
     "version_heading": ("# Release notes\n\n## v0.9.0 (2026-04-02)\n- Updated Electron to version 30.\n", {"Electron"},
                         {"v0.9.0", "v0.9.0 (2026-04-02)"}),
+    # an irregular past opens a note's line: "Met" is no part of the name, "Bought ..." no subject
+    "irregular_past": ("Met Leo for coffee at Monmouth in Borough Market.\nBought new running shoes.\n", {"Leo"},
+                       {"Met Leo", "Bought new running shoes"}),
     "writer_is_no_phrase": ("I wrap calls with retries every day.\n", set(), {"wrap"}),
     "date_is_no_subject": ("# Lisbon, long weekend\n\nSunday was Sintra: Pena Palace was packed.\n", {"Sintra"},
                            {"Sunday"}),

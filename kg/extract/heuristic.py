@@ -1022,14 +1022,9 @@ def _said(word: str) -> bool:
     """A verb's past tense or third person after a subject ("said", "says", "thinks", "went")."""
     lowered = word.lower().strip(".,;:")
     return lowered not in V.ENDS_A_PHRASE and (gazetteer.past_tense(lowered) or gazetteer.third_person(lowered) or (
-        is_verb(lowered) and lowered.endswith(("s", "ed"))) or lowered in _IRREGULAR_PAST)
+        is_verb(lowered) and lowered.endswith(("s", "ed"))) or lowered in V.IRREGULAR_PAST)
 
 
-_IRREGULAR_PAST = frozenset({"said", "went", "thought", "told", "made", "took", "came", "saw", "knew", "found", "gave",
-                             "wrote", "met", "left", "felt", "brought", "began", "ran", "sent", "spoke", "got", "broke",
-                             "built", "bought", "fell", "grew", "held", "kept", "led", "lost", "paid", "rose", "sold",
-                             "stood", "taught", "won", "drove", "ate", "chose", "flew", "forgot", "sang", "sat", "slept",
-                             "spent", "threw", "understood", "woke", "became", "did", "had"})
 
 
 def _finite_verb(word: str) -> bool:
@@ -1040,7 +1035,7 @@ def _finite_verb(word: str) -> bool:
         return False
     if is_verb(lowered):
         return True
-    if lowered in _IRREGULAR_PAST:
+    if lowered in V.IRREGULAR_PAST:
         return not gazetteer.noun_files(lowered)  # "broke", "went"; not "saw", "left"
     base = lowered if gazetteer.verb(lowered) else next(
         (lowered[: -len(s)] for s in ("es", "s") if lowered.endswith(s) and gazetteer.verb(lowered[: -len(s)])), None)
@@ -1092,7 +1087,7 @@ def _subjectless(words: list[str]) -> bool:
     verb after it in its clause (which "Diminished ovarian reserve is ..." has: a participle in its
     subject)."""
     first = words[0].lower().strip(",;:")
-    past = bool(gazetteer.past_tense(first))
+    past = bool(gazetteer.past_tense(first)) or first in V.IRREGULAR_PAST  # "Fixed ...", "Bought ..."
     if first == "please":
         return True  # "Please add the tag to your question"
     if _NEGATIVE_INSTRUCTION.match(" ".join(words[:2])):
@@ -1113,7 +1108,8 @@ def _subjectless(words: list[str]) -> bool:
 
 # What follows an opening verb's object ("Called Mum | in the afternoon", "Keep Redis | out of ..."):
 # a preposition, an adverb's particle or a determiner, not a verb or a comma ("The Castle of Crupet, a ...").
-_AFTER_AN_OBJECT = V.CUT_WORDS | V.DETERMINERS | frozenset({"about", "out", "up", "off", "back", "down", "again",
+_AFTER_AN_OBJECT = V.CUT_WORDS | V.DETERMINERS | frozenset({"about", "out", "up", "off", "back", "down", "again", "along",
+                                                            "across", "around", "near", "past", "towards", "toward",
                                                             "today", "tomorrow", "yesterday", "soon", "later"})
 _CLAUSE_OPENERS = frozenset({"where", "when", "which", "that", "who", "because", "so", "to", "if", "while", "and",
                              "but", "or", "as", "since", "until", "unless", "after", "before"})

@@ -323,7 +323,8 @@ def opening_word(candidate: Candidate) -> Verdict:
     subject ("Old Bohumín is")."""
     words = candidate.name.split()
     name = " ".join(words[1:])
-    if candidate.at_start and not candidate.capitalised_mid_sentence and _OPENING_VERB(words) and \
+    opening_verb = _OPENING_VERB(words) or (len(words) > 1 and words[0].lower() in V.IRREGULAR_PAST)  # "Met Leo for ..."
+    if candidate.at_start and not candidate.capitalised_mid_sentence and opening_verb and \
             (name_key(name) in candidate.names_mid_sentence or candidate.verb_object) and \
             not gazetteer.is_place(candidate.name) and candidate.name not in gazetteer.wordnet_names():
         return [(name, "")]
