@@ -31,6 +31,8 @@ def names(result: ExtractionResult) -> set[str]:
 SUBJECTS: dict[str, tuple[str, dict[str, str | None]]] = {
     # a participle adjective opens a subject whose verb is no common one
     "participle_subject": ("Fixed costs dominate the budget.\n", {"Fixed costs dominate the budget.": "Fixed costs"}),
+    "participle_subject_before_a_name": ("Fixed schemas are not required unless a table is declared STRICT.\n",
+                                         {"Fixed schemas are not required unless a table is declared STRICT.": "Fixed schemas"}),
     # a clause on the subject's head, then the sentence's own verb
     "clause_on_the_head": ("The tool I keep using works well.\n",
                            {"The tool I keep using works well.": "tool I keep using"}),

@@ -510,7 +510,8 @@ class HeuristicExtractor(Extractor):
                 outside = after + [m for m in outside if m.start < comma]
         object_name: _Mention | None = None
         if outside and reference is None and _verb_before(sentence[: outside[0].start]) and \
-                (topic is not None or (first_word in _ARTICLES and not _subjectless(words))) and not _by_the_writer(words):
+                (topic is not None or ((first_word in _ARTICLES or gazetteer.past_tense(first_word)) and not _subjectless(words))) \
+                and not _by_the_writer(words):
             # "The big model reaches 28.4 BLEU", "The source code is hosted on GitHub": the sentence's
             # subject is no name it has (the topic's, or its own noun phrase's, if it has one)
             object_name, outside = outside[0], []
@@ -1057,9 +1058,10 @@ def _past_after_plural(words: list[str], i: int) -> bool:
     return True
 
 
-# What opens a subject of the sentence's own ("The source code is hosted on GitHub"), not an adverb
-# or a gerund ("Alternatively, ...", "Representing words ... has become"): where a note has no topic,
-# only such a subject displaces a name after the verb.
+# What opens a subject of the sentence's own ("The source code is hosted on GitHub"; a participle too:
+# "Fixed schemas are not required ... STRICT"), not an adverb or a gerund ("Alternatively, ...",
+# "Representing words ... has become"): where a note has no topic, only such a subject displaces a
+# name after the verb.
 _ARTICLES = frozenset({"the", "a", "an", "our", "my", "your"})
 
 
