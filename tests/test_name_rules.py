@@ -15,6 +15,9 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     # join
     "joined_by_for_or_on": ("In 1950 he sat on the Advisory Committee on Antarctic Names.",
                             {"Advisory Committee on Antarctic Names"}, {"Advisory Committee"}),
+    "joined_by_in": ("In 2002 Kahneman received the Nobel Memorial Prize in Economic Sciences. He saw the Science "
+                     "Museum in London.", {"Nobel Memorial Prize in Economic Sciences", "London"},
+                     {"Economic Sciences", "Science Museum in London"}),
     "corporate_suffix": ("She worked for Atari, Inc. in California.", {"Atari, Inc"}, {"Inc"}),
     "joined_by_and": ("They followed the Lewis and Clark Expedition west. A replica is at the Science and Industry "
                       "Museum.", {"Lewis and Clark Expedition", "Science and Industry Museum"},

@@ -221,6 +221,7 @@ def test_a_word_of_english_needs_evidence_to_be_a_product() -> None:
     assert T.named_as_software("torch", True, {"L1:the"})
     assert T.named_as_software("countryinfo", False, {"L1:^", "R1:1"})
     assert T.named_as_software("Kuzu", False, {"L1:^"})  # no English word: the model's own evidence
+    assert not T.named_as_software("naïve", False, {"L1:the", "R1:baseline"})  # accents read as "naive" does
 
 
 def test_a_capitalised_word_of_english_is_a_product_only_where_no_sentence_starts() -> None:

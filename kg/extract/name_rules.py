@@ -258,6 +258,7 @@ class Candidate:
     capitalised_mid_sentence: bool  # the chunk also has it capitalised mid-sentence, or as a subject
     lowercase_words: frozenset[str]  # the words the chunk writes in lower case
     names_mid_sentence: frozenset[str] = frozenset()  # keys of the names the chunk capitalises mid-sentence
+    verb_object: bool = False  # it opens the sentence and a preposition or a particle follows it ("Called Mum | in")
 
 
 # A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
@@ -311,17 +312,21 @@ CANDIDATE_RULES += [(name, _token_candidate_rule(name)) for name, spec in M.spec
 
 @candidate_rule
 def opening_word(candidate: Candidate) -> Verdict:
-    """"Use Magika to ...", "- Monitor Ray apps", "Supported Python versions are": a sentence's (or a
-    list item's) first word that is a verb WordNet lists, bare (an imperative) or in its past tense,
-    before a name the chunk writes alone mid-sentence, is the sentence's word, not the name's. Not a
-    gerund ("Rebuilding Russia", a title), an adjective ("Peninsular Malaysia", "National War Labor
-    Board"), a particle, a given name ("Will Smith"), a place's name ("United Kingdom"), a name
-    WordNet lists, nor one the chunk writes whole mid-sentence or as a subject ("Old Bohumín is")."""
+    """"Use Magika to ...", "- Monitor Ray apps", "Supported Python versions are", "Called Mum in the
+    afternoon", "Keep Redis out of ...": a sentence's (or a list item's) first word that is a verb
+    WordNet lists, bare (an imperative) or in its past tense, before a name the chunk writes alone
+    mid-sentence or that a preposition follows (the verb's object: "Called Mum | in"; not "The Castle
+    of Crupet, a ...", "After Bloody Bay he ...", "State Highway 82 traverses"), is the sentence's
+    word, not the name's. Not a gerund ("Rebuilding Russia", a title), an adjective ("Peninsular
+    Malaysia", "National War Labor Board"), a particle, a given name ("Will Smith"), a place's name
+    ("United Kingdom"), a name WordNet lists, nor one the chunk writes whole mid-sentence or as a
+    subject ("Old Bohumín is")."""
     words = candidate.name.split()
     name = " ".join(words[1:])
-    if candidate.at_start and not candidate.capitalised_mid_sentence and _OPENING_VERB(words) and \
-            name_key(name) in candidate.names_mid_sentence and not gazetteer.is_place(candidate.name) and \
-            candidate.name not in gazetteer.wordnet_names():
+    opening_verb = _OPENING_VERB(words) or (len(words) > 1 and words[0].lower() in V.IRREGULAR_PAST)  # "Met Leo for ..."
+    if candidate.at_start and not candidate.capitalised_mid_sentence and opening_verb and \
+            (name_key(name) in candidate.names_mid_sentence or candidate.verb_object) and \
+            not gazetteer.is_place(candidate.name) and candidate.name not in gazetteer.wordnet_names():
         return [(name, "")]
     return None
 

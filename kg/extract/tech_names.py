@@ -35,6 +35,7 @@ from kg.extract import patterns as P
 from kg.extract import vocab as V
 from kg.extract.matcher import is_verb
 from kg.extract.patterns import identifier
+from kg.names import strip_accents
 from kg.text import PlainText
 
 # A wrapped line is this long at least (hard wraps fall at 60-80 columns); shorter lines stand alone
@@ -107,7 +108,7 @@ def named_as_software(name: str, found_by_rule: bool, around: Iterable[str]) -> 
     |"). (The type model learnt lower case from the
     names these rules find, which are programs'; `around` is its context features:
     kg/extract/type_model.py `around`.)"""
-    words = name.split()
+    words = strip_accents(name).split()  # "naïve" reads as "naive" does
     if not words or not all(re.fullmatch(r"[A-Za-z][a-z0-9_.-]*", w) for w in words):
         return True
     around = set(around)
