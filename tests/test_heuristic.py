@@ -452,3 +452,15 @@ def test_no_subject_is_made_of_a_clause_or_a_negative_instruction() -> None:
     names = {e.name for e in r.entities}
     assert not any(n.endswith("pattern I") or n.startswith("Don") for n in names), names
     assert any("complex I" in c.text for c in r.claims)
+
+
+def test_a_closed_class_word_opening_a_sentence_is_no_name() -> None:
+    """WordNet lists content words only, so "Whether", "Whilst", "Amongst" and "Whoever" were names
+    (and the type model, seeing one capitalised word no dictionary knows, called them people); a
+    clause opened by a subordinator is no subject either ("Whether the plan")."""
+    r = extract("# Notes on the lab\n\nWhether the plan works is unclear. Although the budget grew, the team shrank. "
+                "Whereas the old system was slow, the new one is fast. Whilst travelling, Maria wrote the report. "
+                "Amongst the papers was a letter. Whoever wrote it knew the lab.\n")
+    names = {e.name for e in r.entities}
+    assert not names & {"Whether", "Whether the plan", "Although", "Whereas", "Whilst", "Amongst", "Whoever"}, names
+    assert claim_with(r, "Whilst travelling").subject == "Maria"

@@ -844,6 +844,8 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").
     lead = next((i for i, word in enumerate(words) if word.lower() not in V.DETERMINERS), len(words))
+    if lead < len(words) and words[lead].lower() in V.SUBORDINATORS:
+        return None  # "Whether the plan works is unclear": a clause, not a noun phrase, comes first
     modifier = _OPENING_MODIFIER(words[lead : lead + 2])
     ended = False  # at a verb or a clause's end
     in_clause = False  # right after "who", "which", "that", or in the verb that follows it
