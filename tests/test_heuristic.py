@@ -464,3 +464,23 @@ def test_a_closed_class_word_opening_a_sentence_is_no_name() -> None:
     names = {e.name for e in r.entities}
     assert not names & {"Whether", "Whether the plan", "Although", "Whereas", "Whilst", "Amongst", "Whoever"}, names
     assert claim_with(r, "Whilst travelling").subject == "Maria"
+
+
+def test_japanese_proper_nouns_are_names_typed_as_the_dictionary_tags_them() -> None:
+    """A Japanese note marks up no names: they come from janome's dictionary (kg/extract/cjk_names.py)."""
+    r = extract("# 週次ミーティング\n\n参加者：田中さん、佐藤さん\n\n田中さんが新しい検索機能のデモを行った。"
+                "東京オフィスの移転は延期された。トヨタとの契約は12月に更新される予定。清水寺を訪れた。"
+                "山田太郎は東京都に住む。社会党員が集まった。\n\n```\nprint('鈴木さん')\n```\n")
+    types = {e.name: e.type for e in r.entities}
+    assert {k: types.get(k) for k in ("田中", "佐藤", "山田太郎", "東京", "東京都", "トヨタ", "清水寺", "社会党")} == {
+        "田中": "person", "佐藤": "person", "山田太郎": "person", "東京": "place", "東京都": "place",
+        "トヨタ": "organization", "清水寺": "place", "社会党": "organization"}
+    assert "鈴木" not in types and "社会党員" not in types  # code is not read; a member is not the party
+    assert claim_with(r, "田中さんが新しい").subject == "田中"
+
+
+def test_chinese_text_gives_no_dictionary_names() -> None:
+    """Chinese is left to its markup (no kana: janome is not asked); 《人类简史》 is still a name."""
+    r = extract("# 读书笔记\n\n我上周在上海的书店买了《人类简史》。北京大学的李教授也提到了这本书。\n")
+    assert {e.name for e in r.entities} & {"上海", "北京大学"} == set()
+    assert "人类简史" in {e.name for e in r.entities}

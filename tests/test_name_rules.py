@@ -73,6 +73,7 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "acronym_definition": ("In 1946 it was called the electronic numerical integrator and computer (ENIAC) by the press.",
                            {"electronic numerical integrator and computer", "ENIAC"}, set()),
     "cjk_quoted": ("他在北京读了《三体》这本书。", {"三体"}, set()),
+    "japanese_names": ("田中さんは東京でトヨタの社員に会った。", {"田中", "東京", "トヨタ"}, {"田中さん"}),
     "quoted_title": ('She sang "I Understand" on the radio in 1965.', {"I Understand"}, {"Understand"}),
 }
 # Folding makes one entity of two names: the second is an alias of the first.

@@ -15,7 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import cast
 
-from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
+from kg.extract import ExtractionContext, Extractor, cjk_names, gazetteer, type_model
 from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
@@ -55,7 +55,7 @@ from kg.extract.name_rules import (
 )
 from kg.extract.negation import denies
 from kg.extract.reference import Reference, fit, reference_at_start, referent
-from kg.extract.registry import Entity, Registry
+from kg.extract.registry import GIVEN_WEIGHT, Entity, Registry
 from kg.extract.tech_names import (
     after_opener,
     enumeration,
@@ -352,7 +352,9 @@ class HeuristicExtractor(Extractor):
         if names_a_file(entity.name):  # a table of a note's files, a path in code: never a product or a body
             return "concept"
         if has_cjk(entity.name) and not _LATIN_LETTER.search(entity.name):  # "東京の研究会メモ" was a product: the model knows
-            return type_model.final_type("concept", entity.type)  # English names, its features read Latin script
+            # English names, its features read Latin script; a Japanese dictionary's proper noun keeps its tag
+            tagged = [t for t in ("person", "place", "organization") if f"{cjk_names.DICTIONARY}={t}" in entity.evidence]
+            return type_model.final_type(tagged[0] if len(tagged) == 1 else "concept", entity.type)
         return type_model.final_type(type_model.shipped().classify(features)[0], entity.type)
 
     # pass 1: discovery ---------------------------------------------------------------------
@@ -745,6 +747,21 @@ def cjk_quoted(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> Non
     for match in _CJK_QUOTED.finditer(plain.text):
         if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
             registry.add(title, "work" if match.group(1) == "《" else "")
+
+
+@marked_rule
+def japanese_names(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """田中さん, 東京, トヨタ: Japanese proper nouns a dictionary knows (kg/extract/cjk_names.py), typed as
+    it tags them (their evidence `cjk_names.DICTIONARY`: `final_type` keeps it)."""
+    if not cjk_names.has_kana(plain.text):
+        return
+    for line in re.finditer(r"[^\n]+", plain.text):
+        if in_code(line.start(), line.end()):
+            continue
+        for name, type_ in cjk_names.names(line.group()):
+            key = registry.add(name, "")
+            if key:
+                registry.entities[key].vote_once(name, cjk_names.DICTIONARY, type_, GIVEN_WEIGHT)
 
 
 @marked_rule
