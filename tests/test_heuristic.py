@@ -479,6 +479,12 @@ def test_japanese_proper_nouns_are_names_typed_as_the_dictionary_tags_them() -> 
     assert claim_with(r, "田中さんが新しい").subject == "田中"
 
 
+def test_a_saying_in_japanese_quotation_brackets_is_no_title() -> None:
+    r = extract("# メモ\n\n彼は「私はブルックナーの弟子だったことはない」と言った。「東京タワー」に行った。『吾輩は猫である』を読んだ。\n")
+    names = {e.name for e in r.entities}
+    assert {"東京タワー", "吾輩は猫である"} <= names and "私はブルックナーの弟子だったことはない" not in names
+
+
 def test_chinese_text_gives_no_dictionary_names() -> None:
     """Chinese is left to its markup (no kana: janome is not asked); 《人类简史》 is still a name."""
     r = extract("# 读书笔记\n\n我上周在上海的书店买了《人类简史》。北京大学的李教授也提到了这本书。\n")

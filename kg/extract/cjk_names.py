@@ -30,6 +30,12 @@ def has_kana(text: str) -> bool:
     return _KANA.search(text) is not None
 
 
+def is_clause(text: str) -> bool:
+    """Whether a Japanese span holds a verb, an auxiliary or a sentence-final particle: speech or a
+    thought quoted in 「」 ("私はブルックナーの弟子だったことはない"), not a name."""
+    return has_kana(text) and any(t.part_of_speech.startswith(("動詞", "助動詞", "助詞,終助詞")) for t in _janome().tokenize(text))
+
+
 def names(text: str) -> list[tuple[str, str]]:
     """(name, type) of each proper noun of a Japanese `text` (one that holds kana), in order
     (repeats kept); none for other text."""

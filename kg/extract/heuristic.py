@@ -745,6 +745,8 @@ def acronym_definition(plain: PlainText, registry: Registry, in_code: _CodeSpans
 def cjk_quoted(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
     """《三体》, 「東京タワー」, 『源氏物語』: a CJK title (in 《》 a work's)."""
     for match in _CJK_QUOTED.finditer(plain.text):
+        if match.group(1) == "「" and cjk_names.is_clause(match.group(2)):
+            continue  # 「...ことはない」: a saying, not a title (『』 and 《》 titles may hold a verb: 『吾輩は猫である』)
         if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
             registry.add(title, "work" if match.group(1) == "《" else "")
 
