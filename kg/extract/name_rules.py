@@ -343,6 +343,38 @@ def common_word(candidate: Candidate) -> Verdict:
     return None
 
 
+@candidate_rule
+def opening_word_and_article(candidate: Candidate) -> Verdict:
+    """"Together the ALU and the control unit form ...": a sentence's opening word of English before
+    a lower-case article is the sentence's, and so is the article; the name is what follows. Not a
+    given name's epithet ("Alexander the Great", "Winnie the Pooh")."""
+    words = candidate.name.split()
+    if len(words) < 3 or not candidate.at_start or candidate.capitalised_mid_sentence or words[1] not in ("the", "a", "an"):
+        return None
+    if words[0].lower() in gazetteer.first_names() or not gazetteer.english_word(words[0]):
+        return None
+    return [(" ".join(words[2:]), "")]
+
+
+@candidate_rule
+def name_then_surname(candidate: Candidate) -> Verdict:
+    """"During the Second World War Turing worked ...": a thing's name of two words or more (its last
+    a word of English) run into a person's family name, one the chunk writes mid-sentence after a
+    given name ("Alan Turing"), is two names. Not a person's longer name ("Hillary Rodham Clinton"
+    beside "Bill Clinton"), nor a title and the person's own given name ("President Barack Obama")."""
+    words = candidate.name.split()
+    if len(words) < 3 or not gazetteer.common_word(words[-2]) or words[-2].lower() in gazetteer.first_names() or \
+            words[-2].lower() in gazetteer.last_names():
+        return None  # "Hillary Rodham Clinton": a name, not a thing's, before the family name
+    if gazetteer.english_word(words[-1]):
+        return None  # "Carey Business School" beside "Lawrence School": no family name last
+    last, whole = name_key(words[-1]), name_key(candidate.name)
+    if not any(key.endswith(f" {last}") and key.split()[0] in gazetteer.first_names() and not whole.endswith(key)
+               for key in candidate.names_mid_sentence):
+        return None
+    return [(" ".join(words[:-1]), ""), (words[-1], "")]
+
+
 def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
     """The names (and types) a candidate adds: the first CANDIDATE_RULE with a say, else itself."""
     for _, rule in CANDIDATE_RULES:
