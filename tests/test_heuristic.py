@@ -490,3 +490,12 @@ def test_chinese_text_gives_no_dictionary_names() -> None:
     r = extract("# 读书笔记\n\n我上周在上海的书店买了《人类简史》。北京大学的李教授也提到了这本书。\n")
     assert {e.name for e in r.entities} & {"上海", "北京大学"} == set()
     assert "人类简史" in {e.name for e in r.entities}
+
+
+def test_a_family_name_that_is_a_word_opens_a_sentence_as_the_persons_name() -> None:
+    """"Hopper did not coin the word" after "Grace Hopper": the person, not a word (nor the last
+    sentence's subject); "Okay, good morning" has no subject of its own."""
+    r = extract("# Lecture\n\nOkay, good morning everyone. Grace Hopper took a different road. Operators of the Harvard "
+                "Mark II found a moth. Hopper did not coin the word bug, but she loved telling that story.\n")
+    assert claim_with(r, "Hopper did not coin").subject == "Grace Hopper"
+    assert "Okay" not in {e.name for e in r.entities}

@@ -404,8 +404,9 @@ class HeuristicExtractor(Extractor):
                 registry.kept.add(key)
                 software.add(key)
         mid_sentence = frozenset(capitalised)
+        in_chunk = frozenset(registry.entities) | {name_key(name) for name, _ in candidates}
         for name, at_start in candidates:
-            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence)
+            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence, in_chunk)
             for kept_name, type_ in candidate_verdict(found):
                 registry.add(kept_name, type_)
         fold_names(registry)
@@ -880,6 +881,8 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
             if word.endswith((",", ";", ":")) and not is_verb(word) and not _aside(words[i:]):
                 if modifier:
                     return None  # "Located near the river, the town ...": a participle's clause
+                if i == lead and gazetteer.english_word(word.rstrip(",;:")):
+                    return None  # "Okay, good morning", "However, ...": a word before the sentence, no subject
                 phrase.append(word.rstrip(",;:"))
             ended = True
             break

@@ -258,6 +258,7 @@ class Candidate:
     capitalised_mid_sentence: bool  # the chunk also has it capitalised mid-sentence, or as a subject
     lowercase_words: frozenset[str]  # the words the chunk writes in lower case
     names_mid_sentence: frozenset[str] = frozenset()  # keys of the names the chunk capitalises mid-sentence
+    names_in_chunk: frozenset[str] = frozenset()  # keys of every name the chunk has (marked up or capitalised)
 
 
 # A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
@@ -337,6 +338,8 @@ def common_word(candidate: Candidate) -> Verdict:
     name = candidate.name
     if " " in name or not name[1:].islower() or any(c.isdigit() for c in name):
         return None
+    if any(key.endswith(f" {name_key(name)}") and key.split()[0] in gazetteer.first_names() for key in candidate.names_in_chunk):
+        return None  # "Hopper did not coin the word": the family name of "Grace Hopper", written alone
     if (candidate.at_start and not candidate.capitalised_mid_sentence and gazetteer.english_word(name)) \
             or name.lower() in candidate.lowercase_words:
         return []  # an opener English does not know ("Qdrant, written in Rust, ...") is a name
@@ -370,7 +373,7 @@ def name_then_surname(candidate: Candidate) -> Verdict:
         return None  # "Carey Business School" beside "Lawrence School": no family name last
     last, whole = name_key(words[-1]), name_key(candidate.name)
     if not any(key.endswith(f" {last}") and key.split()[0] in gazetteer.first_names() and not whole.endswith(key)
-               for key in candidate.names_mid_sentence):
+               for key in candidate.names_in_chunk):
         return None
     return [(" ".join(words[:-1]), ""), (words[-1], "")]
 
