@@ -9,6 +9,7 @@ from kg.extract.heuristic import HeuristicExtractor
 from kg.extract.registry import Entity
 from kg.models import ClaimType, ExtractionResult
 from kg.names import name_key
+from kg.text import has_cjk
 
 
 class RuleTypes(HeuristicExtractor):
@@ -499,3 +500,12 @@ def test_a_family_name_that_is_a_word_opens_a_sentence_as_the_persons_name() -> 
                 "Mark II found a moth. Hopper did not coin the word bug, but she loved telling that story.\n")
     assert claim_with(r, "Hopper did not coin").subject == "Grace Hopper"
     assert "Okay" not in {e.name for e in r.entities}
+
+
+def test_a_latin_name_written_against_cjk_letters_is_the_name_alone() -> None:
+    """No space parts "Nexon" from "开发" or "GitHub" from "に": the name is the Latin word, and the
+    sentence is a claim about it ("Nexon开发了这个游戏" was an entity)."""
+    r = extract("# 笔记\n\n我们用Python写代码。Nexon开发了这个游戏。GitHubにコードを置いた。\n")
+    names = {e.name for e in r.entities}
+    assert {"Python", "Nexon", "GitHub"} <= names and not any(has_cjk(n) and n != "笔记" for n in names), names
+    assert claim_with(r, "Nexon开发").subject == "Nexon"

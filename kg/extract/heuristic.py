@@ -76,7 +76,7 @@ from kg.models import (
     ExtractionResult,
 )
 from kg.names import name_key
-from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
+from kg.text import CJK_CHARS, CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 _DOCUMENT_TITLE = M.rule("document_title")
 _OPENING_MODIFIER = M.rule("opening_modifier")
@@ -422,7 +422,8 @@ class HeuristicExtractor(Extractor):
         candidates: list[tuple[str, bool]] = []
         for start, end in spans:
             sentence = text[start:end]
-            for m_start, m_end in name_spans(sentence):
+            # CJK letters part words as spaces do: "Nexon开发了这个游戏" names Nexon, not the clause
+            for m_start, m_end in name_spans(CJK_RUN.sub(lambda run: " " * len(run.group()), sentence)):
                 if in_code(start + m_start, start + m_end):
                     continue
                 before_name = sentence[:m_start].rstrip()
@@ -820,7 +821,9 @@ class _MentionFinder:
                     parts.append(f"(?i:{re.escape(n)}(?:e?s)?)")
             else:
                 parts.append(f"{re.escape(n)}(?:['’]s?)?")
-        pattern = rf"(?<![\w-])(?:{'|'.join(parts)})(?![\w-])" if parts else ""
+        # a Latin name's edge is no letter of its script, a CJK letter is one ("用Python写", "GitHubに")
+        edge = rf"[^\W{CJK_CHARS}]|-"
+        pattern = rf"(?<!{edge[:-2]})(?<!-)(?:{'|'.join(parts)})(?!{edge})" if parts else ""
         if cjk_parts:
             pattern = "|".join(p for p in (pattern, "|".join(cjk_parts)) if p)
         self.pattern = re.compile(pattern) if pattern else None
