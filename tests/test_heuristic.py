@@ -486,11 +486,13 @@ def test_a_saying_in_japanese_quotation_brackets_is_no_title() -> None:
     assert {"東京タワー", "吾輩は猫である"} <= names and "私はブルックナーの弟子だったことはない" not in names
 
 
-def test_chinese_text_gives_no_dictionary_names() -> None:
-    """Chinese is left to its markup (no kana: janome is not asked); 《人类简史》 is still a name."""
-    r = extract("# 读书笔记\n\n我上周在上海的书店买了《人类简史》。北京大学的李教授也提到了这本书。\n")
-    assert {e.name for e in r.entities} & {"上海", "北京大学"} == set()
-    assert "人类简史" in {e.name for e in r.entities}
+def test_chinese_places_come_from_a_gazetteer_and_a_name_inside_a_sentence_is_no_subject() -> None:
+    """Chinese has no kana: places come from Faker's zh_CN data, not janome; "北京" that opens
+    "北京大学" is none; a place inside a sentence ("我上周在上海的书店") is no subject of it."""
+    r = extract("# 读书笔记\n\n我上周在上海的书店买了《人类简史》。北京大学的李教授也提到了这本书。中国是一个大国。\n")
+    types = {e.name: e.type for e in r.entities}
+    assert types.get("上海") == types.get("中国") == "place" and "北京" not in types and "人类简史" in types, types
+    assert claim_with(r, "我上周在上海").subject == "读书笔记" and claim_with(r, "中国是").subject == "中国"
 
 
 def test_a_family_name_that_is_a_word_opens_a_sentence_as_the_persons_name() -> None:

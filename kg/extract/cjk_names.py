@@ -1,12 +1,14 @@
-"""Names in Japanese text that no markup marks: a CJK sentence has no spaces and no capitals, so its
-names come from a dictionary tokenizer's proper nouns. janome's IPADIC dictionary tags a proper noun
-as a person's (family or given name), a place's or an organisation's; janome is imported on first
-use, by a text that holds kana.
+"""Names in Chinese and Japanese text that no markup marks: a CJK sentence has no spaces and no
+capitals. Japanese: the proper nouns of janome's IPADIC dictionary, which tags each as a person's
+(family or given name), a place's or an organisation's; janome is imported on first use, by a text
+that holds kana. Chinese: the places of Faker's zh_CN and zh_TW address data (countries,
+provinces, cities), longest first. jieba, tried on 15 cmrc-trial passages, tagged generic words and
+pieces of transliterated names as places and organisations ("人民政府", "大海", "德克" of a Dutch
+swimmer's name): about one name in four wrong, so Chinese people and organisations are left to
+markup.
 
 A name is kept only when it has two letters or more written in Han or katakana (a Latin name in
-Japanese text is the English rules'). Chinese text is left to its markup: jieba, tried on 15
-cmrc-trial passages, tagged generic words and pieces of transliterated names as places and
-organisations ("人民政府", "大海", "德克" of a Dutch swimmer's name), about one name in four wrong.
+CJK text is the English rules').
 """
 
 from __future__ import annotations
@@ -34,6 +36,28 @@ def is_clause(text: str) -> bool:
     """Whether a Japanese span holds a verb, an auxiliary or a sentence-final particle: speech or a
     thought quoted in 「」 ("私はブルックナーの弟子だったことはない"), not a name."""
     return has_kana(text) and any(t.part_of_speech.startswith(("動詞", "助動詞", "助詞,終助詞")) for t in _janome().tokenize(text))
+
+
+def chinese_places(text: str) -> list[str]:
+    """The places of the gazetteer a Chinese text (no kana) names, in order (repeats kept); not one
+    that opens an organisation's name ("北京" of "北京大学")."""
+    if has_kana(text):
+        return []
+    suffixes = tuple(V.CHINESE_BODY_HEADS)
+    return [match.group() for match in _chinese_places().finditer(text) if not text.startswith(suffixes, match.end())]
+
+
+@functools.cache
+def _chinese_places() -> re.Pattern[str]:
+    from faker.providers.address.zh_CN import Provider as Mainland
+    from faker.providers.address.zh_TW import Provider as Taiwan
+
+    places = {*Mainland.countries, *Mainland.provinces, *Mainland.cities, *Taiwan.cities}
+    for province in Mainland.provinces:  # "山西省" is written "山西" too
+        short = re.sub("(?:省|市|特别行政区|(?:维吾尔|壮族|回族)?自治区)$", "", province)
+        if len(short) >= 2:
+            places.add(short)
+    return re.compile("|".join(re.escape(p) for p in sorted(places, key=lambda p: (-len(p), p)) if len(p) >= 2))
 
 
 def names(text: str) -> list[tuple[str, str]]:

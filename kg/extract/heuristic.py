@@ -480,6 +480,8 @@ class HeuristicExtractor(Extractor):
                 registry.entities[fitting].vote("person", PRONOUN_WEIGHT, "pronoun")  # "He ..." after "Kipling": a person
         if outside and reference is None and topic is not None and _verb_before(sentence[: outside[0].start]):
             outside = []  # "The big model reaches 28.4 BLEU": the sentence's subject is no name it has
+        if cjk and topic is not None:  # "我上周在上海的书店买了...": a name inside a CJK sentence is no subject of it
+            outside = [m for m in outside if _cjk_subject(sentence, m.start, m.end)]
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
@@ -769,6 +771,20 @@ def japanese_names(plain: PlainText, registry: Registry, in_code: _CodeSpans) ->
 
 
 @marked_rule
+def chinese_places(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """中国, 北京, 台北: places a gazetteer knows in Chinese text (kg/extract/cjk_names.py), typed so."""
+    if not has_cjk(plain.text) or cjk_names.has_kana(plain.text):
+        return
+    for line in re.finditer(r"[^\n]+", plain.text):
+        if in_code(line.start(), line.end()):
+            continue
+        for name in cjk_names.chinese_places(line.group()):
+            key = registry.add(name, "")
+            if key:
+                registry.entities[key].vote_once(name, cjk_names.DICTIONARY, "place", GIVEN_WEIGHT)
+
+
+@marked_rule
 def quoted_title(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
     """"I Understand", "Aprite le finestre": a quoted title (of several words, a work's); not
     'Jon "Bowzer" Bauman', a nickname, part of the name around it."""
@@ -824,8 +840,9 @@ class _MentionFinder:
         # a Latin name's edge is no letter of its script, a CJK letter is one ("用Python写", "GitHubに")
         edge = rf"[^\W{CJK_CHARS}]|-"
         pattern = rf"(?<!{edge[:-2]})(?<!-)(?:{'|'.join(parts)})(?!{edge})" if parts else ""
-        if cjk_parts:
-            pattern = "|".join(p for p in (pattern, "|".join(cjk_parts)) if p)
+        if cjk_parts:  # not where the name opens an organisation's ("北京" of "北京大学")
+            heads = "|".join(map(re.escape, sorted(V.CHINESE_BODY_HEADS)))
+            pattern = "|".join(p for p in (pattern, f"(?:{'|'.join(cjk_parts)})(?!{heads})") if p)
         self.pattern = re.compile(pattern) if pattern else None
 
     def find(self, sentence: str) -> list[_Mention]:
@@ -899,6 +916,13 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     if not phrase or len(phrase) > 6 or phrase[-1].lower() in V.NAME_PARTICLES:
         return None
     return " ".join(phrase).strip("\"'()[]")
+
+
+def _cjk_subject(sentence: str, start: int, end: int) -> bool:
+    """Whether a name reads as a CJK sentence's subject: it opens the sentence, or a topic or subject
+    particle follows it ("清水寺は", "田中さんが", "ENIAC是")."""
+    after = sentence[end:].lstrip()
+    return not sentence[:start].strip(" \t\"'“”「『《(（*-•") or after.startswith(tuple(V.CJK_SUBJECT_MARKERS))
 
 
 def _verb_before(opening: str) -> bool:
