@@ -9,6 +9,7 @@ from kg.extract.heuristic import HeuristicExtractor
 from kg.extract.registry import Entity
 from kg.models import ClaimType, ExtractionResult
 from kg.names import name_key
+from kg.text import has_cjk
 
 
 class RuleTypes(HeuristicExtractor):
@@ -452,3 +453,61 @@ def test_no_subject_is_made_of_a_clause_or_a_negative_instruction() -> None:
     names = {e.name for e in r.entities}
     assert not any(n.endswith("pattern I") or n.startswith("Don") for n in names), names
     assert any("complex I" in c.text for c in r.claims)
+
+
+def test_a_closed_class_word_opening_a_sentence_is_no_name() -> None:
+    """WordNet lists content words only, so "Whether", "Whilst", "Amongst" and "Whoever" were names
+    (and the type model, seeing one capitalised word no dictionary knows, called them people); a
+    clause opened by a subordinator is no subject either ("Whether the plan")."""
+    r = extract("# Notes on the lab\n\nWhether the plan works is unclear. Although the budget grew, the team shrank. "
+                "Whereas the old system was slow, the new one is fast. Whilst travelling, Maria wrote the report. "
+                "Amongst the papers was a letter. Whoever wrote it knew the lab.\n")
+    names = {e.name for e in r.entities}
+    assert not names & {"Whether", "Whether the plan", "Although", "Whereas", "Whilst", "Amongst", "Whoever"}, names
+    assert claim_with(r, "Whilst travelling").subject == "Maria"
+
+
+def test_japanese_proper_nouns_are_names_typed_as_the_dictionary_tags_them() -> None:
+    """A Japanese note marks up no names: they come from janome's dictionary (kg/extract/cjk_names.py)."""
+    r = extract("# 週次ミーティング\n\n参加者：田中さん、佐藤さん\n\n田中さんが新しい検索機能のデモを行った。"
+                "東京オフィスの移転は延期された。トヨタとの契約は12月に更新される予定。清水寺を訪れた。"
+                "山田太郎は東京都に住む。社会党員が集まった。\n\n```\nprint('鈴木さん')\n```\n")
+    types = {e.name: e.type for e in r.entities}
+    assert {k: types.get(k) for k in ("田中", "佐藤", "山田太郎", "東京", "東京都", "トヨタ", "清水寺", "社会党")} == {
+        "田中": "person", "佐藤": "person", "山田太郎": "person", "東京": "place", "東京都": "place",
+        "トヨタ": "organization", "清水寺": "place", "社会党": "organization"}
+    assert "鈴木" not in types and "社会党員" not in types  # code is not read; a member is not the party
+    assert claim_with(r, "田中さんが新しい").subject == "田中"
+
+
+def test_a_saying_in_japanese_quotation_brackets_is_no_title() -> None:
+    r = extract("# メモ\n\n彼は「私はブルックナーの弟子だったことはない」と言った。「東京タワー」に行った。『吾輩は猫である』を読んだ。\n")
+    names = {e.name for e in r.entities}
+    assert {"東京タワー", "吾輩は猫である"} <= names and "私はブルックナーの弟子だったことはない" not in names
+
+
+def test_chinese_places_come_from_a_gazetteer_and_a_name_inside_a_sentence_is_no_subject() -> None:
+    """Chinese has no kana: places come from Faker's zh_CN data, not janome; "北京" that opens
+    "北京大学" is none; a place inside a sentence ("我上周在上海的书店") is no subject of it."""
+    r = extract("# 读书笔记\n\n我上周在上海的书店买了《人类简史》。北京大学的李教授也提到了这本书。中国是一个大国。\n")
+    types = {e.name: e.type for e in r.entities}
+    assert types.get("上海") == types.get("中国") == "place" and "北京" not in types and "人类简史" in types, types
+    assert claim_with(r, "我上周在上海").subject == "读书笔记" and claim_with(r, "中国是").subject == "中国"
+
+
+def test_a_family_name_that_is_a_word_opens_a_sentence_as_the_persons_name() -> None:
+    """"Hopper did not coin the word" after "Grace Hopper": the person, not a word (nor the last
+    sentence's subject); "Okay, good morning" has no subject of its own."""
+    r = extract("# Lecture\n\nOkay, good morning everyone. Grace Hopper took a different road. Operators of the Harvard "
+                "Mark II found a moth. Hopper did not coin the word bug, but she loved telling that story.\n")
+    assert claim_with(r, "Hopper did not coin").subject == "Grace Hopper"
+    assert "Okay" not in {e.name for e in r.entities}
+
+
+def test_a_latin_name_written_against_cjk_letters_is_the_name_alone() -> None:
+    """No space parts "Nexon" from "开发" or "GitHub" from "に": the name is the Latin word, and the
+    sentence is a claim about it ("Nexon开发了这个游戏" was an entity)."""
+    r = extract("# 笔记\n\n我们用Python写代码。Nexon开发了这个游戏。GitHubにコードを置いた。\n")
+    names = {e.name for e in r.entities}
+    assert {"Python", "Nexon", "GitHub"} <= names and not any(has_cjk(n) and n != "笔记" for n in names), names
+    assert claim_with(r, "Nexon开发").subject == "Nexon"

@@ -75,7 +75,12 @@ CASES: dict[str, tuple[str, set[str], set[str]]] = {
     "bold": ("The **stored program** idea spread in 1950.", {"stored program"}, {"stored program idea spread"}),
     "acronym_definition": ("In 1946 it was called the electronic numerical integrator and computer (ENIAC) by the press.",
                            {"electronic numerical integrator and computer", "ENIAC"}, set()),
+    "opening_word_and_article": ("Together the ALU and the control unit form the CPU.", {"ALU"}, {"Together the ALU"}),
+    "name_then_surname": ("Alan Turing was born in London. During the Second World War Turing worked at Bletchley Park.",
+                          {"Second World War"}, {"Second World War Turing"}),
     "cjk_quoted": ("他在北京读了《三体》这本书。", {"三体"}, set()),
+    "chinese_places": ("他从上海搬到了台北，又去了以色列。", {"上海", "台北", "以色列"}, {"上海搬到了台北"}),
+    "japanese_names": ("田中さんは東京でトヨタの社員に会った。", {"田中", "東京", "トヨタ"}, {"田中さん"}),
     "quoted_title": ('She sang "I Understand" on the radio in 1965.', {"I Understand"}, {"Understand"}),
 }
 # Folding makes one entity of two names: the second is an alias of the first.

@@ -334,6 +334,7 @@ def english_word(word: str) -> bool:
     "Varieties", "Behaviorally", "Stopped") or a function word ("Among", "Upon", "You're")."""
     lowered = word.lower().replace("’", "'").split("'")[0]
     if common_word(lowered) or lowered in V.CUT_WORDS or lowered in V.PRONOUN_OPENERS or lowered in V.FUNCTION_WORDS \
+            or lowered in V.CLOSED_CLASS \
             or lowered in _irregular_forms():
         return True
     if lowered in last_names() or lowered in first_names():

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import cast
 
-from kg.extract import ExtractionContext, Extractor, gazetteer, type_model
+from kg.extract import ExtractionContext, Extractor, cjk_names, gazetteer, type_model
 from kg.extract import matcher as M
 from kg.extract import patterns as P
 from kg.extract import vocab as V
@@ -56,7 +56,7 @@ from kg.extract.name_rules import (
 )
 from kg.extract.negation import denies
 from kg.extract.reference import Reference, fit, reference_at_start, referent
-from kg.extract.registry import Entity, Registry
+from kg.extract.registry import GIVEN_WEIGHT, Entity, Registry
 from kg.extract.tech_names import (
     after_opener,
     enumeration,
@@ -77,7 +77,7 @@ from kg.models import (
     ExtractionResult,
 )
 from kg.names import name_key
-from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
+from kg.text import CJK_CHARS, CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 _DOCUMENT_TITLE = M.rule("document_title")
 _OPENING_MODIFIER = M.rule("opening_modifier")
@@ -370,7 +370,9 @@ class HeuristicExtractor(Extractor):
         if names_a_file(entity.name):  # a table of a note's files, a path in code: never a product or a body
             return "concept"
         if has_cjk(entity.name) and not _LATIN_LETTER.search(entity.name):  # "東京の研究会メモ" was a product: the model knows
-            return type_model.final_type("concept", entity.type)  # English names, its features read Latin script
+            # English names, its features read Latin script; a Japanese dictionary's proper noun keeps its tag
+            tagged = [t for t in ("person", "place", "organization") if f"{cjk_names.DICTIONARY}={t}" in entity.evidence]
+            return type_model.final_type(tagged[0] if len(tagged) == 1 else "concept", entity.type)
         return type_model.final_type(type_model.shipped().classify(features)[0], entity.type)
 
     # pass 1: discovery ---------------------------------------------------------------------
@@ -422,8 +424,10 @@ class HeuristicExtractor(Extractor):
                 registry.kept.add(key)
                 software.add(key)
         mid_sentence = frozenset(capitalised)
+        in_chunk = frozenset(registry.entities) | {name_key(name) for name, _, _ in candidates}
         for name, at_start, before_verb in candidates:
-            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence, before_verb)
+            found = Candidate(name, at_start, name_key(name) in capitalised, lowercase_words, mid_sentence, before_verb,
+                              in_chunk)
             for kept_name, type_ in candidate_verdict(found):
                 registry.add(kept_name, type_)
         fold_names(registry)
@@ -439,7 +443,8 @@ class HeuristicExtractor(Extractor):
         candidates: list[tuple[str, bool, bool]] = []
         for start, end in spans:
             sentence = text[start:end]
-            for m_start, m_end in name_spans(sentence):
+            # CJK letters part words as spaces do: "Nexon开发了这个游戏" names Nexon, not the clause
+            for m_start, m_end in name_spans(CJK_RUN.sub(lambda run: " " * len(run.group()), sentence)):
                 if in_code(start + m_start, start + m_end):
                     continue
                 before_name = sentence[:m_start].rstrip()
@@ -515,6 +520,8 @@ class HeuristicExtractor(Extractor):
             # "The big model reaches 28.4 BLEU", "The source code is hosted on GitHub": the sentence's
             # subject is no name it has (the topic's, or its own noun phrase's, if it has one)
             object_name, outside = outside[0], []
+        if cjk and topic is not None:  # "我上周在上海的书店买了...": a name inside a CJK sentence is no subject of it
+            outside = [m for m in outside if _cjk_subject(sentence, m.start, m.end)]
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
             subject_key: str | None = outside[0].key
             subject_end = outside[0].end
@@ -853,8 +860,39 @@ def acronym_definition(plain: PlainText, registry: Registry, in_code: _CodeSpans
 def cjk_quoted(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
     """《三体》, 「東京タワー」, 『源氏物語』: a CJK title (in 《》 a work's)."""
     for match in _CJK_QUOTED.finditer(plain.text):
+        if match.group(1) == "「" and cjk_names.is_clause(match.group(2)):
+            continue  # 「...ことはない」: a saying, not a title (『』 and 《》 titles may hold a verb: 『吾輩は猫である』)
         if (title := _cjk_title(match.group(2))) and not in_code(match.start(), match.end()):
             registry.add(title, "work" if match.group(1) == "《" else "")
+
+
+@marked_rule
+def japanese_names(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """田中さん, 東京, トヨタ: Japanese proper nouns a dictionary knows (kg/extract/cjk_names.py), typed as
+    it tags them (their evidence `cjk_names.DICTIONARY`: `final_type` keeps it)."""
+    if not cjk_names.has_kana(plain.text):
+        return
+    for line in re.finditer(r"[^\n]+", plain.text):
+        if in_code(line.start(), line.end()):
+            continue
+        for name, type_ in cjk_names.names(line.group()):
+            key = registry.add(name, "")
+            if key:
+                registry.entities[key].vote_once(name, cjk_names.DICTIONARY, type_, GIVEN_WEIGHT)
+
+
+@marked_rule
+def chinese_places(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """中国, 北京, 台北: places a gazetteer knows in Chinese text (kg/extract/cjk_names.py), typed so."""
+    if not has_cjk(plain.text) or cjk_names.has_kana(plain.text):
+        return
+    for line in re.finditer(r"[^\n]+", plain.text):
+        if in_code(line.start(), line.end()):
+            continue
+        for name in cjk_names.chinese_places(line.group()):
+            key = registry.add(name, "")
+            if key:
+                registry.entities[key].vote_once(name, cjk_names.DICTIONARY, "place", GIVEN_WEIGHT)
 
 
 @marked_rule
@@ -910,9 +948,12 @@ class _MentionFinder:
                     parts.append(f"(?i:{re.escape(n)}(?:e?s)?)")
             else:
                 parts.append(f"{re.escape(n)}(?:['’]s?)?")
-        pattern = rf"(?<![\w-])(?:{'|'.join(parts)})(?![\w-])" if parts else ""
-        if cjk_parts:
-            pattern = "|".join(p for p in (pattern, "|".join(cjk_parts)) if p)
+        # a Latin name's edge is no letter of its script, a CJK letter is one ("用Python写", "GitHubに")
+        edge = rf"[^\W{CJK_CHARS}]|-"
+        pattern = rf"(?<!{edge[:-2]})(?<!-)(?:{'|'.join(parts)})(?!{edge})" if parts else ""
+        if cjk_parts:  # not where the name opens an organisation's ("北京" of "北京大学")
+            heads = "|".join(map(re.escape, sorted(V.CHINESE_BODY_HEADS)))
+            pattern = "|".join(p for p in (pattern, f"(?:{'|'.join(cjk_parts)})(?!{heads})") if p)
         self.pattern = re.compile(pattern) if pattern else None
 
     def find(self, sentence: str) -> list[_Mention]:
@@ -954,6 +995,8 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     # ("The", "A", "These") are dropped below and take no place in it. Where a longer subject ends
     # is looked for further on, so that its head can be told ("Students who ... | are").
     lead = next((i for i, word in enumerate(words) if word.lower() not in V.DETERMINERS), len(words))
+    if lead < len(words) and words[lead].lower() in V.SUBORDINATORS:
+        return None  # "Whether the plan works is unclear": a clause, not a noun phrase, comes first
     modifier = _OPENING_MODIFIER(words[lead : lead + 2])
     ended = False  # at a verb or a clause's end
     in_clause = False  # right after "who", "which", "that", or in the verb that follows it
@@ -986,6 +1029,8 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
             if word.endswith((",", ";", ":")) and not is_verb(word) and not _aside(words[i:]):
                 if modifier:
                     return None  # "Located near the river, the town ...": a participle's clause
+                if i == lead and gazetteer.english_word(word.rstrip(",;:")):
+                    return None  # "Okay, good morning", "However, ...": a word before the sentence, no subject
                 phrase.append(word.rstrip(",;:"))
             ended = True
             break
@@ -1002,6 +1047,13 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     if all(w.lower().strip(",.") in V.WEEKDAYS or w.lower().strip(",.") in V.MONTHS or w.isdigit() for w in phrase):
         return None  # "Sunday was Sintra": a date is when, not what the sentence is about
     return " ".join(phrase).strip("\"'()[]")
+
+
+def _cjk_subject(sentence: str, start: int, end: int) -> bool:
+    """Whether a name reads as a CJK sentence's subject: it opens the sentence, or a topic or subject
+    particle follows it ("清水寺は", "田中さんが", "ENIAC是")."""
+    after = sentence[end:].lstrip()
+    return not sentence[:start].strip(" \t\"'“”「『《(（*-•") or after.startswith(tuple(V.CJK_SUBJECT_MARKERS))
 
 
 def _verb_before(opening: str) -> bool:

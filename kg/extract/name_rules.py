@@ -259,6 +259,7 @@ class Candidate:
     lowercase_words: frozenset[str]  # the words the chunk writes in lower case
     names_mid_sentence: frozenset[str] = frozenset()  # keys of the names the chunk capitalises mid-sentence
     verb_object: bool = False  # it opens the sentence and a preposition or a particle follows it ("Called Mum | in")
+    names_in_chunk: frozenset[str] = frozenset()  # keys of every name the chunk has (marked up or capitalised)
 
 
 # A rule's verdict: None has no say; a list is what to add instead ([] for nothing).
@@ -342,10 +343,44 @@ def common_word(candidate: Candidate) -> Verdict:
     name = candidate.name
     if " " in name or not name[1:].islower() or any(c.isdigit() for c in name):
         return None
+    if any(key.endswith(f" {name_key(name)}") and key.split()[0] in gazetteer.first_names() for key in candidate.names_in_chunk):
+        return None  # "Hopper did not coin the word": the family name of "Grace Hopper", written alone
     if (candidate.at_start and not candidate.capitalised_mid_sentence and gazetteer.english_word(name)) \
             or name.lower() in candidate.lowercase_words:
         return []  # an opener English does not know ("Qdrant, written in Rust, ...") is a name
     return None
+
+
+@candidate_rule
+def opening_word_and_article(candidate: Candidate) -> Verdict:
+    """"Together the ALU and the control unit form ...": a sentence's opening word of English before
+    a lower-case article is the sentence's, and so is the article; the name is what follows. Not a
+    given name's epithet ("Alexander the Great", "Winnie the Pooh")."""
+    words = candidate.name.split()
+    if len(words) < 3 or not candidate.at_start or candidate.capitalised_mid_sentence or words[1] not in ("the", "a", "an"):
+        return None
+    if words[0].lower() in gazetteer.first_names() or not gazetteer.english_word(words[0]):
+        return None
+    return [(" ".join(words[2:]), "")]
+
+
+@candidate_rule
+def name_then_surname(candidate: Candidate) -> Verdict:
+    """"During the Second World War Turing worked ...": a thing's name of two words or more (its last
+    a word of English) run into a person's family name, one the chunk writes mid-sentence after a
+    given name ("Alan Turing"), is two names. Not a person's longer name ("Hillary Rodham Clinton"
+    beside "Bill Clinton"), nor a title and the person's own given name ("President Barack Obama")."""
+    words = candidate.name.split()
+    if len(words) < 3 or not gazetteer.common_word(words[-2]) or words[-2].lower() in gazetteer.first_names() or \
+            words[-2].lower() in gazetteer.last_names():
+        return None  # "Hillary Rodham Clinton": a name, not a thing's, before the family name
+    if gazetteer.english_word(words[-1]):
+        return None  # "Carey Business School" beside "Lawrence School": no family name last
+    last, whole = name_key(words[-1]), name_key(candidate.name)
+    if not any(key.endswith(f" {last}") and key.split()[0] in gazetteer.first_names() and not whole.endswith(key)
+               for key in candidate.names_in_chunk):
+        return None
+    return [(" ".join(words[:-1]), ""), (words[-1], "")]
 
 
 def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
