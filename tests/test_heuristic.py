@@ -511,3 +511,11 @@ def test_a_latin_name_written_against_cjk_letters_is_the_name_alone() -> None:
     names = {e.name for e in r.entities}
     assert {"Python", "Nexon", "GitHub"} <= names and not any(has_cjk(n) and n != "笔记" for n in names), names
     assert claim_with(r, "Nexon开发").subject == "Nexon"
+
+
+def test_every_form_a_name_was_found_in_is_a_mention_of_it() -> None:
+    """"UNIVAC became famous ..." and later '"Univac"': one entity, and the sentence that opens with
+    the capitalised form is about it (it was about CBS, the next name the finder matched)."""
+    r = extract('# UNIVAC I\n\nThe UNIVAC I was the first commercial computer. UNIVAC became famous on election night, '
+                'when CBS used it to forecast the race. After that night "Univac" became another word for computer.\n')
+    assert name_key(claim_with(r, "UNIVAC became famous").subject) == "univac"

@@ -935,7 +935,7 @@ class _MentionFinder:
     def __init__(self, registry: Registry) -> None:
         self.registry = registry
         names = sorted(
-            {n for e in registry.entities.values() for n in (e.name, *e.aliases)}, key=lambda n: (-len(n), n)
+            {n for e in registry.entities.values() for n in (e.name, *e.aliases, *e.surfaces)}, key=lambda n: (-len(n), n)
         )
         # Acronyms and one-word names match exactly; "Program counter" also matches "program counter".
         # One alternation, longest name first, so "Intel 4004" wins over "Intel".

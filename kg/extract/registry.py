@@ -36,6 +36,7 @@ class Entity:
     evidence: dict[str, float] = field(default_factory=dict)
     around: set[str] = field(default_factory=set)
     mentions: int = 0  # sentences' mentions found in the chunk
+    surfaces: set[str] = field(default_factory=set)  # every form it was added as ("UNIVAC", "Univac"): all are mentions
 
     def declared_aliases(self) -> list[str]:
         """Its aliases, and the country a demonym used as a place names ("American" -> "United
@@ -67,6 +68,7 @@ class Entity:
             self.evidence[feature] = self.evidence.get(feature, 0.0) + weight
         self.around |= other.around
         self.mentions += other.mentions
+        self.surfaces |= other.surfaces
 
 
 class Registry:
@@ -105,6 +107,7 @@ class Registry:
             self.alias_to_key[key] = key
             existing = key
         entity = self.entities[existing]
+        entity.surfaces.add(name)
         weight = GIVEN_WEIGHTS.get(type_, GIVEN_WEIGHT)
         if type_ == "nationality":  # a people with no country of its own ("Kurdish", "Arab") stays one
             entity.demonym = True
