@@ -519,3 +519,8 @@ def test_every_form_a_name_was_found_in_is_a_mention_of_it() -> None:
     r = extract('# UNIVAC I\n\nThe UNIVAC I was the first commercial computer. UNIVAC became famous on election night, '
                 'when CBS used it to forecast the race. After that night "Univac" became another word for computer.\n')
     assert name_key(claim_with(r, "UNIVAC became famous").subject) == "univac"
+
+
+def test_a_participle_after_an_article_modifies_the_name_it_precedes() -> None:
+    r = extract("# Colossus\n\nThe Mark 1 was built in 1943. The improved Mark 2 had about 2,400 valves.\n")
+    assert claim_with(r, "The improved Mark 2").subject == "Mark 2"

@@ -1062,7 +1062,8 @@ def _verb_before(opening: str) -> bool:
     big model reaches | 28.4 BLEU"). Re-DocRED, claim subject and mention pairs that are gold
     relations: 2,258 -> 2,302."""
     words = opening.rsplit(",", 1)[-1].split()
-    return any(is_verb(word) for word in words[1:])
+    # a participle after a determiner modifies the name ("The improved Mark 2 had ..."): no verb
+    return any(is_verb(word) and words[i].lower() not in V.DETERMINERS for i, word in enumerate(words[1:]))
 
 
 def _verb_form(word: str) -> bool:
