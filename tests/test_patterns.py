@@ -34,9 +34,12 @@ def test_each_pattern_is_tested_the_way_the_code_applies_it() -> None:
     wrong = []
     for path in sorted(KG.rglob("*.py")):
         code = path.read_text(encoding="utf-8")
-        for var, name in re.findall(r'^(\w+) = P\.pattern\("(\w+)"\)', code, re.M):
+        uses = [(name, set(re.findall(rf"\b{var}\.(\w+)\(", code)))
+                for var, name in re.findall(r'^(\w+) = P\.pattern\("(\w+)"\)', code, re.M)]
+        uses += [(name, {used}) for name, used in re.findall(r'\bP\.pattern\("(\w+)"\)\.(\w+)\(', code)]
+        for name, used in uses:  # by a module's name for it, or inline
             spec = P.specs()[name]
             mode = "full" if spec.get("full") else "start" if spec.get("start") else "search"
             ok = allowed[mode] | ({"match"} if mode == "full" and spec["regex"].endswith("$") else set())
-            wrong += [(name, mode, used) for used in set(re.findall(rf"\b{var}\.(\w+)\(", code)) - ok]
+            wrong += [(name, mode, method) for method in used - ok]
     assert wrong == []

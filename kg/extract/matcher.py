@@ -37,11 +37,20 @@ RULES = Path(__file__).parent / "data" / "token_rules.toml"
 def is_verb(word: str) -> bool:
     """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
     w = word.lower().strip(".,;:")
-    if w in V.AUXILIARIES or w in V.ENDS_A_PHRASE or w in V.COMMON_VERBS:
-        return True
-    if any(w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS for suffix in ("s", "es", "ed", "d", "ing")):
-        return True
-    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
+    return w in V.AUXILIARIES or w in V.ENDS_A_PHRASE or common_verb(w)
+
+
+def common_verb(w: str) -> bool:
+    """A form of a common verb, in lower case ("sign", "signs", "signed", "signing", "carries")."""
+    return any(w.endswith(suffix) and w[: len(w) - len(suffix)] in V.COMMON_VERBS for suffix in ("", "s", "es", "ed", "d", "ing")) \
+        or (w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS)
+
+
+def title_case(word: str) -> bool:
+    """Written as a proper name is: a capital, then lower case ("Łódź", "Baden-Württemberg",
+    "O'Brien"), not "HeLa", "CpG" or "IgE"."""
+    parts = [p for p in re.split(r"[-'’]", word) if p]
+    return word[:1].isupper() and bool(parts) and all(p.isalpha() and (len(p) == 1 or p[1:].islower()) for p in parts)
 
 
 # What the lexicon (kg/extract/gazetteer.py) or a pattern says of a word: a token spec's `is`.
@@ -50,6 +59,8 @@ WORD_TESTS: dict[str, Callable[[str], bool]] = {
     "base_verb": lambda w: gazetteer.verb(w.lower()),  # "use", "monitor": a verb's base form WordNet lists
     "given_name": lambda w: w.lower() in gazetteer.first_names(),  # "walker", "rob"
     "identifier": P.identifier,  # "asyncio", "pkg-config": a word that may name software
+    "title_case": title_case,  # "Leeds", "O'Brien" (not "HeLa")
+    "city": gazetteer.is_city,  # a city of 15,000 people or more (GeoNames)
 }
 
 
