@@ -73,28 +73,13 @@ def context_rule(weight: float, once: bool = False) -> Callable[[Callable[[str, 
 def name_votes(name: str) -> list[tuple[str, str, float]]:
     """(rule, type, weight) of every name rule that applies to `name`."""
     words = name.split()
-    if not words:
-        return []
     lowered = [w.lower().strip(".,'’") for w in words]
-    out = []
-    for rule in NAME_RULES:
-        type_ = rule.applies(words, lowered)
-        if type_:
-            out.append((rule.name, type_, rule.weight))
-    return out
-
-
-ONCE_PER_NAME: frozenset[str] = frozenset()  # filled below: the rules registered with once=True
+    return [(rule.name, type_, rule.weight) for rule in NAME_RULES if words and (type_ := rule.applies(words, lowered))]
 
 
 def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
     """(rule, type, weight) of every context rule that applies to one mention of `name`."""
-    out = []
-    for rule in CONTEXT_RULES:
-        type_ = rule.applies(before, name, after)
-        if type_:
-            out.append((rule.name, type_, rule.weight))
-    return out
+    return [(rule.name, type_, rule.weight) for rule in CONTEXT_RULES if (type_ := rule.applies(before, name, after))]
 
 
 def decide(votes: dict[str, float]) -> str:
