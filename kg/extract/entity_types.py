@@ -1,10 +1,11 @@
 """What kind of thing a name is, for the offline extractor (issue 34).
 
-Each rule below is a named function that votes for a type with a weight; an entity's type is
-the one with the most weight over its names and mentions (`decide`), "concept" when nothing
-voted. Name rules read the name alone (a head word, a corporate suffix, a gazetteer, a first
-name); context rules read the sentence around a mention (a definition or apposition, "born in
-X", "X (born 1950)"). Reference resolution adds a vote for a person when "He" or "She" refers to
+Each rule below is a named function that votes for a type with a weight, or a token rule of
+data/token_rules.toml (phase "type": a pattern of the name's words, its type and weight); an
+entity's type is the one with the most weight over its names and mentions (`decide`), "concept"
+when nothing voted. The regexes the rules read are patterns of data/patterns.toml. Name rules
+read the name alone (a head word, a corporate suffix, a gazetteer, a first name); context rules
+read the sentence around a mention (a definition or apposition, "born in X"). Reference resolution adds a vote for a person when "He" or "She" refers to
 a name (kg/extract/heuristic.py). The rules are general patterns of English prose; their weights
 were chosen on one half of Re-DocRED and checked on the other (benchmarks/README.md).
 """
