@@ -24,6 +24,7 @@ def test_a_pattern_matches_its_examples_and_no_counterexample(name: str) -> None
 def test_every_pattern_is_used_by_the_code_or_another_pattern() -> None:
     code = "\n".join(p.read_text(encoding="utf-8") for p in KG.rglob("*.py"))
     inside = {name for spec in P.specs().values() for name in re.findall(r"\{\{@(\w+)\}\}", spec["regex"])}
+    inside |= set(re.findall(r"\{\{@(\w+)\}\}", (KG / "extract" / "data" / "token_rules.toml").read_text(encoding="utf-8")))
     assert [name for name in P.specs() if name not in inside and f'pattern("{name}")' not in code] == []
 
 

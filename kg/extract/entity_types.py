@@ -203,14 +203,6 @@ def hyphen_head(words: list[str], lowered: list[str]) -> str | None:
     return _head_kind(head) if head else None
 
 
-@name_rule(3.5)
-def known_place(words: list[str], lowered: list[str]) -> str | None:
-    """A country, subdivision, capital, continent, US state or county the gazetteers list."""
-    if len(words) == 1 and not (title_case(words[0]) or words[0].isupper()):
-        return None  # "HeLa", "CpG": no place is written so
-    return "place" if gazetteer.is_place(" ".join(words)) else None
-
-
 @name_rule(1.5)
 def qualified_demonym(words: list[str], lowered: list[str]) -> str | None:
     """"Soviet Russian", "East Prussian", "Flemish Belgian", "Ancient Egyptian": a demonym after a
@@ -221,12 +213,6 @@ def qualified_demonym(words: list[str], lowered: list[str]) -> str | None:
         return None  # countryinfo's own ("South African"), a place ("Central African Republic"), a language ("Indian Hindi")
     ok = all(w in V.DEMONYM_QUALIFIERS or gazetteer.is_demonym(words[i], plural=False) for i, w in enumerate(lowered[:-1]))
     return "place" if ok else None
-
-
-@name_rule(3)
-def known_city_name(words: list[str], lowered: list[str]) -> str | None:
-    """A city of 15,000 people or more named by several words ("San Francisco", "Bahir Dar")."""
-    return "place" if len(words) > 1 and gazetteer.is_city(" ".join(words)) else None
 
 
 @name_rule(3)
@@ -271,19 +257,6 @@ def family_name(words: list[str], lowered: list[str]) -> str | None:
     if not P.pattern("name_word").fullmatch(words[0]) or (P.pattern("adjective_end").search(lowered[0]) and lowered[0] not in gazetteer.first_names()):
         return None  # "Familial Barrett", "Editorial Comment", "Multivariate Cox": a word, then a name
     return "person" if _person_words(words) else None
-
-
-@name_rule(2)
-def chinese_name(words: list[str], lowered: list[str]) -> str | None:
-    """"Zhu Rongji", "Zhang Yimou", "Liang Qichao": a Chinese family name, then a given name of one
-    or two pinyin syllables (not "Song Dynasty", "Long Island", "Ma Bell")."""
-    if len(words) != 2 or lowered[0] not in gazetteer.chinese_family_names() or not title_case(words[1]):
-        return None
-    if lowered[1] in gazetteer.english_words() or not P.pattern("pinyin_name").fullmatch(lowered[1]):
-        return None
-    if gazetteer.common_word(words[1]) or gazetteer.common_word(" ".join(lowered)):
-        return None  # "Feng Shui", "Yin Yang": English has the words
-    return "person"
 
 
 @name_rule(1.5)

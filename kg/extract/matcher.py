@@ -14,7 +14,9 @@ where the words stand: "opens", "participle"; "!after_comma" it did not say), `a
 `regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
 does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match, its `length` ([least, most]) says how
 many words it reads at all; its `patterns` are
-alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it.
+alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it; `name_is` /
+`name_not_is` a word test (or several) that the words joined as one name (`name_strip` taking the
+characters it names off each word's ends) must pass / fail.
 """
 
 from __future__ import annotations
@@ -61,6 +63,10 @@ WORD_TESTS: dict[str, Callable[[str], bool]] = {
     "identifier": P.identifier,  # "asyncio", "pkg-config": a word that may name software
     "title_case": title_case,  # "Leeds", "O'Brien" (not "HeLa")
     "city": gazetteer.is_city,  # a city of 15,000 people or more (GeoNames)
+    "place": gazetteer.is_place,  # a country, subdivision, capital, continent, US state or county
+    "common_word": gazetteer.common_word,  # a word WordNet lists in lower case, or its plural
+    "faker_word": lambda w: w.lower() in gazetteer.english_words(),  # a word of Faker's English word list
+    "chinese_family_name": lambda w: w.lower() in gazetteer.chinese_family_names(),  # "zhu", "liang"
 }
 
 
@@ -123,6 +129,9 @@ class Rule:
         tests = [(1 << bit, _shared_test(key)) for key, bit in self.bits.items()]
         self.code_of = _Memo(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
         self.low, self.high = spec.get("length", (0, 1 << 30))
+        # what a named word test says of all the words as one name ("San Francisco": a city)
+        self.name_tests = [(WORD_TESTS[test], key == "name_is") for key in ("name_is", "name_not_is")
+                           for test in ([spec[key]] if isinstance(spec.get(key), str) else spec.get(key, []))]
         # a rule held at one end that reads a bounded number of words needs the codes of those alone
         lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
         anchor = spec.get("anchor", "")
@@ -146,7 +155,9 @@ class Rule:
         shift = len(words) - self.window if self.window and self.spec["anchor"] == "end" and len(words) > self.window else 0
         codes = "".join(map(self.code_of, words[shift : shift + self.window] if self.window else words))
         found = compiled[0](codes)
-        if found is None or (compiled[1] is not None and compiled[1](codes)):
+        if found is None or (compiled[1] is not None and compiled[1](codes)) or \
+                any(test(" ".join(w.strip(self.spec.get("name_strip", "")) for w in words)) != wanted
+                    for test, wanted in self.name_tests):
             return None
         return shift + found.start(), shift + found.end()
 
