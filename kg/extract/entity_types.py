@@ -138,21 +138,6 @@ def kind_head(words: list[str], lowered: list[str]) -> str | None:
     return _opening_body(words, lowered)
 
 
-@name_rule(2)
-def industry_head(words: list[str], lowered: list[str]) -> str | None:
-    """"Nippon Steel", "Greengrass Television", "Tolo TV", "Walt Disney Productions": an industry's
-    word ending the name (vocab.INDUSTRY_HEADS; not in the middle: "Lutheran Service Book"), not
-    after one common word ("Power Electronics", "Thin Films"), nor a demonym ("American TV"), nor
-    in a term WordNet lists ("Stainless Steel"); weaker than a quoted title ("Hard Steel" is a song)."""
-    if len(words) < 2 or lowered[-1] not in V.INDUSTRY_HEADS or gazetteer.is_demonym(words[0]):
-        return None
-    if any(w in ("of", "as") for w in lowered) or gazetteer.common_word(" ".join(lowered)):
-        return None  # "Quality of Service", "Stainless Steel", "Cable Television": WordNet's own terms
-    if len(words) == 2 and not P.pattern("acronym_word").fullmatch(words[0]) and gazetteer.common_word(words[0]):
-        return None  # "Power Electronics", "Thin Films", "Cognitive Radio": a field's, not a firm's
-    return "organization"
-
-
 def _opening_body(words: list[str], lowered: list[str]) -> str | None:
     """"Association to Advance Collegiate Schools of Business", "Committee to Protect Journalists":
     an organisation's kind word, then "to" or "against" and what it is for (not "Bank Holiday

@@ -63,6 +63,7 @@ WORD_TESTS: dict[str, Callable[[str], bool]] = {
     "identifier": P.identifier,  # "asyncio", "pkg-config": a word that may name software
     "title_case": title_case,  # "Leeds", "O'Brien" (not "HeLa")
     "city": gazetteer.is_city,  # a city of 15,000 people or more (GeoNames)
+    "demonym": gazetteer.is_demonym,  # what a people is called ("Zambian", "Americans")
     "place": gazetteer.is_place,  # a country, subdivision, capital, continent, US state or county
     "common_word": gazetteer.common_word,  # a word WordNet lists in lower case, or its plural
     "faker_word": lambda w: w.lower() in gazetteer.english_words(),  # a word of Faker's English word list
@@ -129,9 +130,14 @@ class Rule:
         tests = [(1 << bit, _shared_test(key)) for key, bit in self.bits.items()]
         self.code_of = _Memo(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
         self.low, self.high = spec.get("length", (0, 1 << 30))
+        if spec.get("anchor") == "whole":  # a whole match reads as many words as its tokens allow
+            self.low = max(self.low, min(sum(t.get("op") not in ("?", "*") for t in p) for p in self.alternatives))
+            if not any(t.get("op") in ("+", "*") for p in self.alternatives for t in p):
+                self.high = min(self.high, max(map(len, self.alternatives)))
         # what a named word test says of all the words as one name ("San Francisco": a city)
         self.name_tests = [(WORD_TESTS[test], key == "name_is") for key in ("name_is", "name_not_is")
                            for test in ([spec[key]] if isinstance(spec.get(key), str) else spec.get(key, []))]
+        self.name_strip = spec.get("name_strip")
         # a rule held at one end that reads a bounded number of words needs the codes of those alone
         lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
         anchor = spec.get("anchor", "")
@@ -155,10 +161,12 @@ class Rule:
         shift = len(words) - self.window if self.window and self.spec["anchor"] == "end" and len(words) > self.window else 0
         codes = "".join(map(self.code_of, words[shift : shift + self.window] if self.window else words))
         found = compiled[0](codes)
-        if found is None or (compiled[1] is not None and compiled[1](codes)) or \
-                any(test(" ".join(w.strip(self.spec.get("name_strip", "")) for w in words)) != wanted
-                    for test, wanted in self.name_tests):
+        if found is None or (compiled[1] is not None and compiled[1](codes)):
             return None
+        if self.name_tests:
+            name = " ".join(w.strip(self.name_strip) for w in words) if self.name_strip else " ".join(words)
+            if any(test(name) != wanted for test, wanted in self.name_tests):
+                return None
         return shift + found.start(), shift + found.end()
 
     def __call__(self, words: list[str], said: frozenset[str] = frozenset()) -> bool:
