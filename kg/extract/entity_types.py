@@ -71,11 +71,13 @@ def context_rule(weight: float, once: bool = False) -> Callable[[Callable[[str, 
     return register
 
 
-def name_votes(name: str) -> list[tuple[str, str, float]]:
-    """(rule, type, weight) of every name rule that applies to `name`."""
+@functools.lru_cache(maxsize=100_000)
+def name_votes(name: str) -> tuple[tuple[str, str, float], ...]:
+    """(rule, type, weight) of every name rule that applies to `name` (the same wherever it stands:
+    remembered, as a source names many names more than once)."""
     words = name.split()
     lowered = [w.lower().strip(".,'’") for w in words]
-    return [(rule.name, type_, rule.weight) for rule in NAME_RULES if words and (type_ := rule.applies(words, lowered))]
+    return tuple((rule.name, type_, rule.weight) for rule in NAME_RULES if words and (type_ := rule.applies(words, lowered)))
 
 
 def context_votes(before: str, name: str, after: str) -> list[tuple[str, str, float]]:
