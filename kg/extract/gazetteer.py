@@ -41,14 +41,14 @@ from kg.names import name_key
 def places() -> frozenset[str]:
     """The name keys of countries (now and former), their subdivisions, capitals and provinces,
     continents, US states and counties."""
-    names = _country_names() | _subdivision_names() | _regions()
-    return _keys(names)
+    import pycountry
+
+    return _keys(_country_names() | {record.name for record in pycountry.subdivisions} | _regions())
 
 
 @tables.stored
 def countries() -> frozenset[str]:
     """The name keys of countries, now and former (pycountry)."""
-
     return _keys(_iso_names())
 
 
@@ -183,12 +183,6 @@ def _iso_names() -> set[str]:
 
     return {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
             for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
-
-
-def _subdivision_names() -> set[str]:
-    import pycountry
-
-    return {record.name for record in pycountry.subdivisions}
 
 
 def _regions() -> set[str]:
