@@ -57,3 +57,18 @@ def test_an_unknown_key_is_refused() -> None:
 def test_when_is_said_of_a_whole_token_not_inside_any_or_all() -> None:
     with pytest.raises(ValueError, match="unknown"):
         M.Rule("t", {"pattern": [{"any": [{"when": "opens"}, {"capital": True}]}]})
+
+
+def test_a_name_test_reads_the_words_joined_as_one_name() -> None:
+    # "San Francisco" is a city as a whole, neither of its words is; name_strip takes stops off each word
+    city = M.Rule("t", {"anchor": "whole", "name_is": "city", "pattern": [{}, {"op": "+"}]})
+    assert city("San Francisco".split()) and not city("San Franciscos".split())
+    words = M.Rule("t", {"anchor": "whole", "name_not_is": "common_word", "name_strip": ".", "pattern": [{}, {}]})
+    assert words("Zhu Rongji".split()) and not words("Feng. Shui".split())
+
+
+def test_a_whole_rule_reads_only_as_many_words_as_its_tokens_allow() -> None:
+    rule = M.Rule("t", {"anchor": "whole", "patterns": [[{"capital": True}], [{}, {"op": "?"}, {}]]})
+    assert (rule.low, rule.high) == (1, 3)
+    assert rule("Leeds".split()) and rule("a b c".split()) and not rule("a b c d".split())
+    assert M.Rule("t", {"anchor": "whole", "pattern": [{}, {"op": "+"}]}).high == 1 << 30

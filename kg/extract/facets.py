@@ -11,13 +11,6 @@ from kg.extract import patterns as P
 from kg.extract import vocab as V
 
 NUMBER = P.pattern("number")
-_DATE_MDY = P.pattern("date_mdy")
-_DATE_DMY = P.pattern("date_dmy")
-_DATE_MY = P.pattern("date_my")
-_YEAR = P.pattern("year")
-_RANGE = P.pattern("year_range")
-_SINCE = P.pattern("since_year")
-_UNTIL = P.pattern("until_year")
 
 
 def parse_number(match: re.Match[str]) -> float:
@@ -58,7 +51,7 @@ def inside_year(match: re.Match[str]) -> bool:
     return False
 
 
-_DATES = ((_DATE_MDY, "mdy"), (_DATE_DMY, "dmy"), (_DATE_MY, "my"), (_YEAR, "y"))
+_DATES = ((P.pattern("date_mdy"), "mdy"), (P.pattern("date_dmy"), "dmy"), (P.pattern("date_my"), "my"), (P.pattern("year"), "y"))
 
 
 def _dated(match: re.Match[str], kind: str) -> tuple[int, str]:
@@ -87,9 +80,9 @@ def all_dates(text: str) -> tuple[str, ...]:
 
 
 def validity(sentence: str) -> tuple[str | None, str | None]:
-    if match := _RANGE.search(sentence):
+    if match := P.pattern("year_range").search(sentence):
         return match.group(1), match.group(2)
-    since, until = _SINCE.search(sentence), _UNTIL.search(sentence)
+    since, until = P.pattern("since_year").search(sentence), P.pattern("until_year").search(sentence)
     return (since.group(1) if since else None), (until.group(1) if until else None)
 
 
@@ -118,17 +111,11 @@ def _tolerance(text: str, match: re.Match[str], value: float) -> float:
     return max(step * scale / 2, 0.1 * abs(value) if approximate else 0.0)
 
 
-_STOP_AFTER = P.pattern("stop_after")
-
-
 def _words_after(text: str, end: int, window: int = 3) -> tuple[str, ...]:
-    rest = _STOP_AFTER.split(text[end:], maxsplit=1)[0]
+    rest = P.pattern("stop_after").split(text[end:], maxsplit=1)[0]
     words = [w.strip("'\"").lower() for w in rest.split()[:window + 3]]
     return tuple(w for w in words if w.isalpha() and w not in V.NOT_CONTENT and w not in V.PREPOSITIONS
                  and w not in V.CONJUNCTIONS)[:window]
-
-
-_STATISTIC = P.pattern("statistic")
 
 
 def _aside(text: str, match: re.Match[str]) -> bool:
@@ -137,27 +124,20 @@ def _aside(text: str, match: re.Match[str]) -> bool:
     before = text[: match.start()]
     if before.count("(") > before.count(")") or before.count("[") > before.count("]"):
         return True
-    return match.group("unit") == "%" and bool(_STATISTIC.match(text, match.end()))
-
-
-_RANGE_START = P.pattern("range_start")
-
-
-_BOUND_BEFORE = P.pattern("bound_before")
-_BOUND_AFTER = P.pattern("bound_after")
+    return match.group("unit") == "%" and bool(P.pattern("statistic").match(text, match.end()))
 
 
 def _bound(text: str, match: re.Match[str]) -> bool:
     """"more than 25%", "aged 50 years or older", "< 0.05": a bound holds for many values, it states none."""
     unit = match.group("unit") or ""
     end = match.end() if not unit or unit == "%" else match.start("unit") + len(unit.split()[0])
-    return bool(_BOUND_BEFORE.search(text[max(0, match.start() - 30) : match.start()])) or bool(
-        _BOUND_AFTER.match(text, end))
+    return bool(P.pattern("bound_before").search(text[max(0, match.start() - 30) : match.start()])) or bool(
+        P.pattern("bound_after").match(text, end))
 
 
 def _range_end(text: str, match: re.Match[str]) -> bool:
     """"aged 20-74 years", "10 to 21 years": the end of a range is not a value."""
-    return bool(_RANGE_START.search(text[max(0, match.start() - 40) : match.start()]))
+    return bool(P.pattern("range_start").search(text[max(0, match.start() - 40) : match.start()]))
 
 
 def _label(text: str, match: re.Match[str]) -> bool:

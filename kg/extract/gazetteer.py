@@ -35,21 +35,20 @@ from kg.extract import vocab as V
 from kg.names import name_key
 
 # The regexes and word lists (country_abbreviations, wordnet_types, ...) are data: data/patterns.toml, words.toml.
-_CODE = P.pattern("country_code")
 
 
 @tables.stored
 def places() -> frozenset[str]:
     """The name keys of countries (now and former), their subdivisions, capitals and provinces,
     continents, US states and counties."""
-    names = _country_names() | _subdivision_names() | _regions()
-    return _keys(names)
+    import pycountry
+
+    return _keys(_country_names() | {record.name for record in pycountry.subdivisions} | _regions())
 
 
 @tables.stored
 def countries() -> frozenset[str]:
     """The name keys of countries, now and former (pycountry)."""
-
     return _keys(_iso_names())
 
 
@@ -171,7 +170,7 @@ def _country_names() -> set[str]:
         iso = info.get("ISO") or {}
         codes = {str(code) for code in iso.values()}
         for name in (info["name"], *_strings(info.get("altSpellings"))):
-            if not (_CODE.fullmatch(name) and name in codes):  # "DE", "DEU": codes, not names
+            if not (P.pattern("country_code").fullmatch(name) and name in codes):  # "DE", "DEU": codes, not names
                 names.add(name)
         names.update(_strings(info.get("capital")))
         names.update(_strings(info.get("provinces")))
@@ -184,12 +183,6 @@ def _iso_names() -> set[str]:
 
     return {getattr(record, field) for record in (*pycountry.countries, *pycountry.historic_countries)
             for field in ("name", "official_name", "common_name") if getattr(record, field, None)}
-
-
-def _subdivision_names() -> set[str]:
-    import pycountry
-
-    return {record.name for record in pycountry.subdivisions}
 
 
 def _regions() -> set[str]:
@@ -436,7 +429,7 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
                     continue  # the licence
                 head, _, gloss = line.partition(" | ")
                 fields = head.split(" ")
-                lemmas = [_WORDNET_MARKER.sub("", lemma).replace("_", " ")
+                lemmas = [P.pattern("wordnet_marker").sub("", lemma).replace("_", " ")
                           for lemma in fields[4 : 4 + 2 * int(fields[3], 16) : 2]]
                 words.update(lemma for lemma in lemmas if not lemma[:1].isupper())
                 if part == "verb":
@@ -444,18 +437,18 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
                 if part != "noun":
                     continue
                 lexname = files[fields[1]]
-                if lexname in ("noun.object", "noun.location") and _CELESTIAL.search(lemmas[0]):
+                if lexname in ("noun.object", "noun.location") and P.pattern("celestial").search(lemmas[0]):
                     celestial.add(fields[0])
-                hypernyms[fields[0]] = _WORDNET_HYPERNYM.findall(head)
+                hypernyms[fields[0]] = P.pattern("wordnet_hypernym").findall(head)
                 names = [lemma for lemma in lemmas if lemma[:1].isupper()]
                 for name in names:
                     filed.setdefault(name, set()).add(lexname)
-                instance_of = _WORDNET_INSTANCE.search(head)
+                instance_of = P.pattern("wordnet_instance").search(head)
                 if names and not instance_of and lexname in ("noun.person", "noun.group"):
                     kinds_of[fields[0]] = (names, lexname)
                 if names and (instance_of or lexname == "noun.group"):
                     instances.append((names, lexname, instance_of.group(1) if instance_of else fields[0]))
-                elif names and lexname == "noun.person" and (people_of := _PEOPLE_OF.search(gloss)):
+                elif names and lexname == "noun.person" and (people_of := P.pattern("people_of").search(gloss)):
                     peoples.extend((name, people_of.group(1)) for name in names)
     roots = {kind: frozenset().union(*(_descendants(root, hypernyms) for root in offsets))
              for kind, offsets in V.WORDNET_ROOTS.items()}  # body, then the kinds of group (words.toml)
@@ -491,8 +484,6 @@ def _wordnet_tables() -> tuple[dict[str, str], dict[str, str], frozenset[str], f
     return types, demonyms, frozenset(words), frozenset(verbs), frozenset(filed), groups
 
 
-_WORDNET_INSTANCE = P.pattern("wordnet_instance")
-_WORDNET_HYPERNYM = P.pattern("wordnet_hypernym")
 _GROUP_FILES = frozenset({"noun.person", "noun.group", "noun.communication"})  # a people's language shares its name
 
 
@@ -509,11 +500,6 @@ def _descendants(root: str, hypernyms: dict[str, list[str]]) -> frozenset[str]:
                 found.add(synset)
                 todo.append(synset)
     return frozenset(found)
-
-
-_PEOPLE_OF = P.pattern("people_of")  # "a native or inhabitant of Poland"
-_CELESTIAL = P.pattern("celestial")  # kinds of heavenly body
-_WORDNET_MARKER = P.pattern("wordnet_marker")  # an adjective's position: "galore(ip)"
 
 
 def _wordnet_folder() -> Path:

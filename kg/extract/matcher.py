@@ -14,7 +14,9 @@ where the words stand: "opens", "participle"; "!after_comma" it did not say), `a
 `regex` and `digit`. `op`: "?" at most once, "+" once or more, "*" any number of times, "!" one word the spec
 does not hold for. A rule's `anchor` ("start", "end", "whole") pins its match, its `length` ([least, most]) says how
 many words it reads at all; its `patterns` are
-alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it.
+alternatives, tried in order; `unless` patterns, matched at the same anchor, veto it; `name_is` /
+`name_not_is` a word test (or several) that the words joined as one name (`name_strip` taking the
+characters it names off each word's ends) must pass / fail.
 """
 
 from __future__ import annotations
@@ -37,11 +39,20 @@ RULES = Path(__file__).parent / "data" / "token_rules.toml"
 def is_verb(word: str) -> bool:
     """A verb (an auxiliary, or a form of a common verb), or a word that ends a noun phrase as one does."""
     w = word.lower().strip(".,;:")
-    if w in V.AUXILIARIES or w in V.ENDS_A_PHRASE or w in V.COMMON_VERBS:
-        return True
-    if any(w.endswith(suffix) and w[: -len(suffix)] in V.COMMON_VERBS for suffix in ("s", "es", "ed", "d", "ing")):
-        return True
-    return w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS
+    return w in V.AUXILIARIES or w in V.ENDS_A_PHRASE or common_verb(w)
+
+
+def common_verb(w: str) -> bool:
+    """A form of a common verb, in lower case ("sign", "signs", "signed", "signing", "carries")."""
+    return any(w.endswith(suffix) and w[: len(w) - len(suffix)] in V.COMMON_VERBS for suffix in ("", "s", "es", "ed", "d", "ing")) \
+        or (w.endswith("ies") and w[:-3] + "y" in V.COMMON_VERBS)
+
+
+def title_case(word: str) -> bool:
+    """Written as a proper name is: a capital, then lower case ("Łódź", "Baden-Württemberg",
+    "O'Brien"), not "HeLa", "CpG" or "IgE"."""
+    parts = [p for p in re.split(r"[-'’]", word) if p]
+    return word[:1].isupper() and bool(parts) and all(p.isalpha() and (len(p) == 1 or p[1:].islower()) for p in parts)
 
 
 # What the lexicon (kg/extract/gazetteer.py) or a pattern says of a word: a token spec's `is`.
@@ -50,6 +61,13 @@ WORD_TESTS: dict[str, Callable[[str], bool]] = {
     "base_verb": lambda w: gazetteer.verb(w.lower()),  # "use", "monitor": a verb's base form WordNet lists
     "given_name": lambda w: w.lower() in gazetteer.first_names(),  # "walker", "rob"
     "identifier": P.identifier,  # "asyncio", "pkg-config": a word that may name software
+    "title_case": title_case,  # "Leeds", "O'Brien" (not "HeLa")
+    "city": gazetteer.is_city,  # a city of 15,000 people or more (GeoNames)
+    "demonym": gazetteer.is_demonym,  # what a people is called ("Zambian", "Americans")
+    "place": gazetteer.is_place,  # a country, subdivision, capital, continent, US state or county
+    "common_word": gazetteer.common_word,  # a word WordNet lists in lower case, or its plural
+    "faker_word": lambda w: w.lower() in gazetteer.english_words(),  # a word of Faker's English word list
+    "chinese_family_name": lambda w: w.lower() in gazetteer.chinese_family_names(),  # "zhu", "liang"
 }
 
 
@@ -112,6 +130,14 @@ class Rule:
         tests = [(1 << bit, _shared_test(key)) for key, bit in self.bits.items()]
         self.code_of = _Memo(lambda w: chr(_BASE + sum([power for power, test in tests if test(w)]))).__getitem__
         self.low, self.high = spec.get("length", (0, 1 << 30))
+        if spec.get("anchor") == "whole":  # a whole match reads as many words as its tokens allow
+            self.low = max(self.low, min(sum(t.get("op") not in ("?", "*") for t in p) for p in self.alternatives))
+            if not any(t.get("op") in ("+", "*") for p in self.alternatives for t in p):
+                self.high = min(self.high, max(map(len, self.alternatives)))
+        # what a named word test says of all the words as one name ("San Francisco": a city)
+        self.name_tests = [(WORD_TESTS[test], key == "name_is") for key in ("name_is", "name_not_is")
+                           for test in ([spec[key]] if isinstance(spec.get(key), str) else spec.get(key, []))]
+        self.name_strip = spec.get("name_strip")
         # a rule held at one end that reads a bounded number of words needs the codes of those alone
         lengths = [None if any(t.get("op") in ("+", "*") for t in p) else len(p) for p in self.alternatives + self.unless]
         anchor = spec.get("anchor", "")
@@ -137,6 +163,10 @@ class Rule:
         found = compiled[0](codes)
         if found is None or (compiled[1] is not None and compiled[1](codes)):
             return None
+        if self.name_tests:
+            name = " ".join(w.strip(self.name_strip) for w in words) if self.name_strip else " ".join(words)
+            if any(test(name) != wanted for test, wanted in self.name_tests):
+                return None
         return shift + found.start(), shift + found.end()
 
     def __call__(self, words: list[str], said: frozenset[str] = frozenset()) -> bool:

@@ -45,14 +45,13 @@ class Entity:
         return sorted(self.aliases | {country} if country and name_key(country) != name_key(self.name) else self.aliases)
 
     def vote(self, type_: str, weight: float, rule: str = "other") -> None:
-        if typed(type_):
-            feature = f"{rule}={type_}"
-            self.evidence[feature] = self.evidence.get(feature, 0.0) + weight
+        if not typed(type_):
+            return
+        self.evidence[f"{rule}={type_}"] = self.evidence.get(f"{rule}={type_}", 0.0) + weight
         if type_ == "organization" and common_head(self.name):
             return  # "DNA damage response is a network of ...": a body's name ends in a proper word
-        if typed(type_):
-            self.votes[type_] = self.votes.get(type_, 0.0) + weight
-            self.type = decide(self.votes)
+        self.votes[type_] = self.votes.get(type_, 0.0) + weight
+        self.type = decide(self.votes)
 
     def vote_once(self, name: str, rule: str, type_: str, weight: float) -> None:
         """A vote that a name earns once, however often it is added: its form says the same each time."""

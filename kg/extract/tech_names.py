@@ -43,28 +43,7 @@ from kg.text import PlainText
 WRAPPED_LINE = 40
 
 # The regexes and word lists (kind_words, link_words, ...) are data: kg/extract/data/patterns.toml, words.toml.
-_INSTALL = P.pattern("install_command")
-_FILE_NAME = P.pattern("file_name")
-_RST_REFERENCE = P.pattern("rst_reference")
-_RST_BARE = P.pattern("rst_bare_reference")
-_NO_REFERENCE = P.pattern("no_reference")
-_MIXED_CASE = P.pattern("mixed_case")
-_INSTALLER = P.pattern("installer")
-_PACKAGE = P.pattern("package_name")
-_DEPENDENCY_WORDS = P.pattern("dependency_words")
-_MD_LINK = P.pattern("md_link")
-_HANDLE = P.pattern("handle")
-_VERSIONED = P.pattern("versioned")
-_EXEMPLIFIED = P.pattern("exemplified")
-_LIST_JOIN = P.pattern("list_join")
 # What the words of a name, or around it, say (data/token_rules.toml).
-_KIND_AFTER = M.rule("kind_after")
-_VERSIONED_NAME = M.rule("versioned_name")
-_PACKAGE_SHAPED = M.rule("package_shaped")
-_LINK_NAME = M.rule("link_name")
-_LISTED_SOFTWARE = M.rule("listed_software")
-_OPENER_OF_NAME = M.rule("opener_of_name")
-_HANDLE_NAME = M.rule("handle_name")
 
 
 def soften_line_breaks(plain: PlainText, markdown: str) -> PlainText:
@@ -145,13 +124,13 @@ def enumeration(text: str) -> bool:
 def names_a_file(name: str) -> bool:
     """A file or folder of the text ("claims.parquet", "broken/"): a concept, whatever a table or a
     code span around it makes it look like."""
-    return name.endswith("/") or bool(_FILE_NAME.fullmatch(name))
+    return name.endswith("/") or bool(P.pattern("file_name").fullmatch(name))
 
 
 def _kind_after(text: str, end: int) -> bool:
     """A kind word follows `end`, perhaps after one modifier ("`trio` async framework")."""
     words = re.match(r"[ \t\n]+([A-Za-z-]+)(?:[ \t\n]+([A-Za-z-]+))?", text[end:])
-    return words is not None and _KIND_AFTER([w for w in words.groups() if w])
+    return words is not None and M.rule("kind_after")([w for w in words.groups() if w])
 
 
 def _kind_before(text: str, start: int) -> bool:
@@ -172,7 +151,7 @@ def _coordinated(plain: PlainText) -> dict[int, int]:
 def _joined(plain: PlainText, n: int) -> bool:
     """Code spans `n` and `n + 1` are items of one list ("`asyncio` and `trio`")."""
     between = plain.text[plain.code[n][1] : plain.code[n + 1][0]]
-    return bool(_LIST_JOIN.match(between)) and len(between) <= 7
+    return bool(P.pattern("list_join").match(between)) and len(between) <= 7
 
 
 def code_names(plain: PlainText) -> Iterator[str]:
@@ -182,9 +161,9 @@ def code_names(plain: PlainText) -> Iterator[str]:
     ends = _coordinated(plain)
     for n, (start, end) in enumerate(plain.code):
         inner = text[start:end].strip()
-        for match in _INSTALL.finditer(inner):
+        for match in P.pattern("install_command").finditer(inner):
             yield from (name for name in (match.group(1), match.group(3)) if identifier(name))
-        if (alone := _INSTALLER.fullmatch(inner)):  # "add `--verbose` to the `pip install`"
+        if (alone := P.pattern("installer").fullmatch(inner)):  # "add `--verbose` to the `pip install`"
             yield alone.group(1)
         last = plain.code[ends[n]]
         if identifier(inner) and (_kind_after(text, last[1]) or _kind_before(text, start) or _installed(plain, n)):
@@ -212,11 +191,11 @@ def _listed_dependencies(plain: PlainText) -> Iterator[str]:
         inner = text[start:end]
         if not (text[max(0, start - 2) : start] == "\n\n" or start == 0) or not re.match(r"[ \t]*[-–—:][ \t]", text[end:]):
             continue
-        if not _PACKAGE.fullmatch(inner):
+        if not P.pattern("package_name").fullmatch(inner):
             continue
         window = text[max(0, start - 2000) : start]
         intro = list(re.finditer(r"^([^\n]*):[ \t]*$", window, re.MULTILINE))
-        if not intro or not _DEPENDENCY_WORDS.search(intro[-1].group(1)):
+        if not intro or not P.pattern("dependency_words").search(intro[-1].group(1)):
             continue
         # between the introduction and the item, only items of the same list: blocks opening with code
         offset = start - len(window)
@@ -228,7 +207,7 @@ def _listed_dependencies(plain: PlainText) -> Iterator[str]:
 def rst_references(markdown: str) -> Iterator[str]:
     """reStructuredText's link references that name one thing: `` `Zipline`_ ``, `` `pip
     <https://pip.pypa.io/>`_ `` (a text of several words is found as capitalised text is)."""
-    for match in _RST_REFERENCE.finditer(markdown):
+    for match in P.pattern("rst_reference").finditer(markdown):
         shown = re.sub(r"\s*<[^>]*>$", "", match.group(1)).strip()
         if identifier(shown) and shown.lower() not in V.LINK_WORDS:
             yield shown
@@ -251,7 +230,7 @@ def rst_links_as_text(plain: PlainText, markdown: str) -> PlainText:
                 after += 1
             continue
         code.append((start, end))
-    for match in _RST_BARE.finditer(plain.text):  # "asyncio_": the underscore is no part of the name
+    for match in P.pattern("rst_bare_reference").finditer(plain.text):  # "asyncio_": the underscore is no part of the name
         chars[match.end(1)] = " "
     plain.text, plain.code = "".join(chars), code
     return plain
@@ -261,7 +240,7 @@ def link_names(markdown: str) -> Iterator[str]:
     """A link's text that its target ends in or is hosted at: `[lxml](https://github.com/lxml/lxml)`,
     `[cuDNN](https://developer.nvidia.com/cudnn)`, "[`cookiecutter`](.../cookiecutter)",
     `[flake8](https://flake8.pycqa.org/)`, `[calmcode.io](https://calmcode.io/rich/)`."""
-    for match in _MD_LINK.finditer(markdown):
+    for match in P.pattern("md_link").finditer(markdown):
         shown, target = match.group(2).strip(), match.group(3)
         host, *rest = re.split(r"[/#?]", target.split("://", 1)[1])
         path = [p for p in rest if p]
@@ -269,7 +248,7 @@ def link_names(markdown: str) -> Iterator[str]:
         host = host.lower().removeprefix("www.")
         labels = host.split(".")[:-1]  # "flake8.pycqa.org": flake8, pycqa (not the top-level "org")
         named = shown.lower() == last.lower() or shown.lower() == host or shown.lower() in labels
-        if named and _LINK_NAME([shown]):
+        if named and M.rule("link_name")([shown]):
             yield shown
 
 
@@ -277,7 +256,7 @@ def rst_bare_references(markdown: str) -> Iterator[str]:
     """reStructuredText's references without backquotes: "either asyncio_ or Trio_", "the
     functools_ and itertools_ modules" (not "__init__", "snake_case_", nor in code or in markdown's
     "_emphasised phrase_"); not a link's word for itself ("the documentation_ online", "here_")."""
-    for match in _RST_BARE.finditer(_NO_REFERENCE.sub(" ", markdown)):
+    for match in P.pattern("rst_bare_reference").finditer(P.pattern("no_reference").sub(" ", markdown)):
         if match.group(1).lower() not in V.LINK_WORDS:
             yield match.group(1)
 
@@ -289,7 +268,7 @@ def mixed_case_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]
     "mRNA", "cAMP", "iPSCs"."""
     if not plain.code:
         return
-    for match in _MIXED_CASE.finditer(plain.text):
+    for match in P.pattern("mixed_case").finditer(plain.text):
         word = match.group(1)
         prefix = re.match(r"[a-z]+", word)
         unit = re.search(r"\d[ \t]*$", plain.text[max(0, match.start() - 3) : match.start()]) or \
@@ -305,7 +284,7 @@ def prose_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str]:
     "the database library", "the regex module": a word of English, for all this module can tell)."""
     for match in re.finditer(r"\b[Tt]he[ \t\n]+([a-z][a-z0-9]*(?:[._-][a-z0-9]+)*)(?=[ \t\n])", plain.text):
         word = match.group(1)
-        if match.start(1) not in in_code and _PACKAGE_SHAPED([word]) and _kind_after(plain.text, match.end(1)):
+        if match.start(1) not in in_code and M.rule("package_shaped")([word]) and _kind_after(plain.text, match.end(1)):
             yield word
 
 
@@ -325,14 +304,14 @@ def exemplified_names(plain: PlainText, in_code: frozenset[int]) -> Iterator[str
     ("applications such as email")."""
     if not plain.code:
         return
-    for match in _EXEMPLIFIED.finditer(plain.text):
+    for match in P.pattern("exemplified").finditer(plain.text):
         if match.group(1).lower() not in V.SOFTWARE_PLURALS or match.start(2) in in_code:
             continue
         members = re.split(r"[ \t]*(?:,|\band\b|\bor\b|\betc\b\.?)[ \t]*", match.group(2))
         for n, member in enumerate(members):
             # the list's last member ends where the sentence goes on: "mypy and pyright read ..."
             word = (member.split() or [""])[0] if n == len(members) - 1 and n > 0 else member.strip()
-            if _LISTED_SOFTWARE([word]):
+            if M.rule("listed_software")([word]):
                 yield word
 
 
@@ -341,8 +320,8 @@ def technical_names(plain: PlainText, markdown: str) -> list[str]:
     in_code = frozenset(i for start, end in plain.code for i in range(start, end))
     found = [*code_names(plain), *rst_references(markdown), *rst_bare_references(markdown), *link_names(markdown),
              *prose_names(plain, in_code),
-             *_found_in_prose(plain, in_code, _VERSIONED, _VERSIONED_NAME), *exemplified_names(plain, in_code),
-             *mixed_case_names(plain, in_code), *_found_in_prose(plain, in_code, _HANDLE, _HANDLE_NAME)]
+             *_found_in_prose(plain, in_code, P.pattern("versioned"), M.rule("versioned_name")), *exemplified_names(plain, in_code),
+             *mixed_case_names(plain, in_code), *_found_in_prose(plain, in_code, P.pattern("handle"), M.rule("handle_name"))]
     return list(dict.fromkeys(found))
 
 
@@ -364,5 +343,5 @@ def after_opener(span: str, name: str, rest: str) -> bool:
     count = len(name.split())
     following = re.match(r"[ \t]+([a-z][a-z-]*)\b", rest)
     return len(words) > count and " ".join(words[-count:]) == name and following is not None and \
-        _OPENER_OF_NAME([*words[:-count], following.group(1)])
+        M.rule("opener_of_name")([*words[:-count], following.group(1)])
 

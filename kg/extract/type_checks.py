@@ -14,10 +14,6 @@ from collections.abc import Mapping
 from kg.extract import vocab as V
 from kg.extract.entity_types import CONTEXT_RULES
 
-# What a name stands after when a text says where something is or goes ("in Leeds", "near Jinja").
-_LOCATIVE = frozenset({"in", "at", "from", "near", "to", "into", "across", "outside", "around", "throughout",
-                       "within", "towards", "toward", "via", "between", "beyond", "inside"})
-
 
 def checked_type(type_: str, features: Mapping[str, float], technical: bool) -> str:
     """`type_` (the model's), or what the name's contexts say instead: an organisation for a "person"
@@ -65,7 +61,7 @@ def _place_context(features: Mapping[str, float]) -> bool:
         return True
     for feature in features:
         kind, _, value = feature.partition(":")
-        if (kind == "L1" and value in _LOCATIVE) or (kind == "LP" and value.rsplit(" ", 1)[-1] in _LOCATIVE):
+        if (kind == "L1" and value in V.LOCATIVE_PREPOSITIONS) or (kind == "LP" and value.rsplit(" ", 1)[-1] in V.LOCATIVE_PREPOSITIONS):
             return True
         if kind == "rule" and value.endswith("=place") and value.removesuffix("=place") in context_rules:
             return True
