@@ -108,6 +108,9 @@ def test_the_examples_index_lists_no_machine_among_people_or_bodies(compiled) ->
     bodies = _index_section(index, "Organization")  # "the ALU" still reads as a body's acronym: not pinned
     assert not [m for m in machines if f"|{m}" in bodies], bodies
     assert "Alan Turing" in _index_section(index, "Person")
+    everyone = (compiled.wiki / "indexes" / "entities" / "person.md").read_text()
+    assert "|Grace Hopper]]" in everyone and "|John von Neumann]]" in everyone  # a family name that is a word, a particle
+    assert "|Whether]]" not in everyone  # a closed-class word opening a sentence was a "person"
 
 
 def test_the_rules_keep_the_kinds_no_data_labels_and_nothing_else() -> None:
