@@ -19,7 +19,7 @@ runner = CliRunner()
 
 
 def merged_and_answered(kb: KnowledgeBase) -> None:
-    api.entity_merge(kb, "second-world-war-turing", "alan-turing")
+    api.entity_merge(kb, "colossi", "colossus")
     api.query_kb(kb, "How many vacuum tubes did ENIAC use?", save=True, offline=True, mode="bm25")
 
 
@@ -31,14 +31,14 @@ def test_the_journal_keeps_merges_answers_and_the_log(fresh: KnowledgeBase) -> N
         merges, answers, log = journal.merges(), journal.answers(), journal.log_entries()
     finally:
         journal.close()
-    assert merges == {"second-world-war-turing": "alan-turing"}
+    assert merges == {"colossi": "colossus"}
     assert [page["title"] for page, _, _ in answers] == ["How many vacuum tubes did ENIAC use?"]
     graph_log = api.cypher(fresh, "MATCH (l:LogEntry) RETURN l.seq AS seq, l.at AS at, l.op AS op, "
                                   "l.subject AS subject, l.detail AS detail ORDER BY seq")
     assert log == graph_log and {"merge", "answer", "ingest"} <= {e["op"] for e in log}
-    api.entity_merge(fresh, "second-world-war-turing")  # unmerge: no longer standing
+    api.entity_merge(fresh, "colossi")  # unmerge: no longer standing
     journal = Journal(fresh.journal_path)
-    assert journal.merges() == {"second-world-war-turing": ""}  # kept apart
+    assert journal.merges() == {"colossi": ""}  # kept apart
     journal.close()
 
 
@@ -55,8 +55,8 @@ def test_rebuild_gives_the_same_wiki_and_keeps_what_a_person_made(fresh: Knowled
     assert {p for p in before if before[p] != after.get(p) and not is_log(p)} == set()  # the log gained one entry
     log_after = api.cypher(fresh, "MATCH (l:LogEntry) RETURN l.op AS op, l.subject AS s ORDER BY l.seq")
     assert log_after == [*log_before, {"op": "rebuild", "s": "graph"}]
-    shown = api.entity_show(fresh, "second-world-war-turing")
-    assert [a["id"] for a in shown["alias_of"]] == ["alan-turing"]
+    shown = api.entity_show(fresh, "colossi")
+    assert [a["id"] for a in shown["alias_of"]] == ["colossus"]
 
 
 def test_doctor_finds_a_crashing_column_and_rebuilds(kb: KnowledgeBase) -> None:
