@@ -524,3 +524,11 @@ def test_every_form_a_name_was_found_in_is_a_mention_of_it() -> None:
 def test_a_participle_after_an_article_modifies_the_name_it_precedes() -> None:
     r = extract("# Colossus\n\nThe Mark 1 was built in 1943. The improved Mark 2 had about 2,400 valves.\n")
     assert claim_with(r, "The improved Mark 2").subject == "Mark 2"
+
+
+def test_a_hyphened_word_of_english_or_a_nationalitys_compound_is_no_name() -> None:
+    """"Magnetic-core memory ..." opens a sentence with two words of English; "Hungarian-born" is a
+    nationality and a word (both were entities); "Coca-Cola" stays a name."""
+    names = {e.name for e in extract("# Notes\n\nHe was a famous Hungarian-born mathematician. Magnetic-core memory "
+                                     "replaced tubes. Coca-Cola is a drink.\n").entities}
+    assert not names & {"Hungarian-born", "Magnetic-core"} and "Coca-Cola" in names, names

@@ -283,6 +283,8 @@ def nationality_pair(candidate: Candidate) -> Verdict:
     parts = re.split(r"[ \t]*[-–][ \t]*", candidate.name)
     if len(parts) > 1 and all(gazetteer.is_demonym(part) for part in parts):
         return [(part, "nationality") for part in parts]
+    if len(parts) == 2 and gazetteer.is_demonym(parts[0]) and parts[1].islower() and gazetteer.english_word(parts[1]):
+        return [(parts[0], "nationality")]  # "Hungarian-born", "French-speaking": the nationality, then a word
     return None
 
 
@@ -345,7 +347,8 @@ def common_word(candidate: Candidate) -> Verdict:
         return None
     if any(key.endswith(f" {name_key(name)}") and key.split()[0] in gazetteer.first_names() for key in candidate.names_in_chunk):
         return None  # "Hopper did not coin the word": the family name of "Grace Hopper", written alone
-    if (candidate.at_start and not candidate.capitalised_mid_sentence and gazetteer.english_word(name)) \
+    english = all(gazetteer.english_word(part) for part in name.split("-"))  # "Magnetic-core memory ..."
+    if (candidate.at_start and not candidate.capitalised_mid_sentence and english) \
             or name.lower() in candidate.lowercase_words:
         return []  # an opener English does not know ("Qdrant, written in Rust, ...") is a name
     return None
