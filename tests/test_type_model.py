@@ -174,6 +174,14 @@ def test_how_often_a_source_names_an_entity_is_a_feature() -> None:
     assert [bins(n) for n in (1, 3, 9, 10)] == [{"mentions:1"}, {"mentions:2-3"}, {"mentions:4-9"}, {"mentions:10+"}]
 
 
+def test_the_names_own_words_weigh_more_than_its_context_and_shape() -> None:
+    features = type_model.entity_features("Faith No More", {}, {"W:band", "L1:the"}, ["concept"], (), False)
+    words = {f for f in features if f.startswith(("first:", "head:", "word:", "suffix3:"))}
+    assert words >= {"first:faith", "head:more", "word:no", "suffix3:ore"}
+    assert {features[f] for f in words} == {type_model.NAME_WORD_VALUE} and type_model.NAME_WORD_VALUE > 1
+    assert features["W:band"] == features["L1:the"] == features["words:3"] == 1.0  # context and shape: 1
+
+
 class _Recorder(HeuristicExtractor):
     """The extractor, keeping the features each entity was typed by."""
 
