@@ -77,8 +77,8 @@ def departed_claims(store: Store) -> list[dict[str, Any]]:
 
 def mark_claims_departed(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:
     """Queue, last in the batch, clearing checked_at on these claims: detection saw them leave."""
-    batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = ''",
-                        {"o": store.offsets("Claim", ids)}))
+    if (offsets := store.offsets_or_none("Claim", ids)) is not None:
+        batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = ''", {"o": offsets}))
 
 
 def live_claims_of_subjects(store: Store, entity_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -98,9 +98,11 @@ def contradiction_edges_of(store: Store, ids: Iterable[str]) -> list[dict[str, A
 
 def claim_source_paths(store: Store, ids: Iterable[str]) -> list[str]:
     """The paths of the sources these claims have evidence in, retracted evidence included."""
+    if (offsets := store.offsets_or_none("Claim", ids)) is None:
+        return []
     return [r["path"] for r in store.query(
         "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o RETURN DISTINCT s.path AS path",
-        {"o": store.offsets("Claim", ids)})]
+        {"o": offsets})]
 
 
 def drop_contradictions_of(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:

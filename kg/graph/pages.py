@@ -187,6 +187,8 @@ def entity_rows(store: Store, entity_offsets: list[int] | None = None) -> list[d
 
 def entities_with_claims(store: Store, entity_offsets: list[int]) -> list[str]:
     """The ids of those of these entities that some claim is about."""
+    if entity_offsets == NO_OFFSETS:  # none: nothing to ask
+        return []
     return [r["id"] for r in _rows(store, _ENTITIES_WITH_CLAIMS, {"o": entity_offsets})]
 
 
@@ -246,6 +248,8 @@ def mentioning_source_slugs(store: Store, entity_offsets: list[int]) -> list[str
 
 def claimed_entities(store: Store, entity_offsets: list[int]) -> list[str]:
     """`entities_with_claims`, read row by row: the ids of those of these entities that some claim is about."""
+    if entity_offsets == NO_OFFSETS:
+        return []
     return [r["id"] for r in store.query(_ENTITIES_WITH_CLAIMS, {"o": entity_offsets})]
 
 
