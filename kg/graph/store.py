@@ -524,7 +524,9 @@ class Store:
     # batched writes ------------------------------------------------------------------------
 
     def write(self, batch: WriteBatch) -> None:
-        """Apply a batch in one transaction: all of it or none of it."""
+        """Apply a batch in one transaction: all of it or none of it (an empty one: nothing at all)."""
+        if not (batch.statements or batch.updates or batch.nodes or batch.rels or batch.after):
+            return
         with _pandas_unseen(), self.transaction():
             for cypher, params in batch.statements:
                 self._exec(cypher, params)
