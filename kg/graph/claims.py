@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kg.graph.store import Store, WriteBatch
+from kg.graph.store import CLAIM_LINKS, Store, WriteBatch
 
 # contradiction detection ---------------------------------------------------------------------
 
@@ -90,6 +90,8 @@ def live_claims_of_subjects(store: Store, entity_ids: Iterable[str]) -> list[dic
 
 def contradiction_edges_of(store: Store, ids: Iterable[str]) -> list[dict[str, Any]]:
     """Rows (a, b, reason, confidence, method) of the CONTRADICTS edges, either way, of these claims."""
+    if not store.has_edges(CLAIM_LINKS):
+        return []
     return store.query(
         "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $o OR offset(id(b)) IN $o "
         "RETURN a.id AS a, b.id AS b, r.reason AS reason, r.confidence AS confidence, r.method AS method",
