@@ -91,3 +91,29 @@ def test_offsets_find_the_rows_by_primary_key_either_way(tmp_path: Path, monkeyp
         assert offsets == sorted(offsets) and len(offsets) == 2
         assert store.offsets("Claim", []) == store.offsets("Claim", ["missing"]) == [-1]
         assert store.query("MATCH (c:Claim) WHERE offset(id(c)) IN $o RETURN count(*) AS n", {"o": [-1]})[0]["n"] == 0
+
+
+def test_edges_between_claims_are_known_absent_only_until_a_write(tmp_path: Path) -> None:
+    """`has_edges` is asked once between writes (reads of contradictions are skipped while there are
+    none), a write makes the store ask again, and an empty batch writes nothing at all."""
+    from kg.graph.pages import contradiction_rows, linked_claims
+    from kg.graph.store import CLAIM_LINKS
+
+    with Store(tmp_path / "g.kuzu") as store:
+        batch = WriteBatch()
+        for i in range(3):
+            batch.add("Claim", claim(i))
+        store.write(batch)
+        offsets = store.offsets("Claim", ["c000", "c001", "c002"])
+        assert not store.has_edges(CLAIM_LINKS)
+        assert contradiction_rows(store, offsets) == [] and linked_claims(store, offsets) == {}
+        wal = store.wal_bytes()
+        store.write(WriteBatch())  # nothing to write: no transaction
+        assert store.wal_bytes() == wal and not store.has_edges(CLAIM_LINKS)
+        batch = WriteBatch()
+        batch.relate("CONTRADICTS", {"src": "c000", "dst": "c001", "reason": "r", "confidence": 0.9, "method": "rule",
+                                     "detected_at": "t1"})
+        store.write(batch)
+        assert store.has_edges(CLAIM_LINKS)
+        assert [(r["a"], r["b"]) for r in contradiction_rows(store, store.offsets("Claim", ["c001"]))] == [("c000", "c001")]
+        assert set(linked_claims(store, store.offsets("Claim", ["c000"]))) == {"c001"}

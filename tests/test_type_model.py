@@ -74,6 +74,48 @@ def test_a_saved_model_reads_back(tmp_path) -> None:  # type: ignore[no-untyped-
     assert np.array_equal(back.weights, weights) and np.allclose(back.bias, model.bias)
 
 
+@pytest.mark.parametrize("exact_in_half", [True, False])
+def test_the_shipped_form_keeps_the_weighted_buckets_only_and_gives_the_same_bits(tmp_path, monkeypatch,  # type: ignore[no-untyped-def]
+                                                                                  exact_in_half: bool) -> None:
+    """What `save` writes (benchmarks/train_types.py) is read by `shipped` as the buckets that have a
+    weight: the same probabilities to the bit as the whole table `load` gives."""
+    size = 64
+    weights = np.zeros((size, 3), dtype=np.float32)
+    weights[[2, 17, 40, 63]] = [[0.5, -0.25, 1.0], [2.0, 0.0, -3.5], [0.125, 0.75, -1.0], [1.5, -2.0, 0.0]]
+    model = type_model.TypeModel(("concept", "person", "place"), weights, np.array([0.1, -0.1, 0.2], dtype=np.float32),
+                                 {"person": 0.6, "place": 0.7}, "abc")
+    path = tmp_path / "weights.npz"
+    type_model.save(model, path)
+    if not exact_in_half:  # a model saved with more precision than float16 (a later `save`) is kept as read
+        with np.load(path) as data:
+            arrays = {name: data[name] for name in data.files}
+        arrays["row_weights"] = arrays["row_weights"].astype(np.float32) + np.float32(1e-4)
+        np.savez_compressed(path, **arrays)
+    monkeypatch.setattr(type_model, "WEIGHTS", path)
+    monkeypatch.setenv("KG_CACHE_DIR", str(tmp_path / "cache"))
+    type_model.shipped.cache_clear()
+    try:
+        shipped, whole = type_model.shipped(), type_model.load(path)
+        assert shipped.rows is not None and shipped.rows.tolist() == [2, 17, 40, 63]
+        assert shipped.weights.dtype == (np.float16 if exact_in_half else np.float32)
+        assert (shipped.classes, shipped.thresholds, shipped.fingerprint) == (whole.classes, whole.thresholds, "abc")
+        names = [f"f{i}" for i in range(300)]
+        for n in range(1, 40):
+            features = {name: 1.0 + (i % 3) / 2 for i, name in enumerate(names[n : n * 7])}
+            assert shipped.probabilities(features).tobytes() == whole.probabilities(features).tobytes()
+            assert shipped.classify(features) == whole.classify(features)
+    finally:
+        type_model.shipped.cache_clear()
+
+
+def test_the_shipped_model_types_as_the_saved_weights_do() -> None:
+    shipped, whole = type_model.shipped(), type_model.load(type_model.WEIGHTS)
+    features = type_model.entity_features("Remington Rand", {"org-suffix": 1.0}, type_model.around("sold by ", " in 1950."),
+                                          ["organization"], ["organization"], False, 3)
+    assert shipped.rows is not None and len(shipped.rows) < whole.weights.shape[0] / 2
+    assert shipped.probabilities(features).tobytes() == whole.probabilities(features).tobytes()
+
+
 def test_an_unknown_type_reads_as_concept() -> None:
     assert ExtractedEntity(name="X", type="thing").type == "concept"
     assert ExtractedEntity(name="X", type="Organisation").type == "organization"

@@ -391,7 +391,8 @@ def detect(store: Store, judge: ContradictionJudge | None = None, single_valued:
         dropped = near.recheck | gone_ids | superseded
         before = {_edge(r["a"], r["b"], r["reason"], r["confidence"], r["method"])
                   for r in contradiction_edges_of(store, dropped)}
-        drop_contradictions_of(store, batch, dropped)
+        if before:  # else the deletes would match nothing: two statements fewer to plan
+            drop_contradictions_of(store, batch, dropped)
         for a, b, finding in found:
             batch.relate("CONTRADICTS", {"src": a.id, "dst": b.id, "reason": finding.reason,
                                          "confidence": finding.confidence, "method": finding.method, "detected_at": now})

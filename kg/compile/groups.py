@@ -50,6 +50,7 @@ from kg.graph.entities import (
     live_entity_keys,
     set_groups,
 )
+from kg.graph.pages import entity_rows
 from kg.graph.store import Store, WriteBatch
 from kg.models import ExtractedEntity
 from kg.names import name_key
@@ -278,8 +279,13 @@ def regroup(store: Store, touched: Iterable[str], judge: EntityJudge | None = No
     set_groups(batch, changed)
     if changed:  # their claims' candidate pairs changed: contradiction detection checks them again
         uncheck_claims_about(store, batch, sorted(changed))
+    # The touched entities' rows, SET where their mentions changed them: most of an edit's entities
+    # read as they did, and a batch left empty is not written (no transaction, no WAL sync).
+    stored = {row["id"]: row for row in entity_rows(store, store.offsets("Entity", touched))}
     for entity in sorted(touched):
-        batch.update("Entity", nodes[entity].attributes() if entity in nodes else {"id": entity, "status": "retired"})
+        row = nodes[entity].attributes() if entity in nodes else {"id": entity, "status": "retired"}
+        if entity not in stored or any(stored[entity].get(column) != value for column, value in row.items()):
+            batch.update("Entity", row)
     return batch, report
 
 

@@ -199,19 +199,36 @@ def bucket(feature: str, size: int) -> int:
 @dataclass(frozen=True)
 class TypeModel:
     classes: tuple[str, ...]
-    weights: np.ndarray  # (hash size, classes)
+    weights: np.ndarray  # (hash size, classes); or, with `rows`, (len(rows), classes)
     bias: np.ndarray  # (classes,)
     thresholds: dict[str, float]  # a type's least probability; below it the entity is a concept
     fingerprint: str  # of the training data (benchmarks/train_types.py)
+    # The buckets `weights` holds, ascending, when it holds only those (the shipped model: 80k of
+    # 262k buckets have a weight), and how many buckets features hash into; None: every bucket.
+    rows: np.ndarray | None = None
+    hash_size: int = 0
 
     def probabilities(self, features: Mapping[str, float]) -> np.ndarray:
-        size = self.weights.shape[0]
+        size = self.hash_size or self.weights.shape[0]
         ordered = sorted(features.items())  # a sum in a fixed order: the same features, the same bits
         rows = [bucket(f, size) for f, _ in ordered]
         values = np.asarray([v for _, v in ordered], dtype=np.float64)
-        logits = self.bias.astype(np.float64) + values @ self.weights[rows].astype(np.float64)
+        logits = self.bias.astype(np.float64) + values @ self.rows_of(rows).astype(np.float64)
         exp = np.exp(logits - logits.max())
         return exp / exp.sum()
+
+    def rows_of(self, buckets: list[int]) -> np.ndarray:
+        """The weights of these buckets, in order (a bucket without weights: zeros)."""
+        if self.rows is None:
+            return self.weights[buckets]
+        if not len(self.rows):
+            return np.zeros((len(buckets), self.weights.shape[1]), dtype=self.weights.dtype)
+        wanted = np.asarray(buckets, dtype=np.int64)
+        at = np.minimum(np.searchsorted(self.rows, wanted), len(self.rows) - 1)
+        found = self.rows[at] == wanted
+        out = np.zeros((len(wanted), self.weights.shape[1]), dtype=self.weights.dtype)
+        out[found] = self.weights[at[found]]
+        return out
 
     def classify(self, features: Mapping[str, float]) -> tuple[str, float]:
         """(type, probability): the likeliest type, or concept when it is below its threshold."""
@@ -256,14 +273,22 @@ def save(model: TypeModel, path: Path) -> None:
 def shipped() -> TypeModel:
     """The model shipped in the package, read once a process: unpacked once into the tables' cache
     folder (kg/extract/tables.py, keyed by kg/extract's bytes, these weights' included), then read
-    as its arrays' bytes (9.4 MB at 2^18 features: 17-22 ms, about what inflating the .npz takes, 12-45 ms;
-    at 2^16 it was 8 ms against 15-16 ms: storing only the non-zero rows would win it back)."""
-    classes, shape, weights, bias, thresholds, fingerprint = tables.load("type_weights", _unpacked, tables.folder())
-    return TypeModel(classes, np.frombuffer(weights, dtype=np.float32).reshape(shape), np.frombuffer(bias, dtype=np.float32),
-                     dict(thresholds), fingerprint)
+    as its arrays' bytes: only the buckets with a weight (80k of 262k), in float16 as the .npz
+    stores them, 1.8 MB (all 262k buckets in float32, 9.4 MB, took 13 ms of CPU; inflating the .npz 12-45 ms)."""
+    classes, size, rows, dtype, weights, bias, thresholds, fingerprint = tables.load("type_weights", _unpacked,
+                                                                                    tables.folder())
+    kept = np.frombuffer(rows, dtype=np.int32)
+    return TypeModel(classes, np.frombuffer(weights, dtype=np.dtype(dtype)).reshape(len(kept), len(classes)),
+                     np.frombuffer(bias, dtype=np.float32), dict(thresholds), fingerprint, kept, size)
 
 
-def _unpacked() -> tuple[tuple[str, ...], tuple[int, int], bytes, bytes, tuple[tuple[str, float], ...], str]:
+def _unpacked() -> tuple[tuple[str, ...], int, bytes, str, bytes, bytes, tuple[tuple[str, float], ...], str]:
+    """The shipped weights' buckets that have a weight, ascending, and their rows: in float16 when
+    that holds them exactly (as `save` stores them), else float32 (as `load` gives them)."""
     model = load(WEIGHTS)
-    return (model.classes, model.weights.shape, model.weights.astype(np.float32).tobytes(),
+    rows = np.flatnonzero(np.abs(model.weights).sum(axis=1) > 0).astype(np.int32)
+    weights = model.weights[rows].astype(np.float32)
+    if np.array_equal(weights.astype(np.float16).astype(np.float32), weights):
+        weights = weights.astype(np.float16)
+    return (model.classes, model.weights.shape[0], rows.tobytes(), weights.dtype.str, weights.tobytes(),
             model.bias.astype(np.float32).tobytes(), tuple(model.thresholds.items()), model.fingerprint)

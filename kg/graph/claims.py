@@ -8,7 +8,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from kg.graph.store import Store, WriteBatch
+from kg.graph.store import CLAIM_LINKS, Store, WriteBatch
 
 # contradiction detection ---------------------------------------------------------------------
 
@@ -77,8 +77,8 @@ def departed_claims(store: Store) -> list[dict[str, Any]]:
 
 def mark_claims_departed(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:
     """Queue, last in the batch, clearing checked_at on these claims: detection saw them leave."""
-    batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = ''",
-                        {"o": store.offsets("Claim", ids)}))
+    if (offsets := store.offsets_or_none("Claim", ids)) is not None:
+        batch.after.append(("MATCH (c:Claim) WHERE offset(id(c)) IN $o SET c.checked_at = ''", {"o": offsets}))
 
 
 def live_claims_of_subjects(store: Store, entity_ids: Iterable[str]) -> list[dict[str, Any]]:
@@ -90,6 +90,8 @@ def live_claims_of_subjects(store: Store, entity_ids: Iterable[str]) -> list[dic
 
 def contradiction_edges_of(store: Store, ids: Iterable[str]) -> list[dict[str, Any]]:
     """Rows (a, b, reason, confidence, method) of the CONTRADICTS edges, either way, of these claims."""
+    if not store.has_edges(CLAIM_LINKS):
+        return []
     return store.query(
         "MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $o OR offset(id(b)) IN $o "
         "RETURN a.id AS a, b.id AS b, r.reason AS reason, r.confidence AS confidence, r.method AS method",
@@ -98,9 +100,11 @@ def contradiction_edges_of(store: Store, ids: Iterable[str]) -> list[dict[str, A
 
 def claim_source_paths(store: Store, ids: Iterable[str]) -> list[str]:
     """The paths of the sources these claims have evidence in, retracted evidence included."""
+    if (offsets := store.offsets_or_none("Claim", ids)) is None:
+        return []
     return [r["path"] for r in store.query(
         "MATCH (c:Claim)-[:EXTRACTED_FROM]->(s:Source) WHERE offset(id(c)) IN $o RETURN DISTINCT s.path AS path",
-        {"o": store.offsets("Claim", ids)})]
+        {"o": offsets})]
 
 
 def drop_contradictions_of(store: Store, batch: WriteBatch, ids: Iterable[str]) -> None:

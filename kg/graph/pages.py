@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from kg.graph.store import NO_OFFSETS, Store
+from kg.graph.store import CLAIM_LINKS, NO_OFFSETS, Store
 
 SOURCE_FIELDS = ("s.path AS path, s.slug AS slug, s.title AS title, s.sha256 AS sha256, s.kind AS kind, s.bytes AS bytes, "
                  "s.authority AS authority, s.status AS status, s.error AS error, s.extractor AS extractor, "
@@ -88,6 +88,8 @@ def claims_from_sources(store: Store, source_offsets: list[int]) -> dict[str, in
 
 def linked_claims(store: Store, claim_offsets: list[int]) -> dict[str, int]:
     """id -> node offset of the claims contradicting, superseding or superseded by these claims."""
+    if not store.has_edges(CLAIM_LINKS):
+        return {}
     return _keyed(store, _LINKED_CLAIMS, claim_offsets)
 
 
@@ -147,6 +149,8 @@ def related_rows(store: Store, entity_offsets: list[int] | None = None) -> list[
 def contradiction_rows(store: Store, claim_offsets: list[int] | None = None) -> list[dict[str, Any]]:
     """CONTRADICTS edges (claims `a`, `b`, `reason`, `confidence`, `method`): all, or those with either end in these claims."""
     returns = "a.id AS a, b.id AS b, r.reason AS reason, r.confidence AS confidence, r.method AS method"
+    if claim_offsets is not None and not store.has_edges(CLAIM_LINKS):
+        return []
     if claim_offsets is None:
         return _union(store, ("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim)",), returns, {})
     return _union(store, ("MATCH (a:Claim)-[r:CONTRADICTS]->(b:Claim) WHERE offset(id(a)) IN $core",
@@ -157,6 +161,8 @@ def contradiction_rows(store: Store, claim_offsets: list[int] | None = None) -> 
 def supersession_rows(store: Store, claim_offsets: list[int] | None = None) -> list[dict[str, Any]]:
     """SUPERSEDES edges (claim `a` supersedes `b`, `reason`): all, or those with either end in these claims."""
     returns = "a.id AS a, b.id AS b, s.reason AS reason"
+    if claim_offsets is not None and not store.has_edges(CLAIM_LINKS):
+        return []
     if claim_offsets is None:
         return _union(store, ("MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim)",), returns, {})
     return _union(store, ("MATCH (a:Claim)-[s:SUPERSEDES]->(b:Claim) WHERE offset(id(a)) IN $core",
@@ -187,6 +193,8 @@ def entity_rows(store: Store, entity_offsets: list[int] | None = None) -> list[d
 
 def entities_with_claims(store: Store, entity_offsets: list[int]) -> list[str]:
     """The ids of those of these entities that some claim is about."""
+    if entity_offsets == NO_OFFSETS:  # none: nothing to ask
+        return []
     return [r["id"] for r in _rows(store, _ENTITIES_WITH_CLAIMS, {"o": entity_offsets})]
 
 
@@ -207,7 +215,8 @@ def changed_claims(store: Store, source_offsets: list[int]) -> dict[str, int]:
     """id -> node offset of the claims with evidence in these sources (retracted evidence included)
     and of the claims contradicting, superseding or superseded by them."""
     touched = {r["id"]: r["o"] for r in store.query(_CLAIMS_FROM_SOURCES, {"o": source_offsets})}
-    touched |= {r["id"]: r["o"] for r in store.query(_LINKED_CLAIMS, {"o": sorted(touched.values()) or NO_OFFSETS})}
+    if store.has_edges(CLAIM_LINKS):
+        touched |= {r["id"]: r["o"] for r in store.query(_LINKED_CLAIMS, {"o": sorted(touched.values()) or NO_OFFSETS})}
     return touched
 
 
@@ -246,6 +255,8 @@ def mentioning_source_slugs(store: Store, entity_offsets: list[int]) -> list[str
 
 def claimed_entities(store: Store, entity_offsets: list[int]) -> list[str]:
     """`entities_with_claims`, read row by row: the ids of those of these entities that some claim is about."""
+    if entity_offsets == NO_OFFSETS:
+        return []
     return [r["id"] for r in store.query(_ENTITIES_WITH_CLAIMS, {"o": entity_offsets})]
 
 

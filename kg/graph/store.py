@@ -81,6 +81,7 @@ OFFSET_CACHE = 200_000  # node offsets kept by a Store (see Store.offsets), then
 _READ_ONLY = re.compile(r"\s*(MATCH|UNWIND|RETURN)\b(?!.*\b(CREATE|SET|DELETE|DETACH|MERGE|REMOVE)\b)",
                         re.IGNORECASE | re.DOTALL)
 NO_OFFSETS = [-1]  # for `offset(id(n)) IN $list` when nothing matched (Kuzu cannot type an empty list)
+CLAIM_LINKS = "CONTRADICTS|SUPERSEDES"  # the edges between claims (see Store.has_edges)
 # Set in a read worker (kg/graph/guard.py): every store it opens stops a query at this many
 # milliseconds (Kuzu's timeout interrupts between operators) and keeps its page cache within the
 # worker's memory ceiling. (0, 0): no limits, as in a compile.
@@ -524,7 +525,9 @@ class Store:
     # batched writes ------------------------------------------------------------------------
 
     def write(self, batch: WriteBatch) -> None:
-        """Apply a batch in one transaction: all of it or none of it."""
+        """Apply a batch in one transaction: all of it or none of it (an empty one: nothing at all)."""
+        if not (batch.statements or batch.updates or batch.nodes or batch.rels or batch.after):
+            return
         with _pandas_unseen(), self.transaction():
             for cypher, params in batch.statements:
                 self._exec(cypher, params)
@@ -615,7 +618,13 @@ class Store:
     # reads used by the compiler ------------------------------------------------------------
 
     def existing_ids(self, table: str, ids: Sequence[str]) -> set[str]:
-        return set(self.values(table, ids, KEYS[table]))
+        """Those of these keys that `table` has: looked up as `offsets` does (the same statement, one
+        planned statement fewer in a process, and the offsets remembered for the reads that follow)."""
+        wanted = sorted(set(ids))
+        if not wanted:
+            return set()
+        self.offsets(table, wanted)
+        return {k for k in wanted if self._offsets.get((table, k)) is not None}
 
     def values(self, table: str, keys: Iterable[str], column: str) -> dict[str, Any]:
         """{primary key: value of `column`} for the rows of `table` with these keys (others left
@@ -650,6 +659,21 @@ class Store:
                 self._offsets.clear()
             self._offsets.update({(table, k): found.get(k) for k in missing})
         return sorted(o for k in wanted if (o := self._offsets.get((table, k))) is not None) or list(NO_OFFSETS)
+
+    def offsets_or_none(self, table: str, keys: Iterable[str]) -> list[int] | None:
+        """`offsets`, or None when no row has these keys: a statement filtered on them would match
+        nothing, and is not run (each statement a process runs the first time costs 1-5 ms to plan)."""
+        found = self.offsets(table, keys)
+        return None if found == NO_OFFSETS else found
+
+    def has_edges(self, tables: str) -> bool:
+        """Whether the graph holds an edge of `tables` (`CLAIM_LINKS`), remembered as offsets are
+        (until a write): a read of edges that the graph has none of is answered without planning it
+        (most knowledge bases have few contradictions or none; their reads were 6 statements of an edit)."""
+        known = ("edges", tables)
+        if known not in self._offsets:
+            self._offsets[known] = 1 if self.query(f"MATCH ()-[:{tables}]->() RETURN 1 AS one LIMIT 1") else None
+        return self._offsets[known] is not None
 
     def _lookup_offsets(self, table: str, wanted: list[str]) -> dict[str, int]:
         """{key: offset(id(n))} of the rows of `table` with these keys (see `offsets`)."""
