@@ -146,7 +146,6 @@ def test_context_that_says_otherwise(before: str, name: str, after: str, not_thi
     ("Liberal Democrats", "party"),  # a party's full name has its kind word's rules
     ("Familial Barrett", "family_name"), ("Editorial Comment", "family_name"),  # a word, then a name
     ("Gene Expression Omnibus", "first_name"),  # an abstract noun is no name's word
-    ("Claude Code", "first_name"), ("Joy Division", "first_name"),  # a word of English, no family name, last
     ("Lawrence Summers", "team_name"),  # a given name and a family name, no team
     ("Oliver North", "part_of_place"),  # a given name, then a family name
     ("NK Cells", "corporate_suffix"), ("Kim SK", "corporate_suffix"), ("Park JK", "corporate_suffix"),  # initials

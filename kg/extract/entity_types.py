@@ -233,8 +233,6 @@ def first_name(words: list[str], lowered: list[str]) -> str | None:
     """"Kaori Nakamura", "Jean - Nicolas Marrigues": a given name, then more names."""
     if not 2 <= len(words) <= 6 or lowered[0] not in gazetteer.first_names() or not title_case(words[0]):
         return None
-    if gazetteer.common_word(lowered[-1]) and lowered[-1] not in gazetteer.last_names() and not lowered[-1].endswith(("er", "or")):
-        return None  # "Claude Code", "Joy Division": a word of English, no family name (an agent's is: "Grace Hopper")
     return "person" if _person_words(words) and _surname_case(words[-1]) else None  # not "Pol IVb"
 
 

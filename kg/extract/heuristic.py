@@ -265,7 +265,7 @@ class HeuristicExtractor(Extractor):
     # 12: a name after the sentence's verb is no subject; lone given names and accented names fold;
     # type checks from the source's own words (kg/extract/type_checks.py); titles only where they read
     # as names; 17 type rules that added nothing gone; the type model hashes into 2^18 features
-    version = "heuristic-12"
+    version = "heuristic-13"
 
     def extract_chunk(self, chunk: Chunk, context: ExtractionContext) -> ExtractionResult:
         return self._typed([self._untyped(chunk)])[0]

@@ -141,10 +141,6 @@ def name_features(name: str) -> list[str]:
         out.append("gaz:first-name")
     if len(words) > 1 and last.lower() in gazetteer.last_names():
         out.append("gaz:last-name")
-    elif len(words) > 1 and last.isalpha():  # "Claude Code", "Joy Division": a given name, then no family name's
-        common = gazetteer.common_word(last)  # an agent noun is an English family name's shape ("Hopper", "Fisher")
-        out.append(("last:agent-noun" if last.lower().endswith(("er", "or")) else "last:common-word") if common
-                   else "last:no-family-name")
     if len(words) > 1:  # each word: "Rage Against the Machine", "Arctic Monkeys", "Institute"
         out.extend(f"word:{w.lower()}" for w in words[:6])
         if last.endswith("s") and not last.endswith("ss") and gazetteer.common_word(last[:-1]):
