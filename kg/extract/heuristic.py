@@ -77,7 +77,7 @@ from kg.models import (
     ExtractionResult,
 )
 from kg.names import name_key
-from kg.text import CJK_CHARS, CJK_RUN, PlainText, has_cjk, sentences, to_plain
+from kg.text import CJK_RUN, PlainText, has_cjk, sentences, to_plain
 
 _DOCUMENT_TITLE = M.rule("document_title")
 _OPENING_MODIFIER = M.rule("opening_modifier")
@@ -948,19 +948,22 @@ class _MentionFinder:
                     parts.append(f"(?i:{re.escape(n)}(?:e?s)?)")
             else:
                 parts.append(f"{re.escape(n)}(?:['’]s?)?")
-        # a Latin name's edge is no letter of its script, a CJK letter is one ("用Python写", "GitHubに")
-        edge = rf"[^\W{CJK_CHARS}]|-"
-        pattern = rf"(?<!{edge[:-2]})(?<!-)(?:{'|'.join(parts)})(?!{edge})" if parts else ""
-        if cjk_parts:  # not where the name opens an organisation's ("北京" of "北京大学")
-            heads = "|".join(map(re.escape, sorted(V.CHINESE_BODY_HEADS)))
-            pattern = "|".join(p for p in (pattern, f"(?:{'|'.join(cjk_parts)})(?!{heads})") if p)
-        self.pattern = re.compile(pattern) if pattern else None
+        self.latin = re.compile(rf"(?<![\w-])(?:{'|'.join(parts)})(?![\w-])") if parts else None
+        heads = "|".join(map(re.escape, sorted(V.CHINESE_BODY_HEADS)))  # not "北京" of "北京大学"
+        self.cjk = re.compile(f"(?:{'|'.join(cjk_parts)})(?!{heads})") if cjk_parts else None
 
     def find(self, sentence: str) -> list[_Mention]:
-        if self.pattern is None:
-            return []
+        """The names in `sentence`, in order. Latin names are looked for with CJK letters read as
+        spaces, as no word of their script ("用Python写", "GitHubに"); CJK names anywhere."""
+        matches: list[re.Match[str]] = []
+        if self.cjk is not None:
+            matches += self.cjk.finditer(sentence)
+        if self.latin is not None:
+            spaced = CJK_RUN.sub(lambda run: " " * len(run.group()), sentence) if has_cjk(sentence) else sentence
+            taken = [(m.start(), m.end()) for m in matches]
+            matches += [m for m in self.latin.finditer(spaced) if not any(a < m.end() and m.start() < b for a, b in taken)]
         found = []
-        for match in self.pattern.finditer(sentence):
+        for match in sorted(matches, key=lambda m: m.start()):
             text = _POSSESSIVE.sub("", match.group(0))
             key = self.registry.key_of(text) or self.registry.key_of(re.sub(r"e?s$", "", text))
             if key:
