@@ -18,6 +18,7 @@ particles, nicknames and spaced hyphens join words there.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -345,7 +346,7 @@ def common_word(candidate: Candidate) -> Verdict:
     name = candidate.name
     if " " in name or not name[1:].islower() or any(c.isdigit() for c in name):
         return None
-    if any(key.endswith(f" {name_key(name)}") and key.split()[0] in gazetteer.first_names() for key in candidate.names_in_chunk):
+    if name_key(name) in _people_by_family(candidate.names_in_chunk):
         return None  # "Hopper did not coin the word": the family name of "Grace Hopper", written alone
     english = all(gazetteer.english_word(part) for part in name.split("-"))  # "Magnetic-core memory ..."
     if (candidate.at_start and not candidate.capitalised_mid_sentence and english) \
@@ -380,10 +381,21 @@ def name_then_surname(candidate: Candidate) -> Verdict:
     if gazetteer.english_word(words[-1]):
         return None  # "Carey Business School" beside "Lawrence School": no family name last
     last, whole = name_key(words[-1]), name_key(candidate.name)
-    if not any(key.endswith(f" {last}") and key.split()[0] in gazetteer.first_names() and not whole.endswith(key)
-               for key in candidate.names_in_chunk):
+    if not any(not whole.endswith(key) for key in _people_by_family(candidate.names_in_chunk).get(last, ())):
         return None
     return [(" ".join(words[:-1]), ""), (words[-1], "")]
+
+
+@functools.lru_cache(maxsize=4)
+def _people_by_family(keys: frozenset[str]) -> dict[str, list[str]]:
+    """The chunk's names that open with a given name ("alan turing"), by their last word: one pass
+    per chunk (its candidates share the set), not one per candidate."""
+    found: dict[str, list[str]] = {}
+    for key in sorted(keys):
+        words = key.split()
+        if len(words) >= 2 and words[0] in gazetteer.first_names():
+            found.setdefault(words[-1], []).append(key)
+    return found
 
 
 def candidate_verdict(candidate: Candidate) -> list[tuple[str, str]]:
