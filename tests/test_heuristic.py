@@ -532,3 +532,24 @@ def test_a_hyphened_word_of_english_or_a_nationalitys_compound_is_no_name() -> N
     names = {e.name for e in extract("# Notes\n\nHe was a famous Hungarian-born mathematician. Magnetic-core memory "
                                      "replaced tubes. Coca-Cola is a drink.\n").entities}
     assert not names & {"Hungarian-born", "Magnetic-core"} and "Coca-Cola" in names, names
+
+
+def test_titles_full_names_and_mixed_script_lists_stay_what_they_are() -> None:
+    """From a review: the rules that cut run-together names leave titles and a person's full names
+    whole; a CJK word between Latin names parts them; a name in code is none."""
+    names = {e.name for e in extract("# T\n\nSave the Children runs schools. Sonic the Hedgehog sold millions. Earvin "
+                                     "Magic Johnson retired in 1991. Lyndon Johnson was president.\n").entities}
+    assert {"Save the Children", "Sonic the Hedgehog", "Earvin Magic Johnson"} <= names, names
+    names = {e.name for e in extract("# T\n\n我用Python和Java写程序。我们在New York和Boston工作。\n").entities}
+    assert {"Python", "Java", "New York", "Boston"} <= names and not any("和" in n for n in names), names
+    names = {e.name for e in extract("# T\n\n我住在`北京`的时候去了上海。関数`トヨタ`を呼ぶ。\n").entities}
+    assert "上海" in names and not names & {"北京", "トヨタ"}, names
+
+
+def test_context_rules_read_a_bounded_window_around_a_mention() -> None:
+    """A pattern anchored at the end of a long CJK sentence (no spaces) tried every start: each side
+    of a mention is cut to CONTEXT_CHARS at a space, and what the rules read there is unchanged."""
+    from kg.extract import entity_types
+
+    near = entity_types.context_votes("they saw the band ", "Queen", " play live")
+    assert near and entity_types.context_votes("北京" * 5000 + " they saw the band ", "Queen", " play live") == near

@@ -117,3 +117,20 @@ def test_edges_between_claims_are_known_absent_only_until_a_write(tmp_path: Path
         assert store.has_edges(CLAIM_LINKS)
         assert [(r["a"], r["b"]) for r in contradiction_rows(store, store.offsets("Claim", ["c001"]))] == [("c000", "c001")]
         assert set(linked_claims(store, store.offsets("Claim", ["c000"]))) == {"c001"}
+
+
+def test_keys_known_before_the_offset_cache_is_forgotten_are_still_found(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past OFFSET_CACHE keys the cache is forgotten; the keys it held must still be in the answer
+    (existing_ids read the cache after it was cleared: rows taken for new, a duplicated primary key)."""
+    monkeypatch.setattr(store_module, "OFFSET_CACHE", 3)
+    ids = [f"c{i:03d}" for i in range(6)]
+    with Store(tmp_path / "g") as store:
+        batch = WriteBatch()
+        for i in range(6):
+            batch.add("Claim", claim(i))
+        store.write(batch)
+        store.offsets("Claim", ids[:4])
+        assert store.existing_ids("Claim", ids) == set(ids)
+        store.offsets("Claim", ids[:4])
+        assert len(store.offsets("Claim", ids)) == 6

@@ -443,8 +443,9 @@ class HeuristicExtractor(Extractor):
         candidates: list[tuple[str, bool, bool]] = []
         for start, end in spans:
             sentence = text[start:end]
-            # CJK letters part words as spaces do: "Nexon开发了这个游戏" names Nexon, not the clause
-            for m_start, m_end in name_spans(CJK_RUN.sub(lambda run: " " * len(run.group()), sentence)):
+            # CJK letters part words as line ends do (no name runs over one): "Nexon开发了这个游戏" names Nexon,
+            # not the clause; "Python和Java" two names
+            for m_start, m_end in name_spans(CJK_RUN.sub(lambda run: "\n" * len(run.group()), sentence)):
                 if in_code(start + m_start, start + m_end):
                     continue
                 before_name = sentence[:m_start].rstrip()
@@ -873,9 +874,7 @@ def japanese_names(plain: PlainText, registry: Registry, in_code: _CodeSpans) ->
     if not cjk_names.has_kana(plain.text):
         return
     for line in re.finditer(r"[^\n]+", plain.text):
-        if in_code(line.start(), line.end()):
-            continue
-        for name, type_ in cjk_names.names(line.group()):
+        for name, type_ in _outside_code(line, cjk_names.names(line.group()), in_code):
             key = registry.add(name, "")
             if key:
                 registry.entities[key].vote_once(name, cjk_names.DICTIONARY, type_, GIVEN_WEIGHT)
@@ -887,12 +886,23 @@ def chinese_places(plain: PlainText, registry: Registry, in_code: _CodeSpans) ->
     if not has_cjk(plain.text) or cjk_names.has_kana(plain.text):
         return
     for line in re.finditer(r"[^\n]+", plain.text):
-        if in_code(line.start(), line.end()):
-            continue
-        for name in cjk_names.chinese_places(line.group()):
+        for name, _ in _outside_code(line, [(p, "place") for p in cjk_names.chinese_places(line.group())], in_code):
             key = registry.add(name, "")
             if key:
                 registry.entities[key].vote_once(name, cjk_names.DICTIONARY, "place", GIVEN_WEIGHT)
+
+
+def _outside_code(line: re.Match[str], found: list[tuple[str, str]], in_code: _CodeSpans) -> list[tuple[str, str]]:
+    """Those of a line's names, found in order, that no code span holds (``我住在`北京`的时候``)."""
+    kept, at = [], 0
+    for name, type_ in found:
+        start = line.group().find(name, at)
+        if start < 0:
+            continue
+        at = start + len(name)
+        if not in_code(line.start() + start, line.start() + at):
+            kept.append((name, type_))
+    return kept
 
 
 @marked_rule
@@ -953,13 +963,13 @@ class _MentionFinder:
         self.cjk = re.compile(f"(?:{'|'.join(cjk_parts)})(?!{heads})") if cjk_parts else None
 
     def find(self, sentence: str) -> list[_Mention]:
-        """The names in `sentence`, in order. Latin names are looked for with CJK letters read as
-        spaces, as no word of their script ("用Python写", "GitHubに"); CJK names anywhere."""
+        """The names in `sentence`, in order. Latin names are looked for with CJK letters read as line ends,
+        as no word of their script ("用Python写", "GitHubに"; not "New东York"); CJK names anywhere."""
         matches: list[re.Match[str]] = []
         if self.cjk is not None:
             matches += self.cjk.finditer(sentence)
         if self.latin is not None:
-            spaced = CJK_RUN.sub(lambda run: " " * len(run.group()), sentence) if has_cjk(sentence) else sentence
+            spaced = CJK_RUN.sub(lambda run: "\n" * len(run.group()), sentence) if has_cjk(sentence) else sentence
             taken = [(m.start(), m.end()) for m in matches]
             matches += [m for m in self.latin.finditer(spaced) if not any(a < m.end() and m.start() < b for a, b in taken)]
         found = []

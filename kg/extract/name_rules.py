@@ -358,13 +358,16 @@ def common_word(candidate: Candidate) -> Verdict:
 @candidate_rule
 def opening_word_and_article(candidate: Candidate) -> Verdict:
     """"Together the ALU and the control unit form ...": a sentence's opening word of English before
-    a lower-case article is the sentence's, and so is the article; the name is what follows. Not a
-    given name's epithet ("Alexander the Great", "Winnie the Pooh")."""
+    a lower-case article is the sentence's, and so is the article, when the chunk names what follows
+    on its own; the name is that. Not a given name's epithet ("Alexander the Great", "Winnie the
+    Pooh"), nor a title ("Save the Children", "Sonic the Hedgehog")."""
     words = candidate.name.split()
     if len(words) < 3 or not candidate.at_start or candidate.capitalised_mid_sentence or words[1] not in ("the", "a", "an"):
         return None
     if words[0].lower() in gazetteer.first_names() or not gazetteer.english_word(words[0]):
         return None
+    if name_key(" ".join(words[2:])) not in candidate.names_in_chunk:
+        return None  # "Save the Children", "Meet the Press": a title, unless the chunk names what follows alone
     return [(" ".join(words[2:]), "")]
 
 
@@ -375,9 +378,9 @@ def name_then_surname(candidate: Candidate) -> Verdict:
     given name ("Alan Turing"), is two names. Not a person's longer name ("Hillary Rodham Clinton"
     beside "Bill Clinton"), nor a title and the person's own given name ("President Barack Obama")."""
     words = candidate.name.split()
-    if len(words) < 3 or not gazetteer.common_word(words[-2]) or words[-2].lower() in gazetteer.first_names() or \
-            words[-2].lower() in gazetteer.last_names():
-        return None  # "Hillary Rodham Clinton": a name, not a thing's, before the family name
+    if len(words) < 3 or not all(gazetteer.english_word(w) for w in words[:-1]) or \
+            words[-2].lower() in gazetteer.first_names() or words[-2].lower() in gazetteer.last_names():
+        return None  # "Hillary Rodham Clinton", "Earvin Magic Johnson": a person's names before the family name
     if gazetteer.english_word(words[-1]):
         return None  # "Carey Business School" beside "Lawrence School": no family name last
     last, whole = name_key(words[-1]), name_key(candidate.name)

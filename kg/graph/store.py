@@ -623,8 +623,7 @@ class Store:
         wanted = sorted(set(ids))
         if not wanted:
             return set()
-        self.offsets(table, wanted)
-        return {k for k in wanted if self._offsets.get((table, k)) is not None}
+        return set(self._known_offsets(table, wanted))
 
     def values(self, table: str, keys: Iterable[str], column: str) -> dict[str, Any]:
         """{primary key: value of `column`} for the rows of `table` with these keys (others left
@@ -649,16 +648,22 @@ class Store:
         wanted = sorted(set(keys))
         if not wanted:
             return list(NO_OFFSETS)
-        # An offset stays what it was until a write: each key is looked up once per process when open
-        # read-only (`kg query` asks for a claim's offset two or three times), and once between writes
-        # by a writer (a one-source compile's regroup, detection and render ask for the same entities
-        # and claims: half of its 200-300 lookups)
+        return sorted(self._known_offsets(table, wanted).values()) or list(NO_OFFSETS)
+
+    def _known_offsets(self, table: str, wanted: list[str]) -> dict[str, int]:
+        """{key: offset} of those keys `table` has. An offset stays what it was until a write: each key
+        is looked up once per process when open read-only (`kg query` asks for a claim's offset two or
+        three times), and once between writes by a writer (a one-source compile's regroup, detection and
+        render ask for the same entities and claims: half of its 200-300 lookups). The answer is taken
+        before the cache may be forgotten (past OFFSET_CACHE keys), so it never loses a cached key."""
+        known = {k: self._offsets[(table, k)] for k in wanted if (table, k) in self._offsets}
         if missing := [k for k in wanted if (table, k) not in self._offsets]:
             found = self._lookup_offsets(table, missing)
             if len(self._offsets) > OFFSET_CACHE:
                 self._offsets.clear()
             self._offsets.update({(table, k): found.get(k) for k in missing})
-        return sorted(o for k in wanted if (o := self._offsets.get((table, k))) is not None) or list(NO_OFFSETS)
+            known.update({k: found.get(k) for k in missing})
+        return {k: o for k, o in known.items() if o is not None}
 
     def offsets_or_none(self, table: str, keys: Iterable[str]) -> list[int] | None:
         """`offsets`, or None when no row has these keys: a statement filtered on them would match
