@@ -493,6 +493,8 @@ def test_chinese_places_come_from_a_gazetteer_and_a_name_inside_a_sentence_is_no
     types = {e.name: e.type for e in r.entities}
     assert types.get("上海") == types.get("中国") == "place" and "北京" not in types and "人类简史" in types, types
     assert claim_with(r, "我上周在上海").subject == "读书笔记" and claim_with(r, "中国是").subject == "中国"
+    names = {e.name for e in extract("# 笔记\n\n他从上海搬到了台北，又去了以色列。\n").entities}
+    assert {"上海", "台北", "以色列"} <= names and "上海搬到了台北" not in names, names
 
 
 def test_a_family_name_that_is_a_word_opens_a_sentence_as_the_persons_name() -> None:

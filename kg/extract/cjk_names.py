@@ -38,15 +38,6 @@ def is_clause(text: str) -> bool:
     return has_kana(text) and any(t.part_of_speech.startswith(("動詞", "助動詞", "助詞,終助詞")) for t in _janome().tokenize(text))
 
 
-def chinese_places(text: str) -> list[str]:
-    """The places of the gazetteer a Chinese text (no kana) names, in order (repeats kept); not one
-    that opens an organisation's name ("北京" of "北京大学")."""
-    if has_kana(text):
-        return []
-    suffixes = tuple(V.CHINESE_BODY_HEADS)
-    return [match.group() for match in _chinese_places().finditer(text) if not text.startswith(suffixes, match.end())]
-
-
 @functools.cache
 def _chinese_places() -> re.Pattern[str]:
     from faker.providers.address.zh_CN import Provider as Mainland
@@ -60,10 +51,15 @@ def _chinese_places() -> re.Pattern[str]:
     return re.compile("|".join(re.escape(p) for p in sorted(places, key=lambda p: (-len(p), p)) if len(p) >= 2))
 
 
-def names(text: str) -> list[tuple[str, str]]:
-    """(name, type) of each proper noun of a Japanese `text` (one that holds kana), in order
-    (repeats kept); none for other text."""
-    found = _japanese(text) if has_kana(text) else []
+def names(text: str, japanese: bool) -> list[tuple[str, str]]:
+    """(name, type) of each name the dictionaries know in `text`, in order (repeats kept): of a
+    Japanese text, janome's proper nouns; of a Chinese one, the gazetteer's places, but not one that
+    opens a longer name ("北京" of "北京大学", "长春" of "长春村")."""
+    if japanese:
+        found = _japanese(text)
+    else:
+        heads = tuple(V.CHINESE_BODY_HEADS)
+        found = [(m.group(), "place") for m in _chinese_places().finditer(text) if not text.startswith(heads, m.end())]
     return [(name, type_) for name, type_ in found if _CJK_NAME.fullmatch(name)]
 
 

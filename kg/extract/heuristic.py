@@ -505,22 +505,9 @@ class HeuristicExtractor(Extractor):
                 registry.entities[fitting].vote("person", PRONOUN_WEIGHT, "pronoun")  # "He ..." after "Kipling": a person
         if reference is None and topic is not None and _subjectless(words) and not _fronted_phrase(words):
             topic = None  # "Fixed a crash when ...", "Soften the peppers": the writer's doing, not the topic's
-        if len(outside) > 1 and reference is None and first_word in _FRONTING_WORDS and "," in sentence:
-            # "Unlike PostgreSQL or MySQL, SQLite does not ...": the fronted comparison names other
-            # things; the name right after its comma, before a verb, is the subject
-            comma = sentence.index(",")
-            after = [m for m in outside if m.start > comma]
-            then = sentence[after[0].end :].split()[:1] if after else []
-            if after and outside[0].start > 0 and sentence[comma + 1 : after[0].start].strip().lower() in ("", "the") \
-                    and then and (is_verb(then[0]) or _said(then[0]) or _finite_verb(then[0])):
-                outside = after + [m for m in outside if m.start < comma]
         object_name: _Mention | None = None
-        if outside and reference is None and _verb_before(sentence[: outside[0].start]) and \
-                (topic is not None or ((first_word in _ARTICLES or gazetteer.past_tense(first_word)) and not _subjectless(words))) \
-                and not _by_the_writer(words):
-            # "The big model reaches 28.4 BLEU", "The source code is hosted on GitHub": the sentence's
-            # subject is no name it has (the topic's, or its own noun phrase's, if it has one)
-            object_name, outside = outside[0], []
+        if reference is None:
+            outside, object_name = _subject_names(sentence, words, outside, topic is not None)
         if cjk and topic is not None:  # "我上周在上海的书店买了...": a name inside a CJK sentence is no subject of it
             outside = [m for m in outside if _cjk_subject(sentence, m.start, m.end)]
         if outside and first_word not in V.PRONOUN_STARTS and reference is None:
@@ -537,13 +524,7 @@ class HeuristicExtractor(Extractor):
         if subject_key is None and cjk:
             return None  # no leading noun phrase to read without word boundaries
         if subject_key is None:
-            phrase = None if _subjectless(words) else _leading_noun_phrase(words)
-            # "The following list is ...", "An example of X is ...": a word or a phrase too generic to name
-            generic = phrase is None or (" " not in phrase and phrase.islower()) or \
-                any(w.lower() in V.CUT_WORDS for w in phrase.split())
-            subject_key = registry.add(phrase, "concept") if phrase and not (generic and object_name) else None
-            if subject_key is None and object_name is not None:
-                subject_key = object_name.key  # no phrase to read, or one generic word: the name is all there is
+            subject_key = _phrase_subject(words, object_name, registry)
             if subject_key is None:
                 return None
             finder = _MentionFinder(registry)
@@ -555,13 +536,7 @@ class HeuristicExtractor(Extractor):
         others = list(dict.fromkeys(others))
         rest = _LEADING_ASIDE.sub("", sentence[subject_end:])
         fields = _classify(sentence, rest, mentions, subject_key, registry)
-        confidence = _BASE_CONFIDENCE[fields["claim_type"]]
-        if _STRONG_HEDGE.search(sentence.lower()):
-            confidence = min(confidence, 0.45)
-        elif _SOFT_HEDGE.search(sentence.lower()):
-            confidence -= 0.1
-        if subject_end == 0 and not names_subject:
-            confidence -= 0.1  # the subject was resolved, not read
+        confidence = _confidence(sentence, fields["claim_type"], resolved=subject_end == 0 and not names_subject)
         if fields["claim_type"] == ClaimType.definition and not registry.entities[subject_key].description:
             registry.entities[subject_key].description = sentence[:300]
         valid_from, valid_to = validity(sentence)
@@ -868,28 +843,18 @@ def cjk_quoted(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> Non
 
 
 @marked_rule
-def japanese_names(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
-    """田中さん, 東京, トヨタ: Japanese proper nouns a dictionary knows (kg/extract/cjk_names.py), typed as
-    it tags them (their evidence `cjk_names.DICTIONARY`: `final_type` keeps it)."""
-    if not cjk_names.has_kana(plain.text):
+def dictionary_names(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
+    """田中さん, 東京, トヨタ; 中国, 台北: names the dictionaries know in CJK text (kg/extract/cjk_names.py:
+    janome's proper nouns in Japanese, a text with kana; a gazetteer's places in Chinese), typed as
+    they say (their evidence `cjk_names.DICTIONARY`: `final_type` keeps it)."""
+    if not has_cjk(plain.text):
         return
+    japanese = cjk_names.has_kana(plain.text)
     for line in re.finditer(r"[^\n]+", plain.text):
-        for name, type_ in _outside_code(line, cjk_names.names(line.group()), in_code):
+        for name, type_ in _outside_code(line, cjk_names.names(line.group(), japanese), in_code):
             key = registry.add(name, "")
             if key:
                 registry.entities[key].vote_once(name, cjk_names.DICTIONARY, type_, GIVEN_WEIGHT)
-
-
-@marked_rule
-def chinese_places(plain: PlainText, registry: Registry, in_code: _CodeSpans) -> None:
-    """中国, 北京, 台北: places a gazetteer knows in Chinese text (kg/extract/cjk_names.py), typed so."""
-    if not has_cjk(plain.text) or cjk_names.has_kana(plain.text):
-        return
-    for line in re.finditer(r"[^\n]+", plain.text):
-        for name, _ in _outside_code(line, [(p, "place") for p in cjk_names.chinese_places(line.group())], in_code):
-            key = registry.add(name, "")
-            if key:
-                registry.entities[key].vote_once(name, cjk_names.DICTIONARY, "place", GIVEN_WEIGHT)
 
 
 def _outside_code(line: re.Match[str], found: list[tuple[str, str]], in_code: _CodeSpans) -> list[tuple[str, str]]:
@@ -1060,6 +1025,54 @@ def _leading_noun_phrase(words: list[str]) -> str | None:
     if all(w.lower().strip(",.") in V.WEEKDAYS or w.lower().strip(",.") in V.MONTHS or w.isdigit() for w in phrase):
         return None  # "Sunday was Sintra": a date is when, not what the sentence is about
     return " ".join(phrase).strip("\"'()[]")
+
+
+def _subject_names(sentence: str, words: list[str], outside: list[_Mention], has_topic: bool
+                   ) -> tuple[list[_Mention], _Mention | None]:
+    """The names outside brackets that may be a sentence's subject, in the order they are tried, and
+    the name read as the object of a verb before it instead, if any (for a sentence with no pronoun
+    or description to resolve)."""
+    first_word = words[0].lower().strip(",")
+    if len(outside) > 1 and first_word in _FRONTING_WORDS and "," in sentence:
+        # "Unlike PostgreSQL or MySQL, SQLite does not ...": the fronted comparison names other
+        # things; the name right after its comma, before a verb, is the subject
+        comma = sentence.index(",")
+        after = [m for m in outside if m.start > comma]
+        then = sentence[after[0].end :].split()[:1] if after else []
+        if after and outside[0].start > 0 and sentence[comma + 1 : after[0].start].strip().lower() in ("", "the") \
+                and then and (is_verb(then[0]) or _said(then[0]) or _finite_verb(then[0])):
+            outside = after + [m for m in outside if m.start < comma]
+    if outside and _verb_before(sentence[: outside[0].start]) and \
+            (has_topic or ((first_word in _ARTICLES or gazetteer.past_tense(first_word)) and not _subjectless(words))) \
+            and not _by_the_writer(words):
+        # "The big model reaches 28.4 BLEU", "The source code is hosted on GitHub": the sentence's
+        # subject is no name it has (the topic's, or its own noun phrase's, if it has one)
+        return [], outside[0]
+    return outside, None
+
+
+def _phrase_subject(words: list[str], object_name: _Mention | None, registry: Registry) -> str | None:
+    """The key of a sentence's own leading noun phrase as its subject (a concept), or of the name
+    read as its object when that phrase is none or too generic to name ("The following list is ...",
+    "An example of X is ..."); None when there is neither."""
+    phrase = None if _subjectless(words) else _leading_noun_phrase(words)
+    generic = phrase is None or (" " not in phrase and phrase.islower()) or \
+        any(w.lower() in V.CUT_WORDS for w in phrase.split())
+    key = registry.add(phrase, "concept") if phrase and not (generic and object_name) else None
+    if key is None and object_name is not None:
+        return object_name.key  # no phrase to read, or one generic word: the name is all there is
+    return key
+
+
+def _confidence(sentence: str, claim_type: ClaimType, resolved: bool) -> float:
+    """A claim's confidence before clamping: its type's, capped by a strong hedge ("arguably"),
+    lowered by a soft one ("about") and where the subject was resolved rather than read."""
+    confidence = _BASE_CONFIDENCE[claim_type]
+    if _STRONG_HEDGE.search(sentence.lower()):
+        confidence = min(confidence, 0.45)
+    elif _SOFT_HEDGE.search(sentence.lower()):
+        confidence -= 0.1
+    return confidence - 0.1 if resolved else confidence
 
 
 def _cjk_subject(sentence: str, start: int, end: int) -> bool:
